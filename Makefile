@@ -1,0 +1,53 @@
+# The two commands of the README are `make demo` and `make test`; everything else is a step of them.
+PY := .venv/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: demo test deps system-deps services lint format messages check-deploy compose-config serve worker
+
+demo: deps  ## install, migrate, load the catalog, create the demo account, serve on 127.0.0.1:8000
+	$(PY) manage.py migrate --no-input -v0
+	$(PY) manage.py setup_demo
+	$(PY) manage.py runserver $(HOST):$(PORT)
+
+test: deps system-deps services  ## everything CI checks: lint, migrations, deploy checks, compose file, pytest
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+	$(MAKE) check-deploy
+	$(MAKE) compose-config
+	.venv/bin/pytest
+
+deps:
+	scripts/python-deps
+
+system-deps:
+	scripts/system-deps
+
+services:
+	scripts/services
+
+lint:
+	.venv/bin/ruff check .
+	.venv/bin/ruff format --check .
+
+format:
+	.venv/bin/ruff check --fix .
+	.venv/bin/ruff format .
+
+messages:  ## regenerate and compile the translations (needs gettext)
+	$(PY) manage.py makemessages -l zh_Hans --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py compilemessages -l zh_Hans --ignore=.venv
+
+check-deploy:
+	DJANGO_SETTINGS_MODULE=ecomap.settings.production SECRET_KEY=$$($(PY) -c "import secrets; print(secrets.token_urlsafe(64))") \
+	  ALLOWED_HOSTS=ecomap.example.org $(PY) manage.py check --deploy --fail-level WARNING
+
+compose-config:
+	SECRET_KEY=compose-check-only ALLOWED_HOSTS=localhost docker-compose -f docker-compose.yml config -q
+
+serve:  ## production-shaped: gunicorn on the configured database
+	.venv/bin/gunicorn ecomap.wsgi --bind $(HOST):$(PORT) --workers 2
+
+worker:
+	.venv/bin/celery -A ecomap worker --loglevel=INFO --concurrency 2

@@ -1,0 +1,267 @@
+"""Catalog admin. Project and row edits go through `bundle_apply`: validated and recorded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from catalog.engine.bundle import BUNDLE_FORMAT, BundleInvalid
+from catalog.models import (
+    CatalogChange,
+    EnforcementPoint,
+    Interface,
+    Layer,
+    PlacementRow,
+    Project,
+    ResourceUnit,
+    Tag,
+)
+from catalog.selectors import contracts_of
+from catalog.services import bundle_apply, placement_row_delete, project_delete
+
+
+@admin.register(Layer, ResourceUnit, EnforcementPoint)
+class VocabularyAdmin(admin.ModelAdmin):
+    list_display = ("key", "name_en", "name_zh", "position")
+    list_editable = ("position",)
+    search_fields = ("key", "name_en", "name_zh")
+
+
+@admin.register(Interface)
+class InterfaceAdmin(admin.ModelAdmin):
+    list_display = ("identifier", "kind", "name")
+    list_filter = ("kind",)
+    search_fields = ("identifier", "description")
+
+
+@admin.register(Tag)
+class TagAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug")
+    search_fields = ("name", "slug")
+
+
+def _lines(value: str) -> list[str]:
+    return [line.strip() for line in value.splitlines() if line.strip()]
+
+
+class ProjectAdminForm(forms.ModelForm):
+    tag_names = forms.CharField(
+        label=_("tags"), required=False, help_text=_("Comma-separated."), max_length=2000
+    )
+
+    class Meta:
+        model = Project
+        fields = ["slug", "name", "vendor", "homepage", "repository", "license", "description"]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        if self.instance.pk:
+            self.fields["tag_names"].initial = ", ".join(t.name for t in self.instance.tags.all())
+
+    def bundle_project(self) -> dict[str, Any]:
+        data = {key: self.cleaned_data[key] for key in self.Meta.fields if key in self.cleaned_data}
+        data["slug"] = data.get("slug") or self.instance.slug
+        data["tags"] = [t.strip() for t in self.cleaned_data["tag_names"].split(",") if t.strip()]
+        return data
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    form = ProjectAdminForm
+    list_display = ("name", "slug", "vendor", "updated_at")
+    search_fields = ("name", "slug", "vendor", "description")
+    list_filter = ("tags",)
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("slug",) if obj else ()
+
+    def save_model(self, request, obj, form, change):
+        project = form.bundle_project()
+        document = {"format": BUNDLE_FORMAT, "projects": [project]}
+        try:
+            bundle_apply(document=document, actor=request.user, source="admin")
+        except BundleInvalid as exc:
+            messages.error(request, str(exc))
+            return
+        obj.pk = Project.objects.get(slug=project["slug"]).pk
+
+    def save_related(self, request, form, formsets, change):
+        """Tags were written by bundle_apply with the project."""
+
+    def delete_model(self, request, obj):
+        project_delete(project=obj, actor=request.user, source="admin")
+
+    def delete_queryset(self, request, queryset):
+        for project in queryset:
+            project_delete(project=project, actor=request.user, source="admin")
+
+
+CONTRACT_FIELDS = ("signals", "provides", "requires", "accepts", "exclusive")
+
+
+class PlacementRowAdminForm(forms.ModelForm):
+    """The row as the one-page template; contracts and lists are one item per line."""
+
+    signals = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    provides = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    requires = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), required=False)
+    accepts = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    exclusive = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}), required=False)
+    failure_mode_lines = forms.CharField(
+        label=_("typical failure modes"), widget=forms.Textarea(attrs={"rows": 3}), required=False
+    )
+    evidence_lines = forms.CharField(
+        label=_("evidence"),
+        widget=forms.Textarea(attrs={"rows": 4}),
+        required=False,
+        help_text=_("One per line: URL, optionally followed by ' — ' and the claim it supports."),
+    )
+    unverified_lines = forms.CharField(
+        label=_("unverified claims"), widget=forms.Textarea(attrs={"rows": 2}), required=False
+    )
+
+    class Meta:
+        model = PlacementRow
+        fields = [
+            "project",
+            "key",
+            "component",
+            "layer",
+            "resource_units",
+            "enforcement_points",
+            "isolation_memory",
+            "isolation_compute",
+            "isolation_fault",
+            "promise",
+            "non_promise",
+            "cost_performance",
+            "cost_performance_note",
+            "cost_reconfiguration",
+            "cost_reconfiguration_note",
+            "cost_intrusiveness",
+            "cost_intrusiveness_note",
+            "cost_compatibility",
+            "cost_compatibility_note",
+            "project_version",
+            "reviewed_on",
+        ]
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        row = self.instance
+        if row.pk:
+            contracts = contracts_of(row)
+            for name in CONTRACT_FIELDS:
+                self.fields[name].initial = "\n".join(contracts[name])
+            self.fields["failure_mode_lines"].initial = "\n".join(row.failure_modes)
+            self.fields["unverified_lines"].initial = "\n".join(row.unverified)
+            self.fields["evidence_lines"].initial = "\n".join(
+                f"{e['url']} — {e['claim']}" if e.get("claim") else e["url"] for e in row.evidence
+            )
+
+    def placement(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        evidence = []
+        for line in _lines(data["evidence_lines"]):
+            url, _sep, claim = line.partition(" — ")
+            evidence.append({"url": url.strip(), "claim": claim.strip()})
+        placement: dict[str, Any] = {
+            "key": data.get("key") or self.instance.key,
+            "component": data["component"],
+            "layer": data["layer"].key,
+            "resource_units": [unit.key for unit in data["resource_units"]],
+            "enforcement_points": [point.key for point in data["enforcement_points"]],
+            "isolation": {
+                aspect: data[f"isolation_{aspect}"] for aspect in ("memory", "compute", "fault")
+            },
+            "promise": data["promise"],
+            "non_promise": data["non_promise"],
+            "costs": {
+                aspect: {"level": data[f"cost_{aspect}"], "note": data[f"cost_{aspect}_note"]}
+                for aspect in ("performance", "reconfiguration", "intrusiveness", "compatibility")
+                if data[f"cost_{aspect}"]
+            },
+            **{name: _lines(data[name]) for name in CONTRACT_FIELDS},
+            "failure_modes": _lines(data["failure_mode_lines"]),
+            "evidence": evidence,
+            "project_version": data["project_version"],
+            "unverified": _lines(data["unverified_lines"]),
+        }
+        if data["reviewed_on"]:
+            placement["reviewed"] = data["reviewed_on"].isoformat()
+        return {key: value for key, value in placement.items() if value not in ("", [], {})}
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        project = cleaned.get("project") or self.instance.project
+        document = {
+            "format": BUNDLE_FORMAT,
+            "projects": [
+                {
+                    "slug": project.slug,
+                    "name": project.name,
+                    "placements": [self.placement()],
+                }
+            ],
+        }
+        try:
+            bundle_apply(document=document, dry_run=True)
+        except BundleInvalid as exc:
+            raise ValidationError(
+                [f"{error.path.split('.')[-1]}: {error.message}" for error in exc.errors]
+            ) from exc
+        self.bundle = document
+        return cleaned
+
+
+@admin.register(PlacementRow)
+class PlacementRowAdmin(admin.ModelAdmin):
+    form = PlacementRowAdminForm
+    list_display = ("__str__", "component", "layer", "reviewed_on")
+    list_filter = ("layer", "resource_units", "enforcement_points")
+    search_fields = ("project__name", "project__slug", "key", "component", "promise")
+    list_select_related = ("project", "layer")
+    autocomplete_fields = ("project",)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).with_cards()
+
+    def get_readonly_fields(self, request, obj=None):
+        return ("project", "key") if obj else ()
+
+    def save_model(self, request, obj, form, change):
+        bundle_apply(document=form.bundle, actor=request.user, source="admin")
+        project = form.bundle["projects"][0]
+        obj.pk = PlacementRow.objects.get(
+            project__slug=project["slug"], key=project["placements"][0]["key"]
+        ).pk
+
+    def save_related(self, request, form, formsets, change):
+        """Units, points and contracts were written by bundle_apply with the row."""
+
+    def delete_model(self, request, obj):
+        placement_row_delete(row=obj, actor=request.user, source="admin")
+
+    def delete_queryset(self, request, queryset):
+        for row in queryset:
+            placement_row_delete(row=row, actor=request.user, source="admin")
+
+
+@admin.register(CatalogChange)
+class CatalogChangeAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "actor", "source", "project_slug", "row_key", "action")
+    list_filter = ("action", "source")
+    search_fields = ("project_slug", "row_key")
+    readonly_fields = [f.name for f in CatalogChange._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,1 @@
+"""Pure-Python engines of EcoMap: no Django imports, so tasks, views and commands share them."""

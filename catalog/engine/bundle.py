@@ -1,0 +1,272 @@
+"""Validation and normalisation of `ecomap.bundle/v1` documents (JSON Schema + live vocabulary).
+
+Pure Python: the import service, the API, the shell commands and the tests of the built-in
+catalog files all call `validate_bundle` and `normalize_bundle` from here.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+BUNDLE_FORMAT = "ecomap.bundle/v1"
+SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "bundle-v1.schema.json"
+
+# Order of keys in a normalised placement: also the order of the exported document.
+PLACEMENT_KEYS = (
+    "key",
+    "component",
+    "layer",
+    "resource_units",
+    "enforcement_points",
+    "isolation",
+    "promise",
+    "non_promise",
+    "costs",
+    "signals",
+    "provides",
+    "requires",
+    "accepts",
+    "exclusive",
+    "failure_modes",
+    "evidence",
+    "project_version",
+    "reviewed",
+    "unverified",
+)
+PROJECT_KEYS = (
+    "slug",
+    "name",
+    "vendor",
+    "homepage",
+    "repository",
+    "license",
+    "description",
+    "tags",
+)
+INTERFACE_RELATIONS = ("signals", "provides", "requires", "accepts", "exclusive")
+ISOLATION_ASPECTS = ("memory", "compute", "fault")
+COST_ASPECTS = ("performance", "reconfiguration", "intrusiveness", "compatibility")
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    layers: tuple[str, ...]
+    resource_units: tuple[str, ...]
+    enforcement_points: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BundleError:
+    path: str
+    message: str
+    allowed: tuple[str, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"path": self.path, "message": self.message}
+        if self.allowed:
+            data["allowed"] = list(self.allowed)
+        return data
+
+
+class BundleInvalid(ValueError):
+    """The document is not a valid bundle; `errors` says where and why, item by item."""
+
+    def __init__(self, errors: list[BundleError]):
+        self.errors = errors
+        super().__init__(
+            f"{len(errors)} error(s) in bundle: "
+            + "; ".join(f"{e.path}: {e.message}" for e in errors[:3])
+        )
+
+
+@functools.cache
+def base_schema() -> dict[str, Any]:
+    return json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+
+
+def schema_with_vocabulary(vocabulary: Vocabulary) -> dict[str, Any]:
+    """The bundle schema with the vocabulary enums replaced by the live vocabulary."""
+    schema = copy.deepcopy(base_schema())
+    defs = schema["$defs"]
+    defs["layer"] = {"enum": list(vocabulary.layers)}
+    defs["resource_unit"] = {"enum": list(vocabulary.resource_units)}
+    defs["enforcement_point"] = {"enum": list(vocabulary.enforcement_points)}
+    return schema
+
+
+@functools.lru_cache(maxsize=8)
+def _validator(vocabulary: Vocabulary) -> jsonschema.protocols.Validator:
+    schema = schema_with_vocabulary(vocabulary)
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def json_path(parts: Iterable[Any]) -> str:
+    """`["projects", 3, "placements", 0, "layer"]` → `projects[3].placements[0].layer`."""
+    text = ""
+    for part in parts:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "$"
+
+
+_VOCABULARY_FIELDS = {
+    "layer": ("layer", "layers"),
+    "resource_units": ("resource unit", "resource_units"),
+    "enforcement_points": ("enforcement point", "enforcement_points"),
+}
+
+
+def _describe(error: jsonschema.ValidationError, vocabulary: Vocabulary) -> BundleError:
+    path = list(error.absolute_path)
+    where = json_path(path)
+    if error.validator == "enum":
+        # Vocabulary fields: name the term and every allowed value.
+        owner = next((p for p in reversed(path) if isinstance(p, str)), "")
+        allowed = tuple(str(value) for value in error.validator_value)
+        if owner in _VOCABULARY_FIELDS:
+            label, attr = _VOCABULARY_FIELDS[owner]
+            allowed = getattr(vocabulary, attr)
+            return BundleError(where, f"unknown {label} {error.instance!r}", allowed)
+        return BundleError(where, f"{error.instance!r} is not allowed", allowed)
+    if error.validator == "required":
+        return BundleError(where, error.message)
+    if error.validator == "additionalProperties":
+        return BundleError(where, error.message)
+    if error.validator == "pattern" and isinstance(error.instance, str):
+        return BundleError(where, f"{error.instance!r} does not match {error.validator_value}")
+    if error.validator == "const":
+        return BundleError(where, f"must be {error.validator_value!r}")
+    return BundleError(where, error.message)
+
+
+def validate_bundle(document: Any, vocabulary: Vocabulary) -> list[BundleError]:
+    """Every problem in `document`, each with its JSON path; an empty list means valid."""
+    if not isinstance(document, dict):
+        return [BundleError("$", "a bundle must be an object with 'format' and 'projects'")]
+    validator = _validator(vocabulary)
+    errors = [_describe(error, vocabulary) for error in validator.iter_errors(document)]
+    errors.sort(key=lambda error: error.path)
+    errors.extend(_duplicate_identities(document))
+    return errors
+
+
+def _duplicate_identities(document: dict[str, Any]) -> list[BundleError]:
+    errors: list[BundleError] = []
+    projects = document.get("projects")
+    if not isinstance(projects, list):
+        return errors
+    seen_slugs: dict[str, int] = {}
+    for index, project in enumerate(projects):
+        if not isinstance(project, dict):
+            continue
+        slug = project.get("slug")
+        if isinstance(slug, str):
+            if slug in seen_slugs:
+                errors.append(
+                    BundleError(
+                        f"projects[{index}].slug",
+                        f"duplicate slug {slug!r} (also projects[{seen_slugs[slug]}])",
+                    )
+                )
+            seen_slugs.setdefault(slug, index)
+        seen_keys: dict[str, int] = {}
+        for row_index, placement in enumerate(project.get("placements") or []):
+            key = placement.get("key") if isinstance(placement, dict) else None
+            if isinstance(key, str):
+                if key in seen_keys:
+                    errors.append(
+                        BundleError(
+                            f"projects[{index}].placements[{row_index}].key",
+                            f"duplicate key {key!r} in project {slug!r}",
+                        )
+                    )
+                seen_keys.setdefault(key, row_index)
+    return errors
+
+
+def _unique(values: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(values))
+
+
+def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+    """The canonical form of a valid placement: every key present, defaults filled, order fixed."""
+    isolation = placement.get("isolation") or {}
+    costs = placement.get("costs") or {}
+    unit_order = {key: i for i, key in enumerate(vocabulary.resource_units)}
+    point_order = {key: i for i, key in enumerate(vocabulary.enforcement_points)}
+    evidence = []
+    for item in placement.get("evidence") or []:
+        if isinstance(item, str):
+            evidence.append({"url": item, "claim": ""})
+        else:
+            evidence.append({"url": item["url"], "claim": item.get("claim", "")})
+    normal = {
+        "key": placement["key"],
+        "component": placement.get("component", ""),
+        "layer": placement["layer"],
+        "resource_units": sorted(
+            _unique(placement["resource_units"]), key=lambda u: (unit_order.get(u, 99), u)
+        ),
+        "enforcement_points": sorted(
+            _unique(placement["enforcement_points"]), key=lambda p: (point_order.get(p, 99), p)
+        ),
+        "isolation": {aspect: isolation.get(aspect, "none") for aspect in ISOLATION_ASPECTS},
+        "promise": placement["promise"],
+        "non_promise": placement.get("non_promise", ""),
+        "costs": {
+            aspect: {"level": costs[aspect]["level"], "note": costs[aspect].get("note", "")}
+            for aspect in COST_ASPECTS
+            if aspect in costs
+        },
+        **{relation: _unique(placement.get(relation) or []) for relation in INTERFACE_RELATIONS},
+        "failure_modes": list(placement.get("failure_modes") or []),
+        "evidence": evidence,
+        "project_version": placement.get("project_version", ""),
+        "reviewed": placement.get("reviewed", ""),
+        "unverified": list(placement.get("unverified") or []),
+    }
+    return {key: normal[key] for key in PLACEMENT_KEYS}
+
+
+def normalize_project(project: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
+    """Canonical project with only the fields the bundle gave: absent ones stay as they are."""
+    normal: dict[str, Any] = {}
+    for key in PROJECT_KEYS:
+        if key in project:
+            normal[key] = project[key]
+    if "tags" in normal:
+        normal["tags"] = sorted(_unique(tag.strip() for tag in normal["tags"] if tag.strip()))
+    normal["placements"] = [
+        normalize_placement(placement, vocabulary) for placement in project.get("placements") or []
+    ]
+    return normal
+
+
+def normalize_bundle(document: dict[str, Any], vocabulary: Vocabulary) -> list[dict[str, Any]]:
+    """Validate then normalise; raises BundleInvalid listing every error."""
+    errors = validate_bundle(document, vocabulary)
+    if errors:
+        raise BundleInvalid(errors)
+    return [normalize_project(project, vocabulary) for project in document["projects"]]
+
+
+def diff_fields(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Field-by-field differences between two normalised dicts: {field: {"old", "new"}}."""
+    changes: dict[str, dict[str, Any]] = {}
+    for key, value in new.items():
+        if key == "placements":
+            continue
+        if old.get(key) != value:
+            changes[key] = {"old": old.get(key), "new": value}
+    return changes

@@ -1,0 +1,308 @@
+"""Catalog models: the seeded vocabulary, interfaces, projects, placement rows and their history."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import translation
+from django.utils.translation import gettext_lazy as _
+
+from catalog.querysets import PlacementRowQuerySet, ProjectQuerySet
+
+
+class VocabularyTerm(models.Model):
+    """A seeded, admin-editable term with an English and a Simplified Chinese name."""
+
+    key = models.SlugField(_("key"), max_length=40, unique=True)
+    name_en = models.CharField(_("name (English)"), max_length=100)
+    name_zh = models.CharField(_("name (Chinese)"), max_length=100)
+    description_en = models.TextField(_("description (English)"), blank=True)
+    description_zh = models.TextField(_("description (Chinese)"), blank=True)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        abstract = True
+        ordering = ["position", "key"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def name(self) -> str:
+        return self.name_zh if _prefers_chinese() else self.name_en
+
+    @property
+    def description(self) -> str:
+        return self.description_zh if _prefers_chinese() else self.description_en
+
+
+def _prefers_chinese() -> bool:
+    return (translation.get_language() or "en").lower().startswith("zh")
+
+
+class Layer(VocabularyTerm):
+    class Meta(VocabularyTerm.Meta):
+        verbose_name = _("layer")
+        verbose_name_plural = _("layers")
+
+
+class ResourceUnit(VocabularyTerm):
+    class Meta(VocabularyTerm.Meta):
+        verbose_name = _("resource unit")
+        verbose_name_plural = _("resource units")
+
+
+class EnforcementPoint(VocabularyTerm):
+    class Meta(VocabularyTerm.Meta):
+        verbose_name = _("enforcement point")
+        verbose_name_plural = _("enforcement points")
+
+
+class InterfaceKind(models.TextChoices):
+    RESOURCE = "resource", _("extended resource")
+    CRD = "crd", _("custom resource definition")
+    API = "api", _("API")
+    SIGNAL = "signal", _("signal (metric)")
+    LABEL = "label", _("node label")
+    CAPABILITY = "capability", _("capability")
+    OWNER = "owner", _("ownership token")
+
+
+class Interface(models.Model):
+    """A contract identifier `kind:name`; requires/accepts may hold glob patterns."""
+
+    identifier = models.CharField(_("identifier"), max_length=220, unique=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=InterfaceKind.choices)
+    name = models.CharField(_("name"), max_length=200)
+    description = models.TextField(_("description"), blank=True)
+
+    class Meta:
+        ordering = ["kind", "name"]
+        verbose_name = _("interface")
+        verbose_name_plural = _("interfaces")
+
+    def __str__(self) -> str:
+        return self.identifier
+
+    @property
+    def is_pattern(self) -> bool:
+        return any(char in self.name for char in "*?[")
+
+
+class Tag(models.Model):
+    slug = models.SlugField(_("slug"), max_length=80, unique=True)
+    name = models.CharField(_("name"), max_length=100)
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("tag")
+        verbose_name_plural = _("tags")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Project(models.Model):
+    slug = models.SlugField(_("slug"), max_length=80, unique=True)
+    name = models.CharField(_("name"), max_length=200)
+    vendor = models.CharField(_("vendor"), max_length=200, blank=True)
+    homepage = models.URLField(_("homepage"), max_length=500, blank=True)
+    repository = models.URLField(_("repository"), max_length=500, blank=True)
+    license = models.CharField(_("license"), max_length=100, blank=True)
+    description = models.TextField(_("description"), blank=True)
+    tags = models.ManyToManyField(Tag, related_name="projects", blank=True, verbose_name=_("tags"))
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    objects = ProjectQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("project")
+        verbose_name_plural = _("projects")
+        permissions = [("maintain_catalog", _("Can write the catalog and import bundles"))]
+        indexes = [
+            # the catalog list orders by name and filters by it in free-text search
+            models.Index(fields=["name"], name="project_name_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class IsolationLevel(models.TextChoices):
+    HARD = "hard", _("hard")
+    SOFT = "soft", _("soft")
+    NONE = "none", _("none")
+
+
+class CostLevel(models.TextChoices):
+    LOW = "low", _("low")
+    MEDIUM = "medium", _("medium")
+    HIGH = "high", _("high")
+
+
+COST_ASPECTS = ("performance", "reconfiguration", "intrusiveness", "compatibility")
+ISOLATION_ASPECTS = ("memory", "compute", "fault")
+
+
+class PlacementRow(models.Model):
+    """One component of a project placed on the map: the one-page template of METHOD.md."""
+
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="placements", verbose_name=_("project")
+    )
+    key = models.SlugField(_("key"), max_length=80)
+    component = models.CharField(_("component"), max_length=200, blank=True)
+    layer = models.ForeignKey(
+        Layer, on_delete=models.PROTECT, related_name="placements", verbose_name=_("layer")
+    )
+    resource_units = models.ManyToManyField(
+        ResourceUnit, related_name="placements", verbose_name=_("resource units")
+    )
+    enforcement_points = models.ManyToManyField(
+        EnforcementPoint, related_name="placements", verbose_name=_("enforcement points")
+    )
+    isolation_memory = models.CharField(
+        _("memory isolation"), max_length=10, choices=IsolationLevel.choices, default="none"
+    )
+    isolation_compute = models.CharField(
+        _("compute isolation"), max_length=10, choices=IsolationLevel.choices, default="none"
+    )
+    isolation_fault = models.CharField(
+        _("fault isolation"), max_length=10, choices=IsolationLevel.choices, default="none"
+    )
+    promise = models.TextField(_("main promise"))
+    non_promise = models.TextField(_("does not promise"), blank=True)
+    cost_performance = models.CharField(
+        _("performance overhead"), max_length=10, choices=CostLevel.choices, blank=True
+    )
+    cost_performance_note = models.TextField(_("performance overhead note"), blank=True)
+    cost_reconfiguration = models.CharField(
+        _("reconfiguration cost"), max_length=10, choices=CostLevel.choices, blank=True
+    )
+    cost_reconfiguration_note = models.TextField(_("reconfiguration cost note"), blank=True)
+    cost_intrusiveness = models.CharField(
+        _("intrusiveness"), max_length=10, choices=CostLevel.choices, blank=True
+    )
+    cost_intrusiveness_note = models.TextField(_("intrusiveness note"), blank=True)
+    cost_compatibility = models.CharField(
+        _("compatibility cost"), max_length=10, choices=CostLevel.choices, blank=True
+    )
+    cost_compatibility_note = models.TextField(_("compatibility cost note"), blank=True)
+    failure_modes = models.JSONField(_("typical failure modes"), default=list, blank=True)
+    evidence = models.JSONField(_("evidence"), default=list, blank=True)
+    unverified = models.JSONField(_("unverified claims"), default=list, blank=True)
+    project_version = models.CharField(_("project version"), max_length=60, blank=True)
+    reviewed_on = models.DateField(_("reviewed"), null=True, blank=True)
+    interfaces = models.ManyToManyField(
+        Interface, through="PlacementInterface", related_name="placements", blank=True
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    objects = PlacementRowQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["project__name", "key"]
+        verbose_name = _("placement row")
+        verbose_name_plural = _("placement rows")
+        constraints = [
+            models.UniqueConstraint(fields=["project", "key"], name="placement_unique_key"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.project.slug}/{self.key}" if self.project_id else self.key
+
+    @property
+    def ref(self) -> str:
+        """The stable id the engine and the shell commands use: `project/key`."""
+        return f"{self.project.slug}/{self.key}"
+
+    def isolation(self) -> dict[str, str]:
+        return {aspect: getattr(self, f"isolation_{aspect}") for aspect in ISOLATION_ASPECTS}
+
+    def costs(self) -> dict[str, dict[str, str]]:
+        return {
+            aspect: {
+                "level": getattr(self, f"cost_{aspect}"),
+                "note": getattr(self, f"cost_{aspect}_note"),
+            }
+            for aspect in COST_ASPECTS
+            if getattr(self, f"cost_{aspect}")
+        }
+
+
+class Relation(models.TextChoices):
+    PROVIDES = "provides", _("provides")
+    REQUIRES = "requires", _("requires")
+    ACCEPTS = "accepts", _("accepts")
+    EXCLUSIVE = "exclusive", _("exclusive")
+    SIGNAL = "signals", _("signals")
+
+
+class PlacementInterface(models.Model):
+    row = models.ForeignKey(PlacementRow, on_delete=models.CASCADE, related_name="contracts")
+    interface = models.ForeignKey(Interface, on_delete=models.PROTECT, related_name="contracts")
+    relation = models.CharField(max_length=10, choices=Relation.choices)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["relation", "position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["row", "interface", "relation"], name="placement_interface_unique"
+            ),
+        ]
+        indexes = [
+            # "who provides / requires X": interface pages and the map's composes-with filter
+            models.Index(fields=["interface", "relation"], name="contract_by_interface_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.row_id} {self.relation} {self.interface_id}"
+
+
+class ChangeAction(models.TextChoices):
+    CREATED = "created", _("created")
+    UPDATED = "updated", _("updated")
+    DELETED = "deleted", _("deleted")
+
+
+class CatalogChange(models.Model):
+    """History of the catalog: every create, update and delete of a project or row, field by field.
+
+    Written only by catalog services, so the admin, the API, imports and load_catalog all leave
+    the same trace. Its highest id is the catalog revision matrix snapshots are computed from.
+    """
+
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("who"),
+    )
+    source = models.CharField(_("source"), max_length=200, blank=True)
+    project = models.ForeignKey(
+        Project, on_delete=models.SET_NULL, null=True, blank=True, related_name="changes"
+    )
+    project_slug = models.SlugField(_("project"), max_length=80)
+    row_key = models.SlugField(_("placement row"), max_length=80, blank=True)
+    action = models.CharField(_("action"), max_length=10, choices=ChangeAction.choices)
+    changes = models.JSONField(_("what changed"), default=dict)
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("catalog change")
+        verbose_name_plural = _("catalog changes")
+        indexes = [
+            # project detail page: history of one project, newest first
+            models.Index(fields=["project_slug", "-id"], name="change_by_project_idx"),
+        ]
+
+    def __str__(self) -> str:
+        target = f"{self.project_slug}/{self.row_key}" if self.row_key else self.project_slug
+        return f"{self.action} {target}"

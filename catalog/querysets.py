@@ -1,0 +1,64 @@
+"""Reusable catalog filters and prefetches, chained by selectors and API views."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Prefetch, Q
+
+
+class ProjectQuerySet(models.QuerySet):
+    def search(self, text: str) -> ProjectQuerySet:
+        text = text.strip()
+        if not text:
+            return self
+        return self.filter(
+            Q(name__icontains=text)
+            | Q(slug__icontains=text)
+            | Q(vendor__icontains=text)
+            | Q(description__icontains=text)
+            | Q(placements__component__icontains=text)
+            | Q(placements__promise__icontains=text)
+        ).distinct()
+
+    def in_layer(self, layer_key: str) -> ProjectQuerySet:
+        return self.filter(placements__layer__key=layer_key).distinct()
+
+    def with_unit(self, unit_key: str) -> ProjectQuerySet:
+        return self.filter(placements__resource_units__key=unit_key).distinct()
+
+    def with_enforcement_point(self, point_key: str) -> ProjectQuerySet:
+        return self.filter(placements__enforcement_points__key=point_key).distinct()
+
+    def tagged(self, tag_slug: str) -> ProjectQuerySet:
+        return self.filter(tags__slug=tag_slug).distinct()
+
+    def placed(self) -> ProjectQuerySet:
+        return self.filter(placements__isnull=False).distinct()
+
+    def unplaced(self) -> ProjectQuerySet:
+        return self.filter(placements__isnull=True)
+
+    def with_cards(self) -> ProjectQuerySet:
+        """Everything a list or a card shows, in a fixed number of queries."""
+        from catalog.models import PlacementRow
+
+        return self.prefetch_related(
+            "tags",
+            Prefetch("placements", queryset=PlacementRow.objects.with_cards()),
+        )
+
+
+class PlacementRowQuerySet(models.QuerySet):
+    def with_cards(self) -> PlacementRowQuerySet:
+        return self.select_related("project", "layer").prefetch_related(
+            "resource_units", "enforcement_points", "contracts__interface"
+        )
+
+    def in_layer(self, layer_key: str) -> PlacementRowQuerySet:
+        return self.filter(layer__key=layer_key)
+
+    def with_unit(self, unit_key: str) -> PlacementRowQuerySet:
+        return self.filter(resource_units__key=unit_key).distinct()
+
+    def with_enforcement_point(self, point_key: str) -> PlacementRowQuerySet:
+        return self.filter(enforcement_points__key=point_key).distinct()

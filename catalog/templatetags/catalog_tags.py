@@ -1,0 +1,43 @@
+"""Display helpers for placement cards."""
+
+from __future__ import annotations
+
+from urllib.parse import urlparse
+
+from django import template
+
+from catalog.selectors import contracts_of
+
+register = template.Library()
+
+
+@register.filter
+def contracts(row) -> dict[str, list[str]]:
+    """The row's interface identifiers grouped by relation (uses the prefetched contracts)."""
+    return contracts_of(row)
+
+
+@register.filter
+def hostname(url: str) -> str:
+    return urlparse(url).netloc or url
+
+
+@register.simple_tag(takes_context=True)
+def query_with(context, **changes) -> str:
+    """The current query string with some parameters replaced (and the page reset)."""
+    query = context["request"].GET.copy()
+    query.pop("page", None)
+    for key, value in changes.items():
+        if value in ("", None):
+            query.pop(key, None)
+        else:
+            query[key] = value
+    encoded = query.urlencode()
+    return f"?{encoded}" if encoded else "?"
+
+
+@register.simple_tag(takes_context=True)
+def facet_url(context, param: str, value: str) -> str:
+    """Link that selects `value` for `param`, or clears it when it is already selected."""
+    current = context["request"].GET.get(param, "")
+    return query_with(context, **{param: "" if current == value else value})

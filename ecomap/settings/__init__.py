@@ -1,0 +1,1 @@
+"""Settings modules: base (from the environment), local (demo), test, production."""

@@ -1,0 +1,33 @@
+"""Production: secrets and hosts must come from the environment; HTTPS everywhere."""
+
+from django.core.exceptions import ImproperlyConfigured
+
+from .base import *  # noqa: F403
+from .base import env
+
+DEBUG = False
+SECRET_KEY = env.str("SECRET_KEY", default="")
+if len(SECRET_KEY) < 50 or SECRET_KEY.startswith("insecure"):
+    raise ImproperlyConfigured("Set SECRET_KEY to a random string of at least 50 characters.")
+ALLOWED_HOSTS = env.list("ALLOWED_HOSTS")
+
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=60 * 60 * 24 * 365)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+SECURE_HSTS_PRELOAD = True
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SESSION_COOKIE_SECURE = True
+CSRF_COOKIE_SECURE = True
+X_FRAME_OPTIONS = "DENY"
+# The map's embed view sets its own framing policy per response.
+SECURE_REFERRER_POLICY = "same-origin"
+CONN_MAX_AGE = env.int("CONN_MAX_AGE", default=60)
+DATABASES["default"]["CONN_MAX_AGE"] = CONN_MAX_AGE  # noqa: F405
+# Container health checks call /healthz on the loopback address.
+ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1", "localhost"]

@@ -1,0 +1,18 @@
+"""Top-level URLs: pages, API, admin, health."""
+
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from django.views.generic import RedirectView
+
+from ecomap.health import healthz
+
+urlpatterns = [
+    path("", RedirectView.as_view(pattern_name="catalog:project-list"), name="home"),
+    path("healthz", healthz, name="healthz"),
+    path("i18n/", include("django.conf.urls.i18n")),
+    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("admin/", admin.site.urls),
+    path("catalog/", include("catalog.urls")),
+]

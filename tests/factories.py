@@ -1,0 +1,76 @@
+"""Test data builders. Catalog data is built as bundles and applied through the real service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+
+from catalog.services import bundle_apply
+
+LAYER_UNITS = {
+    "data_plane": (["whole_gpu"], ["driver_hardware"]),
+    "control_plane": (["whole_gpu", "mig_slice"], ["scheduler"]),
+    "platform": (["whole_gpu"], ["platform"]),
+}
+
+
+def placement(key: str = "main", layer: str = "data_plane", **fields: Any) -> dict[str, Any]:
+    units, points = LAYER_UNITS[layer]
+    return {
+        "key": key,
+        "component": fields.pop("component", f"{key} component"),
+        "layer": layer,
+        "resource_units": fields.pop("resource_units", units),
+        "enforcement_points": fields.pop("enforcement_points", points),
+        "promise": fields.pop("promise", f"The {key} component keeps its promise."),
+        "evidence": fields.pop("evidence", [{"url": "https://example.org/docs", "claim": "docs"}]),
+        **fields,
+    }
+
+
+def project(slug: str, *placements: dict[str, Any], **fields: Any) -> dict[str, Any]:
+    return {
+        "slug": slug,
+        "name": fields.pop("name", slug.replace("-", " ").title()),
+        "description": fields.pop("description", f"{slug} does GPU things."),
+        "tags": fields.pop("tags", ["gpu"]),
+        "placements": list(placements),
+        **fields,
+    }
+
+
+def bundle(*projects: dict[str, Any]) -> dict[str, Any]:
+    return {"format": "ecomap.bundle/v1", "source": "tests", "projects": list(projects)}
+
+
+def synthetic_bundle(count: int, *, rows_per_project: int = 1) -> dict[str, Any]:
+    """`count` projects with `rows_per_project` rows each, spread over the three layers."""
+    layers = list(LAYER_UNITS)
+    projects = []
+    for i in range(count):
+        rows = [
+            placement(
+                f"row-{j}",
+                layers[(i + j) % 3],
+                provides=[f"resource:example.com/gpu-{i % 7}"],
+                requires=["api:kubelet/device-plugin/v1beta1"],
+            )
+            for j in range(rows_per_project)
+        ]
+        projects.append(project(f"project-{i:05d}", *rows, tags=[f"tag-{i % 5}"]))
+    return bundle(*projects)
+
+
+def apply(document: dict[str, Any], **kwargs: Any):
+    return bundle_apply(document=document, source="tests", **kwargs)
+
+
+def make_user(username: str, *, maintainer: bool = False, **fields: Any):
+    user = get_user_model().objects.create_user(
+        username=username, password=f"{username}-password", **fields
+    )
+    if maintainer:
+        user.user_permissions.add(Permission.objects.get(codename="maintain_catalog"))
+    return user
