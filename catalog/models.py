@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from catalog.querysets import PlacementRowQuerySet, ProjectQuerySet
 
@@ -264,9 +265,9 @@ class PlacementInterface(models.Model):
 
 
 class ChangeAction(models.TextChoices):
-    CREATED = "created", _("created")
-    UPDATED = "updated", _("updated")
-    DELETED = "deleted", _("deleted")
+    CREATED = "created", pgettext_lazy("catalog change", "created")
+    UPDATED = "updated", pgettext_lazy("catalog change", "updated")
+    DELETED = "deleted", pgettext_lazy("catalog change", "deleted")
 
 
 class CatalogChange(models.Model):
