@@ -49,6 +49,8 @@ def _lines(value: str) -> list[str]:
 
 
 class ProjectAdminForm(forms.ModelForm):
+    homepage = forms.URLField(label=_("homepage"), required=False, assume_scheme="https")
+    repository = forms.URLField(label=_("repository"), required=False, assume_scheme="https")
     tag_names = forms.CharField(
         label=_("tags"), required=False, help_text=_("Comma-separated."), max_length=2000
     )

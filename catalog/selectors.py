@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -9,10 +10,12 @@ from typing import Any
 from django.db.models import Count, Max, Q, QuerySet
 
 from catalog.engine.bundle import COST_ASPECTS, Vocabulary
+from catalog.engine.rows import Row
 from catalog.models import (
     CatalogChange,
     EnforcementPoint,
     Layer,
+    PlacementInterface,
     PlacementRow,
     Project,
     Relation,
@@ -110,45 +113,120 @@ def contracts_of(row: PlacementRow) -> dict[str, list[str]]:
     return by_relation
 
 
-def placement_to_bundle(row: PlacementRow, vocabulary: Vocabulary) -> dict[str, Any]:
-    """A stored row in the normalised bundle form (same keys and order as normalize_placement)."""
+ROW_VALUE_FIELDS = (
+    "id",
+    "project_id",
+    "key",
+    "component",
+    "layer__key",
+    "promise",
+    "non_promise",
+    "isolation_memory",
+    "isolation_compute",
+    "isolation_fault",
+    *[f"cost_{aspect}" for aspect in COST_ASPECTS],
+    *[f"cost_{aspect}_note" for aspect in COST_ASPECTS],
+    "failure_modes",
+    "evidence",
+    "unverified",
+    "project_version",
+    "reviewed_on",
+)
+
+
+@dataclass
+class StoredProject:
+    """A stored project in bundle form, read with plain value queries (no model instances)."""
+
+    id: int
+    fields: dict[str, Any]
+    rows: dict[str, tuple[int, dict[str, Any]]]  # key -> (row id, normalised placement)
+
+
+def stored_projects(
+    *, slugs: Iterable[str] | None = None, vocabulary: Vocabulary | None = None
+) -> dict[str, StoredProject]:
+    """Projects (all, or those with the given slugs) with their rows in the normalised bundle
+    form, in six queries whatever their number: the import diff and the export both use it."""
+    vocabulary = vocabulary or vocabulary_current()
+    projects = Project.objects.all()
+    if slugs is not None:
+        projects = projects.filter(slug__in=list(slugs))
+    project_fields = ("slug", "name", "vendor", "homepage", "repository", "license", "description")
+    stored: dict[str, StoredProject] = {}
+    by_id: dict[int, StoredProject] = {}
+    for pk, *values in projects.values_list("id", *project_fields):
+        project = StoredProject(
+            id=pk, fields=dict(zip(project_fields, values, strict=True)), rows={}
+        )
+        project.fields["tags"] = []
+        stored[project.fields["slug"]] = by_id[pk] = project
+    if not by_id:
+        return stored
+    for project_id, tag in Project.tags.through.objects.filter(project_id__in=by_id).values_list(
+        "project_id", "tag__name"
+    ):
+        by_id[project_id].fields["tags"].append(tag)
+    for project in by_id.values():
+        project.fields["tags"].sort()
+
+    rows = list(PlacementRow.objects.filter(project_id__in=by_id).values_list(*ROW_VALUE_FIELDS))
+    row_ids = [row[0] for row in rows]
+    units: dict[int, list[str]] = defaultdict(list)
+    for row_id, key in PlacementRow.resource_units.through.objects.filter(
+        placementrow__project_id__in=by_id
+    ).values_list("placementrow_id", "resourceunit__key"):
+        units[row_id].append(key)
+    points: dict[int, list[str]] = defaultdict(list)
+    for row_id, key in PlacementRow.enforcement_points.through.objects.filter(
+        placementrow__project_id__in=by_id
+    ).values_list("placementrow_id", "enforcementpoint__key"):
+        points[row_id].append(key)
+    contracts: dict[int, dict[str, list[str]]] = {row_id: {} for row_id in row_ids}
+    for row_id, relation, identifier in (
+        PlacementInterface.objects.filter(row__project_id__in=by_id)
+        .order_by("row_id", "relation", "position")
+        .values_list("row_id", "relation", "interface__identifier")
+    ):
+        contracts[row_id].setdefault(relation, []).append(identifier)
     unit_order = {key: i for i, key in enumerate(vocabulary.resource_units)}
     point_order = {key: i for i, key in enumerate(vocabulary.enforcement_points)}
-    contracts = contracts_of(row)
-    return {
-        "key": row.key,
-        "component": row.component,
-        "layer": row.layer.key,
-        "resource_units": sorted(
-            (unit.key for unit in row.resource_units.all()),
-            key=lambda u: (unit_order.get(u, 99), u),
-        ),
-        "enforcement_points": sorted(
-            (point.key for point in row.enforcement_points.all()),
-            key=lambda p: (point_order.get(p, 99), p),
-        ),
-        "isolation": row.isolation(),
-        "promise": row.promise,
-        "non_promise": row.non_promise,
-        "costs": {
-            aspect: {
-                "level": getattr(row, f"cost_{aspect}"),
-                "note": getattr(row, f"cost_{aspect}_note"),
-            }
-            for aspect in COST_ASPECTS
-            if getattr(row, f"cost_{aspect}")
-        },
-        "signals": contracts["signals"],
-        "provides": contracts["provides"],
-        "requires": contracts["requires"],
-        "accepts": contracts["accepts"],
-        "exclusive": contracts["exclusive"],
-        "failure_modes": list(row.failure_modes),
-        "evidence": [{"url": e["url"], "claim": e.get("claim", "")} for e in row.evidence],
-        "project_version": row.project_version,
-        "reviewed": row.reviewed_on.isoformat() if row.reviewed_on else "",
-        "unverified": list(row.unverified),
-    }
+    for values in rows:
+        row = dict(zip(ROW_VALUE_FIELDS, values, strict=True))
+        contract = contracts[row["id"]]
+        placement = {
+            "key": row["key"],
+            "component": row["component"],
+            "layer": row["layer__key"],
+            "resource_units": sorted(units[row["id"]], key=lambda u: (unit_order.get(u, 99), u)),
+            "enforcement_points": sorted(
+                points[row["id"]], key=lambda p: (point_order.get(p, 99), p)
+            ),
+            "isolation": {
+                "memory": row["isolation_memory"],
+                "compute": row["isolation_compute"],
+                "fault": row["isolation_fault"],
+            },
+            "promise": row["promise"],
+            "non_promise": row["non_promise"],
+            "costs": {
+                aspect: {"level": row[f"cost_{aspect}"], "note": row[f"cost_{aspect}_note"]}
+                for aspect in COST_ASPECTS
+                if row[f"cost_{aspect}"]
+            },
+            "signals": contract.get("signals", []),
+            "provides": contract.get("provides", []),
+            "requires": contract.get("requires", []),
+            "accepts": contract.get("accepts", []),
+            "exclusive": contract.get("exclusive", []),
+            "failure_modes": list(row["failure_modes"]),
+            "evidence": [{"url": e["url"], "claim": e.get("claim", "")} for e in row["evidence"]],
+            "project_version": row["project_version"],
+            "reviewed": row["reviewed_on"].isoformat() if row["reviewed_on"] else "",
+            "unverified": list(row["unverified"]),
+        }
+        by_id[row["project_id"]].rows[row["key"]] = (row["id"], placement)
+    return stored
 
 
 def _compact(data: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
@@ -156,32 +234,84 @@ def _compact(data: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
     return {key: value for key, value in data.items() if key in keep or value not in ("", [], {})}
 
 
-def project_to_bundle(project: Project, vocabulary: Vocabulary) -> dict[str, Any]:
-    """A stored project (prefetched with `with_cards`) as an exportable bundle project."""
-    placements = [
-        _compact(placement_to_bundle(row, vocabulary), keep=REQUIRED_PLACEMENT_KEYS)
-        for row in sorted(project.placements.all(), key=lambda r: r.key)
-    ]
-    data = {
-        "slug": project.slug,
-        "name": project.name,
-        "vendor": project.vendor,
-        "homepage": project.homepage,
-        "repository": project.repository,
-        "license": project.license,
-        "description": project.description,
-        "tags": sorted(tag.name for tag in project.tags.all()),
-    }
-    return {**_compact(data, keep=("slug", "name")), "placements": placements}
+def bundle_export(
+    *, slugs: Iterable[str] | None = None, layer: str = "", tag: str = "", source: str = ""
+) -> dict[str, Any]:
+    """The catalog (or a filtered part of it) as one `ecomap.bundle/v1` document."""
+    if layer or tag:
+        projects = Project.objects.all()
+        if slugs is not None:
+            projects = projects.filter(slug__in=list(slugs))
+        if layer:
+            projects = projects.in_layer(layer)
+        if tag:
+            projects = projects.tagged(tag)
+        slugs = projects.values_list("slug", flat=True)
+    stored = stored_projects(slugs=slugs)
+    exported = []
+    for slug in sorted(stored):
+        project = stored[slug]
+        placements = [
+            _compact(placement, keep=REQUIRED_PLACEMENT_KEYS)
+            for _key, (_id, placement) in sorted(project.rows.items())
+            if not layer or placement["layer"] == layer
+        ]
+        exported.append(
+            {**_compact(project.fields, keep=("slug", "name")), "placements": placements}
+        )
+    return {"format": "ecomap.bundle/v1", "source": source, "projects": exported}
 
 
-def bundle_export(*, projects: Iterable[Project] | None = None, source: str = "") -> dict[str, Any]:
-    """The catalog (or the given projects) as one `ecomap.bundle/v1` document."""
-    vocabulary = vocabulary_current()
-    if projects is None:
-        projects = Project.objects.with_cards().order_by("slug")
-    return {
-        "format": "ecomap.bundle/v1",
-        "source": source,
-        "projects": [project_to_bundle(project, vocabulary) for project in projects],
-    }
+def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
+    """Stored rows as engine `Row`s, in four queries whatever their number, ordered by id."""
+    rows = PlacementRow.objects.all() if rows is None else rows
+    rows = rows.order_by("project__slug", "key")
+    base = list(
+        rows.values_list(
+            "id",
+            "project__slug",
+            "project__name",
+            "key",
+            "layer__key",
+            "isolation_memory",
+            "isolation_compute",
+            "isolation_fault",
+        )
+    )
+    ids = [pk for pk, *_ in base]
+    units: dict[int, list[str]] = defaultdict(list)
+    for row_id, key in PlacementRow.resource_units.through.objects.filter(
+        placementrow_id__in=ids
+    ).values_list("placementrow_id", "resourceunit__key"):
+        units[row_id].append(key)
+    points: dict[int, list[str]] = defaultdict(list)
+    for row_id, key in PlacementRow.enforcement_points.through.objects.filter(
+        placementrow_id__in=ids
+    ).values_list("placementrow_id", "enforcementpoint__key"):
+        points[row_id].append(key)
+    contracts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for row_id, relation, identifier in PlacementInterface.objects.filter(
+        row_id__in=ids
+    ).values_list("row_id", "relation", "interface__identifier"):
+        contracts[row_id][relation].append(identifier)
+    result = []
+    for pk, slug, project_name, key, layer, memory, compute, fault in base:
+        contract = contracts[pk]
+        result.append(
+            Row(
+                id=f"{slug}/{key}",
+                project=slug,
+                key=key,
+                layer=layer,
+                resource_units=frozenset(units[pk]),
+                enforcement_points=frozenset(points[pk]),
+                provides=frozenset(contract["provides"]),
+                requires=frozenset(contract["requires"]),
+                accepts=frozenset(contract["accepts"]),
+                exclusive=frozenset(contract["exclusive"]),
+                signals=frozenset(contract["signals"]),
+                isolation={"memory": memory, "compute": compute, "fault": fault},
+                name=f"{project_name} {key}",
+            )
+        )
+    return result

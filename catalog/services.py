@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Prefetch
+from django.utils import timezone
 from django.utils.text import slugify
 
+from catalog.bulk_insert import insert_rows
 from catalog.engine.bundle import (
     INTERFACE_RELATIONS,
     PROJECT_KEYS,
@@ -37,7 +38,7 @@ from catalog.models import (
     ResourceUnit,
     Tag,
 )
-from catalog.selectors import placement_to_bundle, vocabulary_current
+from catalog.selectors import StoredProject, stored_projects, vocabulary_current
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -58,7 +59,20 @@ class ItemChange:
     project: str
     row: str
     action: str  # created | updated | unchanged
-    changes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    diff: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A created item keeps its new values; its "changes" are derived only when asked for,
+    # because a 10,000-row import should not build 10,000 dicts nobody reads.
+    created_values: dict[str, Any] | None = None
+
+    @property
+    def changes(self) -> dict[str, dict[str, Any]]:
+        if self.created_values is None:
+            return self.diff
+        return {
+            key: {"old": None, "new": value}
+            for key, value in self.created_values.items()
+            if key not in ("placements", "slug", "key") and value not in ("", [], {}, None)
+        }
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -104,21 +118,9 @@ def interface_parts(identifier: str) -> tuple[str, str]:
     return kind, name
 
 
-def _project_state(project: Project) -> dict[str, Any]:
-    return {
-        "slug": project.slug,
-        "name": project.name,
-        "vendor": project.vendor,
-        "homepage": project.homepage,
-        "repository": project.repository,
-        "license": project.license,
-        "description": project.description,
-        "tags": sorted(tag.name for tag in project.tags.all()),
-    }
-
-
 def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[str, Any]:
-    """Model field values of a normalised placement (contracts and M2M are written separately)."""
+    """Model field values (attnames) of a normalised placement; M2M and contracts go separately."""
+    reviewed = placement["reviewed"]
     values: dict[str, Any] = {
         "component": placement["component"],
         "layer_id": layer_ids[placement["layer"]],
@@ -128,9 +130,7 @@ def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[st
         "evidence": placement["evidence"],
         "unverified": placement["unverified"],
         "project_version": placement["project_version"],
-        "reviewed_on": dt.date.fromisoformat(placement["reviewed"])
-        if placement["reviewed"]
-        else None,
+        "reviewed_on": dt.date.fromisoformat(reviewed) if reviewed else None,
     }
     for aspect, level in placement["isolation"].items():
         values[f"isolation_{aspect}"] = level
@@ -141,23 +141,17 @@ def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[st
     return values
 
 
-ROW_UPDATE_FIELDS = [
-    "component",
-    "layer",
-    "promise",
-    "non_promise",
-    "failure_modes",
-    "evidence",
-    "unverified",
-    "project_version",
-    "reviewed_on",
-    "isolation_memory",
-    "isolation_compute",
-    "isolation_fault",
-    *[f"cost_{aspect}" for aspect in COST_ASPECTS],
-    *[f"cost_{aspect}_note" for aspect in COST_ASPECTS],
-    "updated_at",
-]
+ROW_FIELD_NAMES = tuple(
+    _row_fields(
+        {
+            "component": "", "layer": "x", "promise": "", "non_promise": "",
+            "failure_modes": [], "evidence": [], "unverified": [], "project_version": "",
+            "reviewed": "", "isolation": {"memory": "", "compute": "", "fault": ""},
+            "costs": {},
+        },
+        {"x": 0},
+    )
+)  # fmt: skip
 
 
 def bundle_apply(
@@ -176,17 +170,14 @@ def bundle_apply(
     vocabulary = vocabulary_current()
     projects = normalize_bundle(document, vocabulary)
     with transaction.atomic():
-        existing = {
-            project.slug: project
-            for project in Project.objects.filter(
-                slug__in=[project["slug"] for project in projects]
-            ).prefetch_related(
-                "tags", Prefetch("placements", queryset=PlacementRow.objects.with_cards())
-            )
-        }
-        plan = _plan(projects, existing, vocabulary)
+        stored = stored_projects(
+            slugs=[project["slug"] for project in projects], vocabulary=vocabulary
+        )
+        plan = _plan(projects, stored)
+        if progress:
+            progress(0, len(plan.items))
         if not dry_run and plan.has_writes:
-            _write(plan, actor=actor, source=source, progress=progress)
+            _write(plan, actor=actor, source=source)
     if progress:
         progress(len(plan.items), len(plan.items))
     return BundleResult(dry_run=dry_run, items=plan.items)
@@ -196,14 +187,15 @@ def bundle_apply(
 class _Plan:
     items: list[ItemChange] = field(default_factory=list)
     new_projects: list[dict[str, Any]] = field(default_factory=list)
-    changed_projects: list[tuple[Project, dict[str, Any], dict[str, Any]]] = field(
-        default_factory=list
-    )
-    # (project slug, normalised placement, existing row or None, changes)
+    # (project id, incoming fields, changes)
+    changed_projects: list[tuple[int, dict[str, Any], dict[str, Any]]] = field(default_factory=list)
+    # (project slug, normalised placement)
     new_rows: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    changed_rows: list[tuple[PlacementRow, dict[str, Any], dict[str, Any]]] = field(
+    # (row id, project slug, normalised placement, changes)
+    changed_rows: list[tuple[int, str, dict[str, Any], dict[str, Any]]] = field(
         default_factory=list
     )
+    project_ids: dict[str, int] = field(default_factory=dict)
 
     @property
     def has_writes(self) -> bool:
@@ -212,61 +204,56 @@ class _Plan:
         )
 
 
-def _plan(projects: list[dict[str, Any]], existing: dict[str, Project], vocabulary) -> _Plan:
-    plan = _Plan()
+
+
+def _plan(projects: list[dict[str, Any]], stored: dict[str, StoredProject]) -> _Plan:
+    plan = _Plan(project_ids={slug: project.id for slug, project in stored.items()})
     for index, incoming in enumerate(projects):
         slug = incoming["slug"]
         fields = {key: incoming[key] for key in PROJECT_KEYS if key in incoming}
-        current = existing.get(slug)
+        current = stored.get(slug)
         path = f"projects[{index}]"
         if current is None:
-            state = dict.fromkeys(PROJECT_KEYS, "") | {"slug": slug, "tags": []}
-            changes = diff_fields(state, fields)
             plan.new_projects.append(fields)
-            plan.items.append(ItemChange(path, slug, "", "created", changes))
-            rows: dict[str, PlacementRow] = {}
+            plan.items.append(ItemChange(path, slug, "", "created", created_values=fields))
+            rows: dict[str, tuple[int, dict[str, Any]]] = {}
         else:
-            changes = diff_fields(_project_state(current), fields)
+            changes = diff_fields(current.fields, fields)
             if changes:
-                plan.changed_projects.append((current, fields, changes))
+                plan.changed_projects.append((current.id, fields, changes))
             plan.items.append(
                 ItemChange(path, slug, "", "updated" if changes else "unchanged", changes)
             )
-            rows = {row.key: row for row in current.placements.all()}
+            rows = current.rows
         for row_index, placement in enumerate(incoming["placements"]):
             row_path = f"{path}.placements[{row_index}]"
-            row = rows.get(placement["key"])
-            if row is None:
-                empty = dict.fromkeys(placement)
+            key = placement["key"]
+            if key not in rows:
                 plan.new_rows.append((slug, placement))
                 plan.items.append(
-                    ItemChange(
-                        row_path, slug, placement["key"], "created", diff_fields(empty, placement)
-                    )
+                    ItemChange(row_path, slug, key, "created", created_values=placement)
                 )
                 continue
-            row_changes = diff_fields(placement_to_bundle(row, vocabulary), placement)
+            row_id, current_placement = rows[key]
+            row_changes = diff_fields(current_placement, placement)
             if row_changes:
-                plan.changed_rows.append((row, placement, row_changes))
+                plan.changed_rows.append((row_id, slug, placement, row_changes))
             plan.items.append(
                 ItemChange(
-                    row_path,
-                    slug,
-                    placement["key"],
-                    "updated" if row_changes else "unchanged",
-                    row_changes,
+                    row_path, slug, key, "updated" if row_changes else "unchanged", row_changes
                 )
             )
     return plan
 
 
-def _ensure_tags(names: set[str]) -> dict[str, Tag]:
+def _ensure_tags(names: set[str]) -> dict[str, int]:
+    """Tag ids by name, creating the missing tags."""
     by_slug = {slugify(name)[:80] or "tag": name for name in names}
-    found = {tag.slug: tag for tag in Tag.objects.filter(slug__in=by_slug)}
+    found = dict(Tag.objects.filter(slug__in=by_slug).values_list("slug", "id"))
     missing = [Tag(slug=slug, name=name) for slug, name in by_slug.items() if slug not in found]
     if missing:
         Tag.objects.bulk_create(missing, ignore_conflicts=True)
-        found = {tag.slug: tag for tag in Tag.objects.filter(slug__in=by_slug)}
+        found = dict(Tag.objects.filter(slug__in=by_slug).values_list("slug", "id"))
     return {name: found[slug] for slug, name in by_slug.items()}
 
 
@@ -274,14 +261,10 @@ def _ensure_interfaces(identifiers: set[str]) -> dict[str, int]:
     found = dict(
         Interface.objects.filter(identifier__in=identifiers).values_list("identifier", "id")
     )
-    missing = [
-        Interface(
-            identifier=identifier,
-            kind=interface_parts(identifier)[0],
-            name=interface_parts(identifier)[1],
-        )
-        for identifier in identifiers - found.keys()
-    ]
+    missing = []
+    for identifier in identifiers - found.keys():
+        kind, name = interface_parts(identifier)
+        missing.append(Interface(identifier=identifier, kind=kind, name=name))
     if missing:
         Interface.objects.bulk_create(missing, ignore_conflicts=True)
         found = dict(
@@ -290,89 +273,91 @@ def _ensure_interfaces(identifiers: set[str]) -> dict[str, int]:
     return found
 
 
-def _write(plan: _Plan, *, actor, source: str, progress: ProgressCallback | None) -> None:
-    total = len(plan.items)
+def _write(plan: _Plan, *, actor, source: str) -> None:
+    now = timezone.now()
+    actor_id = actor.pk if actor is not None and actor.is_authenticated else None
+    source = source[:200]
     layer_ids = dict(Layer.objects.values_list("key", "id"))
     unit_ids = dict(ResourceUnit.objects.values_list("key", "id"))
     point_ids = dict(EnforcementPoint.objects.values_list("key", "id"))
-    history: list[CatalogChange] = []
+    history: list[tuple] = []
 
-    # Projects
-    tag_names = {
-        tag
-        for fields in plan.new_projects + [fields for _, fields, _ in plan.changed_projects]
-        for tag in fields.get("tags", [])
-    }
-    tags = _ensure_tags(tag_names) if tag_names else {}
+    def record(project_id, slug, row_key, action, changes):
+        history.append((now, actor_id, source, project_id, slug, row_key, action, changes))
+
+    # Projects: few enough for the ORM.
     created = Project.objects.bulk_create(
         [
             Project(**{key: value for key, value in fields.items() if key != "tags"})
             for fields in plan.new_projects
         ]
     )
-    projects_by_slug = {project.slug: project for project in created}
-    for project, fields, _changes in plan.changed_projects:
-        for key, value in fields.items():
-            if key != "tags":
-                setattr(project, key, value)
-        projects_by_slug[project.slug] = project
+    project_ids = plan.project_ids | {project.slug: project.id for project in created}
     if plan.changed_projects:
-        Project.objects.bulk_update(
-            [project for project, _, _ in plan.changed_projects],
-            [key for key in PROJECT_KEYS if key not in ("slug", "tags")] + ["updated_at"],
-        )
+        updated = []
+        for project_id, fields, _changes in plan.changed_projects:
+            project = Project(id=project_id, updated_at=now)
+            for key, value in fields.items():
+                if key != "tags":
+                    setattr(project, key, value)
+            updated.append((project, [key for key in fields if key not in ("slug", "tags")]))
+        for names in {tuple(names) for _, names in updated}:
+            Project.objects.bulk_update(
+                [project for project, fields in updated if tuple(fields) == names],
+                [*names, "updated_at"],
+            )
     retagged = [
-        (projects_by_slug[fields["slug"]], fields["tags"])
+        fields
         for fields in plan.new_projects + [fields for _, fields, _ in plan.changed_projects]
         if "tags" in fields
     ]
     if retagged:
+        tags = _ensure_tags({tag for fields in retagged for tag in fields["tags"]})
         through = Project.tags.through
-        through.objects.filter(project_id__in=[project.id for project, _ in retagged]).delete()
-        through.objects.bulk_create(
-            [
-                through(project_id=project.id, tag_id=tags[name].id)
-                for project, names in retagged
-                for name in names
-            ],
-            ignore_conflicts=True,
+        through.objects.filter(project_id__in=[project_ids[f["slug"]] for f in retagged]).delete()
+        insert_rows(
+            through,
+            ("project_id", "tag_id"),
+            {(project_ids[f["slug"]], tags[tag]) for f in retagged for tag in f["tags"]},
         )
     for fields in plan.new_projects:
-        project = projects_by_slug[fields["slug"]]
-        history.append(_change(actor, source, project, "", ChangeAction.CREATED, fields))
-    for project, _fields, changes in plan.changed_projects:
-        history.append(_change(actor, source, project, "", ChangeAction.UPDATED, changes))
-    if progress:
-        progress(len(plan.new_projects) + len(plan.changed_projects), total)
+        record(project_ids[fields["slug"]], fields["slug"], "", ChangeAction.CREATED, {})
+    for project_id, fields, changes in plan.changed_projects:
+        record(project_id, fields["slug"], "", ChangeAction.UPDATED, changes)
 
-    # Rows: model fields first, then their vocabulary and contracts.
-    if plan.new_rows:
-        missing_parents = {slug for slug, _ in plan.new_rows if slug not in projects_by_slug}
-        if missing_parents:
-            projects_by_slug.update(
-                {p.slug: p for p in Project.objects.filter(slug__in=missing_parents)}
-            )
-    new_row_objects = PlacementRow.objects.bulk_create(
-        [
-            PlacementRow(
-                project=projects_by_slug[slug],
-                key=placement["key"],
-                **_row_fields(placement, layer_ids),
-            )
+    # Rows: plain tuples through COPY, then their units, points and contracts.
+    insert_rows(
+        PlacementRow,
+        ("project_id", "key", "created_at", "updated_at", *ROW_FIELD_NAMES),
+        (
+            (project_ids[slug], placement["key"], now, now,
+             *_row_fields(placement, layer_ids).values())
             for slug, placement in plan.new_rows
-        ]
-    )
-    for row, placement, _changes in plan.changed_rows:
-        for name, value in _row_fields(placement, layer_ids).items():
-            setattr(row, name, value)
+        ),
+    )  # fmt: skip
     if plan.changed_rows:
         PlacementRow.objects.bulk_update(
-            [row for row, _, _ in plan.changed_rows], ROW_UPDATE_FIELDS, batch_size=1000
+            [
+                PlacementRow(id=row_id, updated_at=now, **_row_fields(placement, layer_ids))
+                for row_id, _slug, placement, _changes in plan.changed_rows
+            ],
+            [*ROW_FIELD_NAMES, "updated_at"],
+            batch_size=1000,
         )
-    written = list(zip(new_row_objects, [p for _, p in plan.new_rows], strict=True)) + [
-        (row, placement) for row, placement, _ in plan.changed_rows
+    new_row_ids = {}
+    if plan.new_rows:
+        new_project_ids = {project_ids[slug] for slug, _ in plan.new_rows}
+        id_by_project = {pid: slug for slug, pid in project_ids.items() if pid in new_project_ids}
+        new_keys = {(slug, placement["key"]) for slug, placement in plan.new_rows}
+        for row_id, project_id, key in PlacementRow.objects.filter(
+            project_id__in=new_project_ids
+        ).values_list("id", "project_id", "key"):
+            if (id_by_project[project_id], key) in new_keys:
+                new_row_ids[(id_by_project[project_id], key)] = row_id
+    written = [(new_row_ids[(slug, p["key"])], p) for slug, p in plan.new_rows] + [
+        (row_id, placement) for row_id, _slug, placement, _ in plan.changed_rows
     ]
-    changed_ids = [row.id for row, _, _ in plan.changed_rows]
+    changed_ids = [row_id for row_id, *_ in plan.changed_rows]
     if changed_ids:
         PlacementRow.resource_units.through.objects.filter(placementrow_id__in=changed_ids).delete()
         PlacementRow.enforcement_points.through.objects.filter(
@@ -387,64 +372,37 @@ def _write(plan: _Plan, *, actor, source: str, progress: ProgressCallback | None
             for identifier in placement[relation]
         }
     )
-    units_through = PlacementRow.resource_units.through
-    points_through = PlacementRow.enforcement_points.through
-    units_through.objects.bulk_create(
-        [
-            units_through(placementrow_id=row.id, resourceunit_id=unit_ids[unit])
-            for row, placement in written
-            for unit in placement["resource_units"]
-        ],
-        batch_size=5000,
+    insert_rows(
+        PlacementRow.resource_units.through,
+        ("placementrow_id", "resourceunit_id"),
+        ((row_id, unit_ids[unit]) for row_id, p in written for unit in p["resource_units"]),
     )
-    points_through.objects.bulk_create(
-        [
-            points_through(placementrow_id=row.id, enforcementpoint_id=point_ids[point])
-            for row, placement in written
-            for point in placement["enforcement_points"]
-        ],
-        batch_size=5000,
+    insert_rows(
+        PlacementRow.enforcement_points.through,
+        ("placementrow_id", "enforcementpoint_id"),
+        ((row_id, point_ids[point]) for row_id, p in written for point in p["enforcement_points"]),
     )
-    PlacementInterface.objects.bulk_create(
-        [
-            PlacementInterface(
-                row_id=row.id,
-                interface_id=interface_ids[identifier],
-                relation=relation,
-                position=position,
-            )
-            for row, placement in written
+    insert_rows(
+        PlacementInterface,
+        ("row_id", "interface_id", "relation", "position"),
+        (
+            (row_id, interface_ids[identifier], relation, position)
+            for row_id, placement in written
             for relation in INTERFACE_RELATIONS
             for position, identifier in enumerate(placement[relation])
-        ],
-        batch_size=5000,
+        ),
     )
-    for (slug, placement), row in zip(plan.new_rows, new_row_objects, strict=True):
-        history.append(
-            _change(actor, source, projects_by_slug[slug], row.key, ChangeAction.CREATED, placement)
-        )
-    for row, _placement, changes in plan.changed_rows:
-        history.append(_change(actor, source, row.project, row.key, ChangeAction.UPDATED, changes))
-    CatalogChange.objects.bulk_create(history, batch_size=2000)
+    for slug, placement in plan.new_rows:
+        record(project_ids[slug], slug, placement["key"], ChangeAction.CREATED, {})
+    for _row_id, slug, placement, changes in plan.changed_rows:
+        record(project_ids[slug], slug, placement["key"], ChangeAction.UPDATED, changes)
+    insert_rows(
+        CatalogChange,
+        ("created_at", "actor_id", "source", "project_id", "project_slug", "row_key", "action",
+         "changes"),
+        history,
+    )  # fmt: skip
     _notify_catalog_changed()
-
-
-def _change(actor, source, project, row_key, action, changes) -> CatalogChange:
-    if action == ChangeAction.CREATED:
-        changes = {
-            key: {"old": None, "new": value}
-            for key, value in changes.items()
-            if key not in ("placements", "slug", "key") and value not in ("", [], {}, None)
-        }
-    return CatalogChange(
-        actor=actor if actor is not None and actor.is_authenticated else None,
-        source=source[:200],
-        project=project,
-        project_slug=project.slug,
-        row_key=row_key,
-        action=action,
-        changes=changes,
-    )
 
 
 def _notify_catalog_changed() -> None:

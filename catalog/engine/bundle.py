@@ -9,11 +9,12 @@ from __future__ import annotations
 import copy
 import functools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 BUNDLE_FORMAT = "ecomap.bundle/v1"
@@ -103,6 +104,13 @@ def schema_with_vocabulary(vocabulary: Vocabulary) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=8)
+def _fast_check(vocabulary: Vocabulary) -> Callable[[Any], Any]:
+    """A compiled validator: answers "valid?" fast; jsonschema then explains what is wrong."""
+    # Formats are checked by the explaining validator and by the schema's own patterns.
+    return fastjsonschema.compile(schema_with_vocabulary(vocabulary), use_formats=False)
+
+
+@functools.lru_cache(maxsize=8)
 def _validator(vocabulary: Vocabulary) -> jsonschema.protocols.Validator:
     schema = schema_with_vocabulary(vocabulary)
     cls = jsonschema.validators.validator_for(schema)
@@ -154,9 +162,14 @@ def validate_bundle(document: Any, vocabulary: Vocabulary) -> list[BundleError]:
     """Every problem in `document`, each with its JSON path; an empty list means valid."""
     if not isinstance(document, dict):
         return [BundleError("$", "a bundle must be an object with 'format' and 'projects'")]
-    validator = _validator(vocabulary)
-    errors = [_describe(error, vocabulary) for error in validator.iter_errors(document)]
-    errors.sort(key=lambda error: error.path)
+    try:
+        _fast_check(vocabulary)(document)
+    except fastjsonschema.JsonSchemaException:
+        validator = _validator(vocabulary)
+        errors = [_describe(error, vocabulary) for error in validator.iter_errors(document)]
+        errors.sort(key=lambda error: error.path)
+    else:
+        errors = []
     errors.extend(_duplicate_identities(document))
     return errors
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+import plotly
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -99,7 +100,11 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+# plotly.js comes from the installed plotly package (never a CDN), under static/vendor/plotly/.
+STATICFILES_DIRS = [
+    BASE_DIR / "static",
+    ("vendor/plotly", Path(plotly.__file__).resolve().parent / "package_data"),
+]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
@@ -159,6 +164,3 @@ LOGGING = {
 
 # Where the built-in catalog's bundle files live.
 CATALOG_DATA_DIR = BASE_DIR / "catalog" / "data"
-
-# Django 6 switches URL form fields to https by default; opt in now.
-FORMS_URLFIELD_ASSUME_HTTPS = True
