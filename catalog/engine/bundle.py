@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,11 +276,21 @@ def normalize_bundle(document: dict[str, Any], vocabulary: Vocabulary) -> list[d
     return [normalize_project(project, vocabulary) for project in document["projects"]]
 
 
+def tag_slug(name: str) -> str:
+    """The identity of a tag: "Container Runtime" and "container-runtime" are one tag."""
+    text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].strip("-") or "tag"
+
+
 def diff_fields(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Field-by-field differences between two normalised dicts: {field: {"old", "new"}}."""
     changes: dict[str, dict[str, Any]] = {}
     for key, value in new.items():
         if key == "placements":
+            continue
+        if key == "tags" and {tag_slug(t) for t in old.get(key) or []} == {
+            tag_slug(t) for t in value
+        }:
             continue
         if old.get(key) != value:
             changes[key] = {"old": old.get(key), "new": value}

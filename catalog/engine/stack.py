@@ -1,0 +1,382 @@
+"""The stack check: gaps, conflicts per node pool, missing layers and fit to a step-1 profile."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any
+
+from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.rows import Row
+
+WORKLOAD_TYPES: tuple[str, ...] = ("training", "batch", "online_inference", "interactive")
+PRIMARY_OBJECTIVES: tuple[str, ...] = ("throughput", "p99_latency", "cost")
+JITTER_TOLERANCES: tuple[str, ...] = ("low", "medium", "high")
+ISOLATION_REQUIREMENTS: tuple[str, ...] = ("hard", "soft", "none")
+FAILURE_SEMANTICS: tuple[str, ...] = ("degrade", "incident")
+TENANCIES: tuple[str, ...] = ("single", "multi")
+PRIORITIES: tuple[str, ...] = ("isolation", "cost", "observability", "compatibility")
+
+# The pool a stack without explicit pools is checked as.
+DEFAULT_POOL = "default"
+
+# Isolation levels from weakest to strongest, so "at least soft" is a comparison.
+_ISOLATION_RANK = {"none": 0, "soft": 1, "hard": 2}
+
+
+def _one_of(data: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if value not in allowed:
+        raise ValueError(f"{key}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
+    return value
+
+
+def _many_of(data: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> tuple[str, ...]:
+    values = data.get(key) or ()
+    if isinstance(values, str) or not isinstance(values, Iterable):
+        raise ValueError(f"{key}: expected a list of {', '.join(allowed)}")
+    values = tuple(values)
+    for value in values:
+        if value not in allowed:
+            raise ValueError(f"{key}: {value!r} is not allowed; allowed: {', '.join(allowed)}")
+    if len(set(values)) != len(values):
+        raise ValueError(f"{key}: each value may appear once")
+    return values
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """Step 1 of an evaluation: the workload and SLO the stack has to serve."""
+
+    workload_types: tuple[str, ...] = ()
+    primary_objective: str | None = None
+    p99_target_ms: float | None = None
+    jitter_tolerance: str | None = None
+    isolation: str = "none"
+    failure_semantics: str | None = None
+    tenancy: str = "single"
+    priorities: tuple[str, ...] = ()  # ranked, most important first
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Profile:
+        """Validate a step-1 profile; a ValueError names the field and the allowed values."""
+        known = {
+            "workload_types",
+            "primary_objective",
+            "p99_target_ms",
+            "jitter_tolerance",
+            "isolation",
+            "failure_semantics",
+            "tenancy",
+            "priorities",
+        }
+        unknown = sorted(set(data) - known)
+        if unknown:
+            allowed = ", ".join(sorted(known))
+            raise ValueError(f"unknown profile field(s) {', '.join(unknown)}; allowed: {allowed}")
+        target = data.get("p99_target_ms")
+        # bool is an int subclass; `true` is never a latency.
+        if target is not None and (
+            isinstance(target, bool) or not isinstance(target, int | float) or target <= 0
+        ):
+            raise ValueError(f"p99_target_ms: expected a positive number, got {target!r}")
+        return cls(
+            workload_types=_many_of(data, "workload_types", WORKLOAD_TYPES),
+            primary_objective=_one_of(data, "primary_objective", PRIMARY_OBJECTIVES),
+            p99_target_ms=float(target) if target is not None else None,
+            jitter_tolerance=_one_of(data, "jitter_tolerance", JITTER_TOLERANCES),
+            isolation=_one_of(data, "isolation", ISOLATION_REQUIREMENTS) or "none",
+            failure_semantics=_one_of(data, "failure_semantics", FAILURE_SEMANTICS),
+            tenancy=_one_of(data, "tenancy", TENANCIES) or "single",
+            priorities=_many_of(data, "priorities", PRIORITIES),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["workload_types"] = list(self.workload_types)
+        data["priorities"] = list(self.priorities)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class Gap:
+    """A `requires` pattern nothing in reach of the row provides."""
+
+    row: str
+    pattern: str
+    pool: str | None  # None: the row is cluster-wide
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConflict:
+    """Two rows that meet on one node pool and hold the same exclusive token."""
+
+    pool: str
+    row_a: str
+    row_b: str
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MissingLayer:
+    pool: str | None  # None: the stack as a whole
+    layer: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Fit of the stack to one demand of the profile."""
+
+    aspect: str  # "isolation" | "signals" | "metering" | "capabilities"
+    status: str  # "ok" | "warning" | "gap"
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class StackReport:
+    gaps: tuple[Gap, ...] = ()
+    conflicts: tuple[PoolConflict, ...] = ()
+    missing_layers: tuple[MissingLayer, ...] = ()
+    fit: tuple[Finding, ...] = ()
+    pools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """No gaps and no conflicts: what `check_stack` in CI exits zero on."""
+        return not self.gaps and not self.conflicts
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "pools": {name: list(ids) for name, ids in self.pools.items()},
+            "gaps": [asdict(g) for g in self.gaps],
+            "conflicts": [{**asdict(c), "tokens": list(c.tokens)} for c in self.conflicts],
+            "missing_layers": [asdict(m) for m in self.missing_layers],
+            "fit": [asdict(f) for f in self.fit],
+        }
+
+
+def _baseline_satisfies(pattern: str) -> bool:
+    return any(fnmatchcase(ident, pattern) for ident in KUBERNETES_BASELINE)
+
+
+def _provides_match(rows: Iterable[Row], pattern: str) -> bool:
+    return any(fnmatchcase(ident, pattern) for r in rows for ident in r.provides)
+
+
+def _pool_members(
+    rows: Sequence[Row], pools: Mapping[str, Sequence[str]] | None
+) -> tuple[dict[str, list[Row]], list[Row]]:
+    """Each pool's own rows, and the cluster-wide rows (assigned to no pool, so in every pool)."""
+    if not pools:
+        return {DEFAULT_POOL: list(rows)}, []
+    by_id = {r.id: r for r in rows}
+    assigned: dict[str, list[Row]] = {}
+    for name, ids in pools.items():
+        unknown = [i for i in ids if i not in by_id]
+        if unknown:
+            raise ValueError(f"pool {name!r} names rows not in the stack: {', '.join(unknown)}")
+        assigned[name] = [by_id[i] for i in dict.fromkeys(ids)]
+    in_a_pool = {r.id for members in assigned.values() for r in members}
+    return assigned, [r for r in rows if r.id not in in_a_pool]
+
+
+def _gaps(own: Mapping[str, list[Row]], cluster_wide: list[Row], rows: Sequence[Row]) -> list[Gap]:
+    gaps = []
+    checks: list[tuple[Row, str | None, list[Row]]] = [
+        # A cluster-wide row runs in every pool, so anything in the stack can serve it.
+        (r, None, list(rows))
+        for r in cluster_wide
+    ]
+    for name, members in own.items():
+        reach = members + cluster_wide
+        checks.extend((r, name, reach) for r in members)
+    for row, pool, reach in checks:
+        others = [r for r in reach if r.id != row.id]
+        for pattern in sorted(row.requires):
+            if _baseline_satisfies(pattern) or _provides_match(others, pattern):
+                continue
+            gaps.append(Gap(row=row.id, pattern=pattern, pool=pool))
+    return gaps
+
+
+def _conflicts(own: Mapping[str, list[Row]], cluster_wide: list[Row]) -> list[PoolConflict]:
+    conflicts = []
+    for name, members in own.items():
+        present = members + cluster_wide
+        for i, a in enumerate(present):
+            for b in present[i + 1 :]:
+                tokens = a.exclusive & b.exclusive
+                if tokens:
+                    conflicts.append(PoolConflict(name, a.id, b.id, tuple(sorted(tokens))))
+    return conflicts
+
+
+def _missing_layers(
+    own: Mapping[str, list[Row]], cluster_wide: list[Row], profile: Profile | None
+) -> list[MissingLayer]:
+    missing = []
+    for name, members in own.items():
+        if not any(r.layer == "data_plane" for r in members + cluster_wide):
+            missing.append(
+                MissingLayer(
+                    name,
+                    "data_plane",
+                    f"pool {name} has no data-plane row: nothing presents or shares its GPUs",
+                )
+            )
+    everything = [r for members in own.values() for r in members] + cluster_wide
+    if (
+        profile is not None
+        and profile.tenancy == "multi"
+        and not any(r.layer == "control_plane" for r in everything)
+    ):
+        missing.append(
+            MissingLayer(
+                None,
+                "control_plane",
+                "multi-tenant workload with no control-plane row: nothing enforces queues, "
+                "quotas or priority between tenants",
+            )
+        )
+    return missing
+
+
+def _isolation_fit(pools: Mapping[str, list[Row]], profile: Profile) -> Finding:
+    demanded = profile.isolation
+    if demanded == "none":
+        return Finding("isolation", "ok", "no isolation demanded")
+    # Shape C: one hard-isolation pool next to a shared pool is enough.
+    offering = sorted(
+        name
+        for name, members in pools.items()
+        if any(
+            r.layer == "data_plane"
+            and _ISOLATION_RANK[r.isolation["memory"]] >= _ISOLATION_RANK[demanded]
+            for r in members
+        )
+    )
+    if offering:
+        return Finding(
+            "isolation",
+            "ok",
+            f"{demanded} memory isolation demanded; offered by a data-plane row in pool "
+            f"{', '.join(offering)}",
+        )
+    return Finding(
+        "isolation",
+        "gap",
+        f"{demanded} memory isolation demanded; no pool has a data-plane row offering "
+        f"{'it' if demanded == 'hard' else 'at least soft'}",
+    )
+
+
+def _signals_offered(rows: Iterable[Row]) -> list[str]:
+    return sorted(
+        {
+            ident
+            for r in rows
+            if r.layer == "data_plane"
+            for ident in r.signals | r.provides
+            if ident.startswith("signal:")
+        }
+    )
+
+
+def _signals_fit(rows: list[Row], profile: Profile) -> list[Finding]:
+    findings = []
+    offered = _signals_offered(rows)
+    if profile.primary_objective == "p99_latency" or profile.p99_target_ms is not None:
+        if offered:
+            findings.append(
+                Finding("signals", "ok", f"P99 objective; data plane offers {len(offered)} signals")
+            )
+        else:
+            findings.append(
+                Finding(
+                    "signals",
+                    "gap",
+                    "P99 objective, but no data-plane row offers signals: P99 and interference "
+                    "cannot be observed",
+                )
+            )
+    if profile.tenancy == "multi":
+        if offered:
+            findings.append(
+                Finding("metering", "ok", "multi-tenant; data-plane signals available for metering")
+            )
+        else:
+            findings.append(
+                Finding(
+                    "metering",
+                    "warning",
+                    "multi-tenant, but no data-plane row offers signals: usage per tenant "
+                    "cannot be metered",
+                )
+            )
+    return findings
+
+
+def _capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
+    offered = {ident for r in rows for ident in r.provides} | KUBERNETES_BASELINE
+    kinds = set(profile.workload_types)
+    batchy = kinds & {"training", "batch"}
+    demands: list[tuple[str, str, str]] = []  # (capability, status when missing, why)
+    if batchy:
+        demands.append(
+            ("capability:gang-scheduling", "gap", f"{' and '.join(sorted(batchy))} workloads")
+        )
+    if profile.tenancy == "multi":
+        demands.append(("capability:quota", "gap", "multi-tenant workload"))
+    if batchy and "online_inference" in kinds:
+        demands.append(
+            ("capability:preemption", "gap", "online inference shares GPUs with training/batch")
+        )
+    if profile.tenancy == "multi":
+        demands.append(("capability:fair-sharing", "warning", "multi-tenant workload"))
+    findings = []
+    for capability, missing_status, why in demands:
+        if capability in offered:
+            findings.append(Finding("capabilities", "ok", f"{why} needs {capability}: offered"))
+        else:
+            findings.append(
+                Finding(
+                    "capabilities",
+                    missing_status,
+                    f"{why} needs {capability}: no row in the stack provides it",
+                )
+            )
+    return findings
+
+
+def check_stack(
+    rows: Sequence[Row],
+    pools: Mapping[str, Sequence[str]] | None = None,
+    profile: Profile | None = None,
+) -> StackReport:
+    """Check a stack of rows, optionally split into node pools (row ids per pool name).
+
+    Rows assigned to no pool are cluster-wide and belong to every pool. Without pools the whole
+    stack is one pool named `default`.
+    """
+    ids = [r.id for r in rows]
+    if len(set(ids)) != len(ids):
+        raise ValueError("a stack lists each row once")
+    own, cluster_wide = _pool_members(rows, pools)
+    present = {name: members + cluster_wide for name, members in own.items()}
+    fit: list[Finding] = []
+    if profile is not None:
+        fit.append(_isolation_fit(present, profile))
+        fit.extend(_signals_fit(list(rows), profile))
+        fit.extend(_capabilities_fit(list(rows), profile))
+    return StackReport(
+        gaps=tuple(_gaps(own, cluster_wide, rows)),
+        conflicts=tuple(_conflicts(own, cluster_wide)),
+        missing_layers=tuple(_missing_layers(own, cluster_wide, profile)),
+        fit=tuple(fit),
+        pools={name: tuple(r.id for r in members) for name, members in present.items()},
+    )
