@@ -14,7 +14,6 @@ from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
 from catalog.bulk_insert import insert_rows
 from catalog.engine.bundle import (
@@ -24,6 +23,7 @@ from catalog.engine.bundle import (
     BundleInvalid,
     diff_fields,
     normalize_bundle,
+    tag_slug,
 )
 from catalog.models import (
     COST_ASPECTS,
@@ -204,8 +204,6 @@ class _Plan:
         )
 
 
-
-
 def _plan(projects: list[dict[str, Any]], stored: dict[str, StoredProject]) -> _Plan:
     plan = _Plan(project_ids={slug: project.id for slug, project in stored.items()})
     for index, incoming in enumerate(projects):
@@ -247,14 +245,14 @@ def _plan(projects: list[dict[str, Any]], stored: dict[str, StoredProject]) -> _
 
 
 def _ensure_tags(names: set[str]) -> dict[str, int]:
-    """Tag ids by name, creating the missing tags."""
-    by_slug = {slugify(name)[:80] or "tag": name for name in names}
-    found = dict(Tag.objects.filter(slug__in=by_slug).values_list("slug", "id"))
-    missing = [Tag(slug=slug, name=name) for slug, name in by_slug.items() if slug not in found]
+    """Tag ids by name, creating the missing tags (names that slugify alike share a tag)."""
+    slugs = {tag_slug(name): name for name in sorted(names)}
+    found = dict(Tag.objects.filter(slug__in=slugs).values_list("slug", "id"))
+    missing = [Tag(slug=slug, name=name) for slug, name in slugs.items() if slug not in found]
     if missing:
         Tag.objects.bulk_create(missing, ignore_conflicts=True)
-        found = dict(Tag.objects.filter(slug__in=by_slug).values_list("slug", "id"))
-    return {name: found[slug] for slug, name in by_slug.items()}
+        found = dict(Tag.objects.filter(slug__in=slugs).values_list("slug", "id"))
+    return {name: found[tag_slug(name)] for name in names}
 
 
 def _ensure_interfaces(identifiers: set[str]) -> dict[str, int]:

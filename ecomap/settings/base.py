@@ -127,6 +127,12 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Separate queues so a long report never delays a matrix refresh or an import.
+CELERY_TASK_ROUTES = {
+    "catalog.tasks.run_import": {"queue": "imports"},
+    "catalog.tasks.compute_matrix_snapshot": {"queue": "matrix"},
+    "evaluations.tasks.*": {"queue": "reports"},
+}
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -142,6 +148,7 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_THROTTLE_RATES": {"catalog_write": "120/min", "import": "20/min"},
+    "EXCEPTION_HANDLER": "ecomap.api.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "EcoMap API",
@@ -164,3 +171,12 @@ LOGGING = {
 
 # Where the built-in catalog's bundle files live.
 CATALOG_DATA_DIR = BASE_DIR / "catalog" / "data"
+
+# Imports: bodies up to this size are accepted (larger → 413); up to this many items are
+# applied inside the request, larger ones by a Celery worker.
+IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES
+IMPORT_INLINE_MAX_ITEMS = env.int("IMPORT_INLINE_MAX_ITEMS", default=600)
+
+# The cache carries live job progress between worker and web; Redis in production.
+CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}

@@ -1,0 +1,173 @@
+"""API representations. Output only: writes are validated by the bundle engine, not here."""
+
+from __future__ import annotations
+
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from catalog.imports import import_progress
+from catalog.models import COST_ASPECTS, ImportJob, Interface, PlacementRow, Project
+from catalog.selectors import contracts_of
+
+
+class VocabularyTermSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    name_en = serializers.CharField()
+    name_zh = serializers.CharField()
+    description_en = serializers.CharField()
+    description_zh = serializers.CharField()
+
+
+class VocabularySerializer(serializers.Serializer):
+    layers = VocabularyTermSerializer(many=True)
+    resource_units = VocabularyTermSerializer(many=True)
+    enforcement_points = VocabularyTermSerializer(many=True)
+
+
+class InterfaceSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Interface
+        fields = ["identifier", "kind", "name", "description"]
+
+
+class CostSerializer(serializers.Serializer):
+    level = serializers.ChoiceField(choices=["low", "medium", "high"])
+    note = serializers.CharField()
+
+
+class EvidenceSerializer(serializers.Serializer):
+    url = serializers.URLField()
+    claim = serializers.CharField()
+
+
+class PlacementSerializer(serializers.ModelSerializer):
+    """A placement row in the bundle shape, plus its id and project."""
+
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    layer = serializers.SlugRelatedField(slug_field="key", read_only=True)
+    resource_units = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
+    enforcement_points = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
+    isolation = serializers.SerializerMethodField()
+    costs = serializers.SerializerMethodField()
+    signals = serializers.SerializerMethodField()
+    provides = serializers.SerializerMethodField()
+    requires = serializers.SerializerMethodField()
+    accepts = serializers.SerializerMethodField()
+    exclusive = serializers.SerializerMethodField()
+    evidence = EvidenceSerializer(many=True, read_only=True)
+    reviewed = serializers.DateField(source="reviewed_on", read_only=True)
+    failure_modes = serializers.ListField(child=serializers.CharField(), read_only=True)
+    unverified = serializers.ListField(child=serializers.CharField(), read_only=True)
+
+    class Meta:
+        model = PlacementRow
+        fields = [
+            "id", "project", "key", "component", "layer", "resource_units", "enforcement_points",
+            "isolation", "promise", "non_promise", "costs", "signals", "provides", "requires",
+            "accepts", "exclusive", "failure_modes", "evidence", "project_version", "reviewed",
+            "unverified", "updated_at",
+        ]  # fmt: skip
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {k: {"type": "string", "enum": ["hard", "soft", "none"]}
+                           for k in ("memory", "compute", "fault")},
+        }
+    )  # fmt: skip
+    def get_isolation(self, row: PlacementRow) -> dict[str, str]:
+        return row.isolation()
+
+    @extend_schema_field(
+        {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Cost"}}
+    )
+    def get_costs(self, row: PlacementRow) -> dict[str, dict[str, str]]:
+        return {
+            aspect: {
+                "level": getattr(row, f"cost_{aspect}"),
+                "note": getattr(row, f"cost_{aspect}_note"),
+            }
+            for aspect in COST_ASPECTS
+            if getattr(row, f"cost_{aspect}")
+        }
+
+    def _contracts(self, row: PlacementRow) -> dict[str, list[str]]:
+        cached = getattr(row, "_contracts_cache", None)
+        if cached is None:
+            cached = row._contracts_cache = contracts_of(row)
+        return cached
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_signals(self, row: PlacementRow) -> list[str]:
+        return self._contracts(row)["signals"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_provides(self, row: PlacementRow) -> list[str]:
+        return self._contracts(row)["provides"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_requires(self, row: PlacementRow) -> list[str]:
+        return self._contracts(row)["requires"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_accepts(self, row: PlacementRow) -> list[str]:
+        return self._contracts(row)["accepts"]
+
+    @extend_schema_field(serializers.ListField(child=serializers.CharField()))
+    def get_exclusive(self, row: PlacementRow) -> list[str]:
+        return self._contracts(row)["exclusive"]
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    tags = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    placements = PlacementSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Project
+        fields = [
+            "slug", "name", "vendor", "homepage", "repository", "license", "description",
+            "tags", "placements", "created_at", "updated_at",
+        ]  # fmt: skip
+
+
+class ImportJobSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    progress = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id", "url", "status", "format", "dry_run", "source", "created_by", "created_at",
+            "started_at", "finished_at", "progress", "counts", "errors", "linked", "changes",
+        ]  # fmt: skip
+
+    @extend_schema_field(
+        {
+            "type": "object",
+            "properties": {"done": {"type": "integer"}, "total": {"type": "integer"},
+                           "percent": {"type": "integer"}},
+        }
+    )  # fmt: skip
+    def get_progress(self, job: ImportJob) -> dict[str, int]:
+        done, total = import_progress(job)
+        percent = round(100 * done / total) if total else (100 if job.finished else 0)
+        return {"done": done, "total": total, "percent": percent}
+
+    @extend_schema_field(OpenApiTypes.URI)
+    def get_url(self, job: ImportJob) -> str:
+        return reverse("api:import-detail", args=[job.id])
+
+
+class ErrorItemSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    message = serializers.CharField()
+    allowed = serializers.ListField(child=serializers.CharField(), required=False)
+    where = serializers.CharField(required=False)
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField()
+    errors = ErrorItemSerializer(many=True, required=False)

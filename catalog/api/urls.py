@@ -1,0 +1,17 @@
+from django.urls import path
+from rest_framework.routers import DefaultRouter
+
+from catalog.api import views
+
+router = DefaultRouter()
+router.register("projects", views.ProjectViewSet, basename="project")
+router.register("placements", views.PlacementViewSet, basename="placement")
+router.register("interfaces", views.InterfaceViewSet, basename="interface")
+router.register("imports", views.ImportViewSet, basename="import")
+
+urlpatterns = [
+    path("vocabulary/", views.VocabularyView.as_view(), name="vocabulary"),
+    path("export/", views.ExportView.as_view(), name="export"),
+    path("schema/bundle/", views.BundleSchemaView.as_view(), name="bundle-schema"),
+    *router.urls,
+]

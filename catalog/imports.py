@@ -1,0 +1,208 @@
+"""Import jobs: any supported format → one bundle → the one validation and apply path.
+
+`import_submit` parses, converts and validates synchronously (so bad input is rejected at once,
+with every error and its path) and applies small imports inline; large ones wait for a Celery
+worker, which calls `import_run`. Every import, rejected ones included, leaves an ImportJob.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Count
+from django.utils import timezone
+
+from catalog.bundle_io import BundleParseError, parse_document
+from catalog.engine.bundle import BundleInvalid, normalize_bundle
+from catalog.engine.formats import (
+    FORMATS,
+    Converted,
+    FormatError,
+    KnownProject,
+    csv_to_bundle,
+    detect_format,
+    landscape_to_bundle,
+)
+from catalog.models import ImportJob, Project
+from catalog.selectors import vocabulary_current
+from catalog.services import BundleResult, bundle_apply
+
+logger = logging.getLogger(__name__)
+
+# Changes kept on the job for display; counts always cover everything.
+MAX_RECORDED_CHANGES = 2000
+
+
+@dataclass
+class ImportRejected(Exception):
+    """The input could not be imported; the job (already saved as failed) says why."""
+
+    job: ImportJob
+
+
+def _known_projects() -> list[KnownProject]:
+    return [
+        KnownProject(slug=slug, name=name, repository=repository, placed=rows > 0)
+        for slug, name, repository, rows in Project.objects.annotate(rows=Count("placements"))
+        .values_list("slug", "name", "repository", "rows")
+        .iterator()
+    ]
+
+
+def convert(text: str, *, format_hint: str = "", content_type: str = "") -> tuple[str, Converted]:
+    """Parse and convert to a bundle; raises BundleParseError or FormatError."""
+    if format_hint and format_hint not in FORMATS:
+        raise FormatError(f"unknown format {format_hint!r}; allowed: {', '.join(FORMATS)}")
+    is_csv = format_hint == "csv" or "csv" in content_type
+    document: Any = None
+    if not is_csv:
+        syntax = "json" if "json" in content_type else ("yaml" if "yaml" in content_type else "")
+        document = parse_document(text, hint=syntax)
+    kind = format_hint or ("csv" if is_csv else detect_format(document, text))
+    if kind == "csv":
+        return kind, csv_to_bundle(text)
+    if kind == "landscape":
+        if not isinstance(document, dict) or "landscape" not in document:
+            raise FormatError("a landscape file needs a top-level 'landscape' list")
+        return kind, landscape_to_bundle(document, _known_projects())
+    return kind, Converted(bundle=document, items=_count_items(document))
+
+
+def _count_items(document: Any) -> int:
+    if not isinstance(document, dict) or not isinstance(document.get("projects"), list):
+        return 0
+    return sum(
+        1 + len(p.get("placements") or []) if isinstance(p, dict) else 1
+        for p in document["projects"]
+    )
+
+
+def _reject(job: ImportJob, errors: list[dict[str, Any]]) -> ImportRejected:
+    job.status = ImportJob.Status.FAILED
+    job.errors = errors
+    job.finished_at = timezone.now()
+    job.save()
+    return ImportRejected(job)
+
+
+def _record(job: ImportJob, result: BundleResult) -> None:
+    job.status = ImportJob.Status.SUCCEEDED
+    job.counts = result.counts()
+    job.changes = [item.to_dict() for item in result.items if item.action != "unchanged"][
+        :MAX_RECORDED_CHANGES
+    ]
+    job.done = job.total
+    job.finished_at = timezone.now()
+    job.payload = None
+
+
+def import_submit(
+    *,
+    text: str,
+    actor=None,
+    source: str = "",
+    dry_run: bool = False,
+    format_hint: str = "",
+    content_type: str = "",
+    inline: bool | None = None,
+) -> ImportJob:
+    """Create the import job; apply inline when small (or dry run), else queue it.
+
+    Raises ImportRejected for unparsable or invalid input: nothing is written to the catalog.
+    """
+    job = ImportJob(
+        created_by=actor if actor is not None and actor.is_authenticated else None,
+        source=source[:500],
+        dry_run=dry_run,
+        format=format_hint if format_hint in FORMATS else ImportJob.Format.BUNDLE,
+    )
+    try:
+        kind, converted = convert(text, format_hint=format_hint, content_type=content_type)
+    except BundleParseError as exc:
+        raise _reject(job, [{"path": "$", "message": str(exc)}]) from exc
+    except FormatError as exc:
+        raise _reject(job, exc.errors) from exc
+    job.format = kind
+    job.total = converted.items
+    job.linked = [{"item": name, "project": slug} for name, slug in converted.linked]
+    try:
+        normalize_bundle(converted.bundle, vocabulary_current())
+    except BundleInvalid as exc:
+        errors = []
+        for error in exc.errors:
+            item = error.to_dict()
+            if kind != "bundle":
+                item["where"] = converted.locate(error.path)
+            errors.append(item)
+        raise _reject(job, errors) from exc
+    if inline is None:
+        inline = dry_run or converted.items <= settings.IMPORT_INLINE_MAX_ITEMS
+    if inline:
+        job.started_at = timezone.now()
+        result = bundle_apply(
+            document=converted.bundle, actor=actor, source=_history_source(job), dry_run=dry_run
+        )
+        _record(job, result)
+        job.save()
+        return job
+    job.payload = converted.bundle
+    job.save()
+    from catalog.tasks import run_import
+
+    transaction.on_commit(lambda: run_import.delay(str(job.id)))
+    return job
+
+
+def _history_source(job: ImportJob) -> str:
+    return f"import {job.get_format_display()}: {job.source}"[:200]
+
+
+def progress_key(job_id) -> str:
+    return f"import-progress:{job_id}"
+
+
+def import_progress(job: ImportJob) -> tuple[int, int]:
+    """(done, total) — live from the cache while a worker applies the job."""
+    if job.status == ImportJob.Status.RUNNING:
+        live = cache.get(progress_key(job.id))
+        if live:
+            return live
+    return job.done, job.total
+
+
+def import_run(*, job_id) -> None:
+    """Apply a queued import. Safe to rerun: applying the same bundle twice changes nothing."""
+    claimed = ImportJob.objects.filter(
+        id=job_id, status__in=[ImportJob.Status.PENDING, ImportJob.Status.RUNNING]
+    ).update(status=ImportJob.Status.RUNNING, started_at=timezone.now())
+    if not claimed:
+        return  # gone, or already finished by an earlier delivery
+    job = ImportJob.objects.get(id=job_id)
+
+    def progress(done: int, total: int) -> None:
+        cache.set(progress_key(job.id), (done, total), timeout=3600)
+
+    try:
+        result = bundle_apply(
+            document=job.payload,
+            actor=job.created_by,
+            source=_history_source(job),
+            dry_run=job.dry_run,
+            progress=progress,
+        )
+    except BundleInvalid as exc:  # the vocabulary changed between submit and run
+        job.status = ImportJob.Status.FAILED
+        job.errors = [error.to_dict() for error in exc.errors]
+        job.finished_at = timezone.now()
+        job.payload = None
+        job.save()
+        return
+    _record(job, result)
+    job.save()
+    cache.delete(progress_key(job.id))
+    logger.info("import %s applied: %s", job.id, job.counts)
