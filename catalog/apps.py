@@ -8,3 +8,10 @@ class CatalogConfig(AppConfig):
     name = "catalog"
     verbose_name = _("Catalog")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from catalog.matrix import matrix_refresh_request
+        from catalog.services import on_catalog_change
+
+        # Every committed catalog write asks for a fresh matrix (coalesced into one job).
+        on_catalog_change(matrix_refresh_request)

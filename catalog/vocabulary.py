@@ -144,3 +144,21 @@ ENFORCEMENT_POINTS: tuple[Term, ...] = (
         "体验好，但依赖下层能力。",
     ),
 )
+
+
+def seed_vocabulary(layer_model, unit_model, point_model) -> None:
+    """Create any missing seeded term (idempotent); models are passed in so migrations can
+    hand over their historical models."""
+    for model, terms in ((layer_model, LAYERS), (unit_model, RESOURCE_UNITS),
+                         (point_model, ENFORCEMENT_POINTS)):  # fmt: skip
+        for position, term in enumerate(terms):
+            model.objects.get_or_create(
+                key=term.key,
+                defaults={
+                    "name_en": term.name_en,
+                    "name_zh": term.name_zh,
+                    "description_en": term.description_en,
+                    "description_zh": term.description_zh,
+                    "position": position,
+                },
+            )

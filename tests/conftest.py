@@ -35,3 +35,15 @@ def alice_client(client, alice):
 @pytest.fixture
 def builtin_catalog(db):
     call_command("load_catalog", verbosity=0)
+
+
+@pytest.fixture(autouse=True)
+def _seeded_vocabulary(request):
+    """Transactional tests flush every table, the seeded vocabulary included: put it back."""
+    marker = request.node.get_closest_marker("django_db")
+    if marker and marker.kwargs.get("transaction"):
+        from catalog.models import EnforcementPoint, Layer, ResourceUnit
+        from catalog.vocabulary import seed_vocabulary
+
+        request.getfixturevalue("transactional_db")
+        seed_vocabulary(Layer, ResourceUnit, EnforcementPoint)

@@ -38,7 +38,7 @@ class CostSerializer(serializers.Serializer):
 
 
 class EvidenceSerializer(serializers.Serializer):
-    url = serializers.URLField()
+    url = serializers.CharField()  # an http(s) URL as imported
     claim = serializers.CharField()
 
 
@@ -80,9 +80,7 @@ class PlacementSerializer(serializers.ModelSerializer):
     def get_isolation(self, row: PlacementRow) -> dict[str, str]:
         return row.isolation()
 
-    @extend_schema_field(
-        {"type": "object", "additionalProperties": {"$ref": "#/components/schemas/Cost"}}
-    )
+    @extend_schema_field(serializers.DictField(child=CostSerializer()))
     def get_costs(self, row: PlacementRow) -> dict[str, dict[str, str]]:
         return {
             aspect: {
@@ -122,6 +120,9 @@ class PlacementSerializer(serializers.ModelSerializer):
 
 class ProjectSerializer(serializers.ModelSerializer):
     tags = serializers.SlugRelatedField(slug_field="name", many=True, read_only=True)
+    # Stored as imported: http(s) URLs, not necessarily RFC 3986 (IRIs, unescaped characters).
+    homepage = serializers.CharField(read_only=True)
+    repository = serializers.CharField(read_only=True)
     placements = PlacementSerializer(many=True, read_only=True)
 
     class Meta:
@@ -132,8 +133,18 @@ class ProjectSerializer(serializers.ModelSerializer):
         ]  # fmt: skip
 
 
+class ErrorItemSerializer(serializers.Serializer):
+    path = serializers.CharField()
+    message = serializers.CharField()
+    allowed = serializers.ListField(child=serializers.CharField(), required=False)
+    where = serializers.CharField(required=False)
+
+
 class ImportJobSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
+    errors = ErrorItemSerializer(many=True, read_only=True)
     progress = serializers.SerializerMethodField()
     url = serializers.SerializerMethodField()
 
@@ -158,14 +169,9 @@ class ImportJobSerializer(serializers.ModelSerializer):
 
     @extend_schema_field(OpenApiTypes.URI)
     def get_url(self, job: ImportJob) -> str:
-        return reverse("api:import-detail", args=[job.id])
-
-
-class ErrorItemSerializer(serializers.Serializer):
-    path = serializers.CharField()
-    message = serializers.CharField()
-    allowed = serializers.ListField(child=serializers.CharField(), required=False)
-    where = serializers.CharField(required=False)
+        url = reverse("api:import-detail", args=[job.id])
+        request = self.context.get("request")
+        return request.build_absolute_uri(url) if request is not None else url
 
 
 class ErrorSerializer(serializers.Serializer):

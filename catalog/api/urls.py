@@ -1,7 +1,7 @@
 from django.urls import path
 from rest_framework.routers import DefaultRouter
 
-from catalog.api import views
+from catalog.api import matrix_views, views
 
 router = DefaultRouter()
 router.register("projects", views.ProjectViewSet, basename="project")
@@ -13,5 +13,7 @@ urlpatterns = [
     path("vocabulary/", views.VocabularyView.as_view(), name="vocabulary"),
     path("export/", views.ExportView.as_view(), name="export"),
     path("schema/bundle/", views.BundleSchemaView.as_view(), name="bundle-schema"),
+    path("matrix/", matrix_views.MatrixView.as_view(), name="matrix"),
+    path("matrix/pair/", matrix_views.MatrixPairView.as_view(), name="matrix-pair"),
     *router.urls,
 ]

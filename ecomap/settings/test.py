@@ -1,5 +1,7 @@
 """Tests: the real PostgreSQL and Redis here unless DATABASE_URL / TEST_REDIS_URL say otherwise."""
 
+import os
+
 from .base import *  # noqa: F403
 from .base import REST_FRAMEWORK, env
 
@@ -12,13 +14,22 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 TEST_REDIS_URL = env.str("TEST_REDIS_URL", default="redis://127.0.0.1:6379/14")
-# Tests that need a real broker start a worker themselves; everything else runs eagerly.
-CELERY_BROKER_URL = "memory://"
+# Tests run tasks eagerly, except those that start a real worker: they point both the test
+# process and the worker at Redis through TEST_WORKER_BROKER_URL (see tests/worker.py).
+TEST_WORKER_BROKER_URL = env.str("TEST_WORKER_BROKER_URL", default="")
+CELERY_BROKER_URL = TEST_WORKER_BROKER_URL or "memory://"
 CELERY_RESULT_BACKEND = None
-CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_ALWAYS_EAGER = not TEST_WORKER_BROKER_URL
+# A killed worker's unacknowledged job comes back after this many seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": env.int("TEST_WORKER_VISIBILITY_TIMEOUT", default=3600)
+}
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,
     "DEFAULT_THROTTLE_RATES": {"catalog_write": None, "import": None},
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+
+# One test database per pytest process, so parallel runs on one machine never collide.
+DATABASES["default"]["TEST"] = {"NAME": f"test_ecomap_{os.getpid()}"}

@@ -1,0 +1,134 @@
+"""Matrix API: the latest snapshot (filtered) and one pair explained."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from catalog.api.serializers import ErrorSerializer
+from catalog.engine.oracle import VERDICTS
+from catalog.matrix import CellFilter, cells, matrix_state, snapshot_result
+
+ERRORS = {
+    401: OpenApiResponse(ErrorSerializer, description="not signed in"),
+    403: OpenApiResponse(ErrorSerializer, description="not allowed"),
+    404: OpenApiResponse(ErrorSerializer, description="no snapshot yet, or no such pair"),
+}
+
+SNAPSHOT = inline_serializer(
+    "MatrixSnapshotInfo",
+    {
+        "id": serializers.IntegerField(),
+        "catalog_revision": serializers.IntegerField(),
+        "current_revision": serializers.IntegerField(),
+        "stale": serializers.BooleanField(),
+        "computing": serializers.BooleanField(),
+        "progress": serializers.IntegerField(),
+        "row_count": serializers.IntegerField(),
+        "counts": serializers.DictField(child=serializers.IntegerField()),
+        "timings": serializers.DictField(),
+        "finished_at": serializers.DateTimeField(),
+    },
+)
+END = inline_serializer(
+    "MatrixRowRef", {"project": serializers.CharField(), "row": serializers.CharField()}
+)
+CELLS = inline_serializer(
+    "MatrixCell",
+    {
+        "a": END,
+        "b": END,
+        "verdict": serializers.ChoiceField(choices=VERDICTS),
+        "holds": serializers.ListField(child=serializers.ChoiceField(choices=VERDICTS)),
+        "same_project": serializers.BooleanField(),
+        "reasons": serializers.ListField(child=serializers.CharField()),
+        "links": serializers.ListField(child=serializers.DictField()),
+    },
+    many=True,
+)
+
+
+def _latest():
+    state = matrix_state()
+    if state.snapshot is None:
+        raise NotFound("No matrix has been computed yet; it is computed after catalog changes.")
+    return state
+
+
+def _info(state) -> dict:
+    snapshot = state.snapshot
+    computing = state.computing
+    return {
+        "id": snapshot.id,
+        "catalog_revision": snapshot.catalog_revision,
+        "current_revision": state.current_revision,
+        "stale": state.stale,
+        "computing": computing is not None,
+        "progress": computing.progress if computing else 100,
+        "row_count": snapshot.row_count,
+        "counts": snapshot.counts,
+        "timings": snapshot.timings,
+        "finished_at": snapshot.finished_at,
+    }
+
+
+class MatrixView(APIView):
+    """The latest matrix snapshot: pairs (i < j) of the selected rows with verdicts and reasons."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("layer", OpenApiTypes.STR, many=True),
+            OpenApiParameter("project", OpenApiTypes.STR, many=True, description="project slugs"),
+            OpenApiParameter("verdict", OpenApiTypes.STR, many=True, enum=list(VERDICTS)),
+            OpenApiParameter(
+                "reasons", OpenApiTypes.BOOL, description="include reasons (default true)"
+            ),
+        ],
+        responses={
+            200: inline_serializer("MatrixResponse", {"snapshot": SNAPSHOT, "cells": CELLS}),
+            **ERRORS,
+        },
+    )
+    def get(self, request):
+        state = _latest()
+        result = snapshot_result(state.snapshot)
+        selection = CellFilter(
+            layers=tuple(request.query_params.getlist("layer")),
+            projects=tuple(request.query_params.getlist("project")),
+            verdicts=tuple(v for v in request.query_params.getlist("verdict") if v in VERDICTS),
+        )
+        explain = request.query_params.get("reasons", "true").lower() not in ("0", "false", "no")
+        return Response(
+            {"snapshot": _info(state), "cells": cells(result, selection, explain=explain)}
+        )
+
+
+class MatrixPairView(APIView):
+    """One pair of rows (`project/key` ids) with every verdict that holds and its reasons."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("a", OpenApiTypes.STR, required=True, description="project/key"),
+            OpenApiParameter("b", OpenApiTypes.STR, required=True, description="project/key"),
+        ],
+        responses={200: OpenApiTypes.OBJECT, **ERRORS},
+    )
+    def get(self, request):
+        state = _latest()
+        result = snapshot_result(state.snapshot)
+        try:
+            detail = result.explain(
+                request.query_params.get("a", ""), request.query_params.get("b", "")
+            )
+        except KeyError as exc:
+            raise NotFound(str(exc).strip("'\"")) from None
+        return Response({**detail.to_dict(), "snapshot": _info(state)})

@@ -1,0 +1,225 @@
+"""Matrix snapshots (eager here; a real worker in test_matrix_worker.py), pages, API, commands."""
+
+import json
+
+import pytest
+from django.core.management import call_command
+from django.urls import reverse
+
+from catalog.matrix import matrix_refresh_request, matrix_snapshot_compute, matrix_state
+from catalog.models import MatrixSnapshot
+from catalog.selectors import catalog_revision
+from tests.factories import apply, bundle, placement, project
+
+pytestmark = pytest.mark.django_db
+
+
+def _real_world_pair(cells, a, b):
+    for cell in cells:
+        ids = {
+            f"{cell['a']['project']}/{cell['a']['row']}",
+            f"{cell['b']['project']}/{cell['b']['row']}",
+        }
+        if ids == {a, b}:
+            return cell
+    raise AssertionError(f"no cell for {a} × {b}")
+
+
+@pytest.fixture
+def matrix_json(builtin_catalog, capsys):
+    call_command("matrix", "--json")
+    return json.loads(capsys.readouterr().out)
+
+
+def test_hami_composes_with_volcano(matrix_json):
+    cell = _real_world_pair(matrix_json, "hami/device-plugin", "volcano/scheduler")
+
+    assert cell["verdict"] == "composes"
+    assert "competes" not in cell["holds"]
+    assert any("resource:nvidia.com/gpumem" in reason for reason in cell["reasons"])
+
+
+def test_kueue_composes_with_mig_partitions(matrix_json):
+    cell = _real_world_pair(matrix_json, "kueue/controller", "nvidia-mig/mig-manager")
+
+    assert cell["verdict"] == "composes"
+
+
+def test_the_nvidia_and_hami_device_plugins_conflict_and_compete(matrix_json):
+    cell = _real_world_pair(matrix_json, "nvidia-device-plugin/whole-gpu", "hami/device-plugin")
+
+    assert cell["verdict"] == "conflicts"
+    assert any("owner:node/nvidia-gpu" in reason for reason in cell["reasons"])
+
+
+def test_volcano_and_kueue_compete(matrix_json):
+    cell = _real_world_pair(matrix_json, "volcano/scheduler", "kueue/controller")
+
+    assert "competes" in cell["holds"]
+
+
+def test_hamis_data_plane_row_is_not_a_competitor_of_volcano(matrix_json):
+    cell = _real_world_pair(matrix_json, "hami/device-plugin", "volcano/scheduler")
+
+    assert not {"competes", "incomparable"} & set(cell["holds"])
+
+
+def test_the_gpu_operator_composes_with_what_it_delivers(matrix_json):
+    for delivered in ("nvidia-device-plugin/whole-gpu", "dcgm-exporter/exporter"):
+        cell = _real_world_pair(matrix_json, "nvidia-gpu-operator/clusterpolicy", delivered)
+
+        assert cell["verdict"] == "composes", delivered
+
+
+def test_matrix_for_some_projects_keeps_only_pairs_among_them(builtin_catalog, capsys):
+    call_command("matrix", "--project", "hami", "--project", "volcano", "--json")
+    found = json.loads(capsys.readouterr().out)
+
+    assert found
+    assert {c["a"]["project"] for c in found} | {c["b"]["project"] for c in found} == {
+        "hami",
+        "volcano",
+    }
+
+
+def test_check_stack_passes_for_shape_c_and_fails_with_two_device_plugins(builtin_catalog, capsys):
+    call_command(
+        "check_stack", "nvidia-gpu-operator:clusterpolicy", "volcano:scheduler",
+        "--pool", "hard=nvidia-mig,nvidia-device-plugin:mig-mixed",
+        "--pool", "shared=hami:device-plugin,hami:scheduler-extender", "--json",
+    )  # fmt: skip
+    report = json.loads(capsys.readouterr().out)
+    assert report["ok"] is True
+
+    with pytest.raises(SystemExit) as exited:
+        call_command(
+            "check_stack", "nvidia-device-plugin:whole-gpu", "hami:device-plugin", "--json"
+        )
+    assert exited.value.code == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["conflicts"]
+
+
+def test_check_stack_names_an_unknown_row(builtin_catalog):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="has no row 'nope'"):
+        call_command("check_stack", "hami:nope")
+
+
+def test_a_catalog_change_produces_a_fresh_snapshot_of_the_new_revision(
+    django_capture_on_commit_callbacks,
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        apply(bundle(project("hami", placement("device-plugin"))))
+
+    state = matrix_state()
+    assert state.snapshot is not None
+    assert state.snapshot.catalog_revision == catalog_revision()
+    assert not state.stale
+
+
+def test_a_burst_of_edits_queues_one_job(django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=False) as edits:
+        for i in range(20):
+            apply(bundle(project(f"p{i}", placement())))
+    assert len(edits) == 20  # one refresh request per committed edit
+
+    with django_capture_on_commit_callbacks(execute=False) as enqueued:
+        for request_refresh in edits:
+            request_refresh()
+
+    assert len(enqueued) == 1
+    assert MatrixSnapshot.objects.filter(status="pending").count() == 1
+
+
+def test_a_rerun_for_the_same_revision_does_not_duplicate_the_snapshot():
+    apply(bundle(project("hami", placement("device-plugin"))))
+    first = matrix_refresh_request()
+    matrix_snapshot_compute(snapshot_id=first.id)
+    second = matrix_refresh_request()
+
+    matrix_snapshot_compute(snapshot_id=second.id)
+    matrix_snapshot_compute(snapshot_id=first.id)
+
+    assert MatrixSnapshot.objects.filter(status="succeeded").count() == 1
+
+
+def test_the_page_says_when_the_snapshot_is_stale(bob_client):
+    apply(bundle(project("hami", placement("device-plugin"))))
+    snapshot = matrix_refresh_request()
+    matrix_snapshot_compute(snapshot_id=snapshot.id)
+    MatrixSnapshot.objects.filter(status="pending").delete()
+    apply(bundle(project("volcano", placement("scheduler", "control_plane"))))
+    MatrixSnapshot.objects.filter(status="pending").delete()
+
+    content = bob_client.get(reverse("matrix:page")).content.decode()
+
+    assert "This matrix is stale" in content
+
+
+def test_the_page_shows_progress_while_computing(bob_client):
+    apply(bundle(project("hami", placement("device-plugin"))))
+    MatrixSnapshot.objects.create(status="running", progress=40)
+
+    content = bob_client.get(reverse("matrix:page")).content.decode()
+
+    assert "Computing a fresh matrix" in content
+    assert 'value="40"' in content
+
+
+@pytest.fixture
+def computed(builtin_catalog):
+    snapshot = MatrixSnapshot.objects.filter(status="pending").first() or matrix_refresh_request()
+    matrix_snapshot_compute(snapshot_id=snapshot.id)
+
+
+def test_the_heatmap_groups_rows_by_layer_and_filters_by_layer(bob_client, computed):
+    response = bob_client.get(reverse("matrix:page"), {"layer": "control_plane"})
+
+    figure = response.context["figure"]
+    assert all(row_id.split("/")[0] in {"hami", "volcano", "kueue", "koordinator", "yunikorn",
+               "scheduler-plugins", "kai-scheduler", "gpushare-scheduler-extender",
+               "kubernetes-dra"} for row_id in figure["data"][0]["y"])  # fmt: skip
+    assert "volcano/scheduler" in figure["data"][0]["y"]
+
+
+def test_the_pair_page_lists_every_verdict_that_holds(bob_client, computed):
+    response = bob_client.get(
+        reverse("matrix:pair"),
+        {"a": "nvidia-device-plugin/whole-gpu", "b": "hami/device-plugin"},
+    )
+
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert "owner:node/nvidia-gpu" in content  # conflicts
+    assert "compare them only after fixing a common unit" in content  # and incomparable
+
+
+def test_an_unknown_pair_is_404(bob_client, computed):
+    response = bob_client.get(reverse("matrix:pair"), {"a": "x/y", "b": "hami/device-plugin"})
+
+    assert response.status_code == 404
+
+
+def test_the_data_plane_by_control_plane_table_marks_what_volcano_can_express(bob_client, computed):
+    response = bob_client.get(reverse("matrix:express"))
+
+    table = dict(response.context["table"])
+    controls = response.context["controls"]
+    cell = table["hami/device-plugin"][controls.index("volcano/scheduler")]
+    assert cell.expressible
+
+
+def test_the_matrix_api_returns_the_latest_snapshot_filtered(bob, computed):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(bob)
+
+    body = client.get("/api/v1/matrix/", {"project": ["hami", "volcano"]}).json()
+
+    assert body["snapshot"]["catalog_revision"] == catalog_revision()
+    assert body["cells"]
+    pair = client.get("/api/v1/matrix/pair/", {"a": "hami/device-plugin", "b": "volcano/scheduler"})
+    assert pair.json()["verdict"] == "composes"
