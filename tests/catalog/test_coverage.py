@@ -1,0 +1,63 @@
+"""Coverage of the built-in catalog, and the three shapes of METHOD.md built from it."""
+
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+from django.utils import translation
+
+from catalog.coverage import catalog_coverage, coverage_markdown
+from catalog.stacks import stack_check
+
+pytestmark = pytest.mark.django_db
+
+DOCS = Path(settings.BASE_DIR) / "docs" / "catalog.md"
+
+
+def test_the_coverage_page_shows_layers_units_and_no_unsourced_rows(bob_client, builtin_catalog):
+    response = bob_client.get(reverse("catalog:coverage"))
+
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert "Placement rows per layer and resource unit" in content
+    assert "every placement row carries evidence links" in content
+    assert response.context["coverage"].total_projects >= 30
+
+
+def test_docs_catalog_md_is_generated_from_the_current_catalog(builtin_catalog):
+    with translation.override("en"):
+        expected = coverage_markdown(catalog_coverage())
+
+    assert DOCS.read_text(encoding="utf-8") == expected, (
+        "docs/catalog.md is stale: python manage.py catalog_coverage --markdown docs/catalog.md"
+    )
+
+
+OPERATOR = "nvidia-gpu-operator:clusterpolicy"
+
+
+@pytest.mark.parametrize(
+    ("shape", "members", "pools"),
+    [
+        (
+            "A: MIG + Volcano",
+            [OPERATOR, "volcano:scheduler", "nvidia-mig", "nvidia-device-plugin:mig-mixed"],
+            [],
+        ),
+        ("B: HAMi + Kueue", [OPERATOR, "hami", "kueue"], []),
+        (
+            "C: MIG pool + HAMi pool + Volcano",
+            [OPERATOR, "volcano:scheduler"],
+            ["hard=nvidia-mig,nvidia-device-plugin:mig-mixed", "shared=hami"],
+        ),
+    ],
+)
+def test_the_three_shapes_are_constructible_with_no_unmet_requirement(
+    builtin_catalog, shape, members, pools
+):
+    _stack, report = stack_check(members=members, pools=pools)
+
+    assert list(report.gaps) == [], shape
+    assert list(report.conflicts) == [], shape
+    assert report.ok
