@@ -96,7 +96,7 @@ def test_a_put_replaces_the_project_in_place(maintainer_api):
 
     response = maintainer_api.put(
         "/api/v1/projects/kueue/",
-        project("ignored-slug", placement("controller", "control_plane", promise="New.")),
+        project("kueue", placement("controller", "control_plane", promise="New.")),
         format="json",
     )
 

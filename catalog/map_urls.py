@@ -1,0 +1,14 @@
+"""URLs of the three-layer map: the page, its frameable embed, its data and card fragments."""
+
+from django.urls import path
+
+from catalog import map_views
+
+app_name = "map"
+
+urlpatterns = [
+    path("", map_views.map_page_view, name="page"),
+    path("embed/", map_views.map_embed_view, name="embed"),
+    path("data/", map_views.map_data_view, name="data"),
+    path("card/<slug:slug>/", map_views.map_card_view, name="card"),
+]

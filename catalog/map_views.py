@@ -1,0 +1,71 @@
+"""Map pages: the interactive map, its frameable embed, its JSON data and the side-panel card."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.clickjacking import xframe_options_exempt
+from django.views.decorators.http import require_GET
+
+from catalog.mapfigure import MapFilters, map_page_data, stack_from_query
+from catalog.models import Project
+from catalog.selectors import project_get
+
+
+def _map_context(request: HttpRequest) -> dict[str, object]:
+    filters = MapFilters.from_query(request.GET)
+    stack = stack_from_query(request.GET.get("stack", ""))
+    data = map_page_data(highlight=stack, filters=filters)
+    query = request.GET.urlencode()
+    return {
+        "filters": filters,
+        "stack": stack,
+        "payload": data["payload"],
+        "choices": data["choices"],
+        "embed_url": request.build_absolute_uri(reverse("map:embed"))
+        + (f"?{query}" if query else ""),
+        "map_config": {
+            "dataUrl": reverse("map:data"),
+            "cardUrl": reverse("map:card", args=["__slug__"]),
+            "projectUrl": reverse("catalog:project-detail", args=["__slug__"]),
+        },
+    }
+
+
+@login_required
+@require_GET
+def map_page_view(request: HttpRequest) -> HttpResponse:
+    return render(request, "catalog/map.html", _map_context(request))
+
+
+# Wikis frame this page, so it alone may be shown in a frame; it requires a signed-in session
+# like every page, which a wiki on the same site shares.
+@xframe_options_exempt
+@require_GET
+def map_embed_view(request: HttpRequest) -> HttpResponse:
+    if not request.user.is_authenticated:
+        # A redirect would land on the login page, which refuses to be framed.
+        return render(request, "catalog/map_embed.html", {"signed_out": True}, status=401)
+    return render(request, "catalog/map_embed.html", _map_context(request))
+
+
+@login_required
+@require_GET
+def map_data_view(request: HttpRequest) -> JsonResponse:
+    data = map_page_data(
+        highlight=stack_from_query(request.GET.get("stack", "")),
+        filters=MapFilters.from_query(request.GET),
+    )
+    return JsonResponse(data["payload"])
+
+
+@login_required
+@require_GET
+def map_card_view(request: HttpRequest, slug: str) -> HttpResponse:
+    try:
+        project = project_get(slug=slug)
+    except Project.DoesNotExist:
+        raise Http404("No such project") from None
+    return render(request, "partials/map_panel.html", {"project": project})
