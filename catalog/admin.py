@@ -13,8 +13,10 @@ from catalog.engine.bundle import BUNDLE_FORMAT, BundleInvalid
 from catalog.models import (
     CatalogChange,
     EnforcementPoint,
+    ImportJob,
     Interface,
     Layer,
+    MatrixSnapshot,
     PlacementRow,
     Project,
     ResourceUnit,
@@ -256,7 +258,7 @@ class PlacementRowAdmin(admin.ModelAdmin):
 
 
 @admin.register(CatalogChange)
-class CatalogChangeAdmin(admin.ModelAdmin):
+class CatalogChangeAdmin(admin.ModelAdmin):  # read-only: history is written by services only
     list_display = ("created_at", "actor", "source", "project_slug", "row_key", "action")
     list_filter = ("action", "source")
     search_fields = ("project_slug", "row_key")
@@ -267,3 +269,28 @@ class CatalogChangeAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written by jobs: visible in the admin, changed only by their services."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "created_by", "format", "source", "status", "dry_run", "total")
+    list_filter = ("status", "format", "dry_run")
+    search_fields = ("source",)
+    exclude = ("payload",)
+
+
+@admin.register(MatrixSnapshot)
+class MatrixSnapshotAdmin(ReadOnlyAdmin):
+    list_display = ("id", "scope", "catalog_revision", "status", "row_count", "finished_at")
+    list_filter = ("status", "scope")
+    exclude = ("matrix", "rows")

@@ -1,0 +1,77 @@
+"""The admin edits the catalog through the same service as imports, so edits are recorded."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from catalog.models import CatalogChange, EnforcementPoint, Layer, PlacementRow, ResourceUnit
+from tests.factories import apply, bundle, placement, project
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_client(client):
+    admin = get_user_model().objects.create_superuser("root", "root@example.org", "pw-root-123")
+    client.force_login(admin)
+    return client
+
+
+def _row_form(row, **changes):
+    data = {
+        "component": row.component,
+        "layer": Layer.objects.get(key="data_plane").pk,
+        "resource_units": [ResourceUnit.objects.get(key="whole_gpu").pk],
+        "enforcement_points": [EnforcementPoint.objects.get(key="driver_hardware").pk],
+        "isolation_memory": "hard",
+        "isolation_compute": "hard",
+        "isolation_fault": "soft",
+        "promise": row.promise,
+        "non_promise": "",
+        "provides": "resource:example.com/gpu",
+        "requires": "",
+        "accepts": "",
+        "exclusive": "owner:node/example-gpu",
+        "signals": "",
+        "failure_mode_lines": "Pods stay Pending.",
+        "evidence_lines": "https://example.org/docs — the docs",
+        "unverified_lines": "",
+        "project_version": "v1",
+        "reviewed_on": "2026-11-29",
+    }
+    for aspect in ("performance", "reconfiguration", "intrusiveness", "compatibility"):
+        data[f"cost_{aspect}"] = "low"
+        data[f"cost_{aspect}_note"] = "cheap"
+    data.update(changes)
+    return data
+
+
+def test_an_admin_edit_of_a_row_is_validated_applied_and_recorded(admin_client):
+    apply(bundle(project("plugin", placement("dp"))))
+    row = PlacementRow.objects.get()
+
+    response = admin_client.post(
+        reverse("admin:catalog_placementrow_change", args=[row.pk]),
+        _row_form(row, promise="Advertises GPUs."),
+    )
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    row.refresh_from_db()
+    assert row.promise == "Advertises GPUs."
+    change = CatalogChange.objects.filter(row_key="dp", source="admin").get()
+    assert change.actor.username == "root"
+    assert change.changes["promise"]["new"] == "Advertises GPUs."
+
+
+def test_an_admin_edit_with_a_malformed_interface_is_refused_with_a_message(admin_client):
+    apply(bundle(project("plugin", placement("dp"))))
+    row = PlacementRow.objects.get()
+
+    response = admin_client.post(
+        reverse("admin:catalog_placementrow_change", args=[row.pk]),
+        _row_form(row, provides="not an identifier"),
+    )
+
+    assert response.status_code == 200
+    assert "provides" in response.content.decode()
+    assert PlacementRow.objects.get().promise == row.promise
