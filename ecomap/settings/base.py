@@ -42,7 +42,6 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "catalog",
-    "evaluations",
 ]
 
 MIDDLEWARE = [
