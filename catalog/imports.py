@@ -36,6 +36,7 @@ logger = logging.getLogger(__name__)
 
 # Changes kept on the job for display; counts always cover everything.
 MAX_RECORDED_CHANGES = 2000
+NUL_MESSAGE = "the data contains NUL characters (\\u0000), which the catalog cannot store"
 
 
 @dataclass
@@ -82,9 +83,20 @@ def _count_items(document: Any) -> int:
     )
 
 
+def _storable(value: Any) -> Any:
+    """PostgreSQL cannot store NUL characters; error messages may quote them from the input."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\\x00")
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _storable(item) for key, item in value.items()}
+    return value
+
+
 def _reject(job: ImportJob, errors: list[dict[str, Any]]) -> ImportRejected:
     job.status = ImportJob.Status.FAILED
-    job.errors = errors
+    job.errors = _storable(errors)
     job.finished_at = timezone.now()
     job.save()
     return ImportRejected(job)
@@ -117,10 +129,12 @@ def import_submit(
     """
     job = ImportJob(
         created_by=actor if actor is not None and actor.is_authenticated else None,
-        source=source[:500],
+        source=source.replace("\x00", "")[:500],
         dry_run=dry_run,
         format=format_hint if format_hint in FORMATS else ImportJob.Format.BUNDLE,
     )
+    if "\x00" in text or "\\u0000" in text:
+        raise _reject(job, [{"path": "$", "message": NUL_MESSAGE}])
     try:
         kind, converted = convert(text, format_hint=format_hint, content_type=content_type)
     except BundleParseError as exc:

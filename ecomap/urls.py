@@ -15,7 +15,9 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/", include("ecomap.api")),
+    path("account/", include("ecomap.account_urls")),
     # imports and the unplaced work queue live under catalog/ but in their own module
+    path("catalog/", include("catalog.import_urls")),
     path("catalog/", include("catalog.urls")),
     path("map/", include("catalog.map_urls")),
     path("matrix/", include("catalog.matrix_urls")),

@@ -14,6 +14,12 @@ from django.db import connection
 
 ROOT = Path(__file__).resolve().parent.parent
 VISIBILITY_TIMEOUT_S = 4
+# Parallel test runs on one machine share Redis; each uses its own key prefix.
+KEY_PREFIX = f"ecomap-test-{os.getpid()}:"
+
+
+def transport_options() -> dict[str, object]:
+    return {"visibility_timeout": VISIBILITY_TIMEOUT_S, "global_keyprefix": KEY_PREFIX}
 
 
 def worker_env(broker_url: str) -> dict[str, str]:
@@ -26,6 +32,7 @@ def worker_env(broker_url: str) -> dict[str, str]:
         "DATABASE_URL": database_url,
         "TEST_WORKER_BROKER_URL": broker_url,
         "TEST_WORKER_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT_S),
+        "TEST_WORKER_KEYPREFIX": KEY_PREFIX,
         "PYTHONPATH": str(ROOT),
     }
     env.pop("CELERY_BROKER_URL", None)  # Celery would prefer it over our settings

@@ -10,7 +10,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -18,7 +18,9 @@ from catalog.api.serializers import ErrorSerializer
 from catalog.engine.oracle import VERDICTS
 from catalog.matrix import CellFilter, cells, matrix_state, snapshot_result
 
+BOOLEAN_VALUES = ("true", "false", "1", "0")
 ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="invalid query parameter"),
     401: OpenApiResponse(ErrorSerializer, description="not signed in"),
     403: OpenApiResponse(ErrorSerializer, description="not allowed"),
     404: OpenApiResponse(ErrorSerializer, description="no snapshot yet, or no such pair"),
@@ -106,7 +108,10 @@ class MatrixView(APIView):
             projects=tuple(request.query_params.getlist("project")),
             verdicts=tuple(v for v in request.query_params.getlist("verdict") if v in VERDICTS),
         )
-        explain = request.query_params.get("reasons", "true").lower() not in ("0", "false", "no")
+        flag = request.query_params.get("reasons", "true").lower()
+        if flag not in BOOLEAN_VALUES:
+            raise ValidationError({"reasons": f"must be one of {', '.join(BOOLEAN_VALUES)}"})
+        explain = flag in ("true", "1")
         return Response(
             {"snapshot": _info(state), "cells": cells(result, selection, explain=explain)}
         )

@@ -57,7 +57,7 @@ class PlacementSerializer(serializers.ModelSerializer):
     accepts = serializers.SerializerMethodField()
     exclusive = serializers.SerializerMethodField()
     evidence = EvidenceSerializer(many=True, read_only=True)
-    reviewed = serializers.DateField(source="reviewed_on", read_only=True)
+    reviewed = serializers.DateField(source="reviewed_on", read_only=True, allow_null=True)
     failure_modes = serializers.ListField(child=serializers.CharField(), read_only=True)
     unverified = serializers.ListField(child=serializers.CharField(), read_only=True)
 

@@ -124,9 +124,13 @@ class BundleBodySchema(AutoSchema):
 
 
 def _bounded_filters(filterset) -> list[OpenApiParameter]:
-    """The filters' length limits, which drf-spectacular leaves out of the schema."""
+    """The filters' limits, which drf-spectacular leaves out of the schema: a length, and no
+    NUL character (Django's form fields refuse it)."""
     return [
-        OpenApiParameter(name, {"type": "string", "maxLength": spec.extra["max_length"]})
+        OpenApiParameter(
+            name,
+            {"type": "string", "maxLength": spec.extra["max_length"], "pattern": "^[^\\x00]*$"},
+        )
         for name, spec in filterset.base_filters.items()
         if "max_length" in spec.extra
     ]
@@ -138,7 +142,12 @@ class ProjectFilter(django_filters.FilterSet):
     enforcement_point = django_filters.CharFilter(method="filter_point", max_length=40)
     tag = django_filters.CharFilter(method="filter_tag", max_length=80)
     q = django_filters.CharFilter(method="filter_text", max_length=200)
-    unplaced = django_filters.BooleanFilter(method="filter_unplaced")
+    # A choice, not a BooleanFilter: that one reads any other value (?unplaced=null) as "no
+    # filter" where the API should answer 400.
+    unplaced = django_filters.ChoiceFilter(
+        choices=[(value, value) for value in ("true", "false", "1", "0")],
+        method="filter_unplaced",
+    )
 
     class Meta:
         model = Project
@@ -160,7 +169,7 @@ class ProjectFilter(django_filters.FilterSet):
         return queryset.search(value)
 
     def filter_unplaced(self, queryset, name, value):
-        return queryset.unplaced() if value else queryset.placed()
+        return queryset.unplaced() if value in ("true", "1") else queryset.placed()
 
 
 def _strip_prefix(exc: BundleInvalid, prefix: str) -> BundleInvalid:

@@ -7,6 +7,7 @@ catalog files all call `validate_bundle` and `normalize_bundle` from here.
 from __future__ import annotations
 
 import copy
+import datetime
 import functools
 import json
 import re
@@ -173,6 +174,31 @@ def validate_bundle(document: Any, vocabulary: Vocabulary) -> list[BundleError]:
     else:
         errors = []
     errors.extend(_duplicate_identities(document))
+    if not errors:
+        errors.extend(_impossible_dates(document))
+    return errors
+
+
+def _impossible_dates(document: dict[str, Any]) -> list[BundleError]:
+    """`reviewed` dates that match YYYY-MM-DD but name no day (2026-02-30, 0000-01-01).
+
+    The compiled validator skips formats for speed, so the pattern alone let them through.
+    """
+    errors: list[BundleError] = []
+    for index, project in enumerate(document.get("projects") or []):
+        for row_index, placement in enumerate(project.get("placements") or []):
+            reviewed = placement.get("reviewed")
+            if not reviewed:
+                continue
+            try:
+                datetime.date.fromisoformat(reviewed)
+            except ValueError:
+                errors.append(
+                    BundleError(
+                        f"projects[{index}].placements[{row_index}].reviewed",
+                        f"{reviewed!r} is not a calendar date (YYYY-MM-DD)",
+                    )
+                )
     return errors
 
 

@@ -136,10 +136,20 @@ def _evidence(value: str) -> list[dict[str, str]]:
     return items
 
 
+def _csv_lines(reader: csv.DictReader) -> Iterable[dict[str, str]]:
+    try:
+        yield from reader
+    except csv.Error as exc:  # e.g. a bare carriage return inside an unquoted field
+        raise FormatError(f"CSV line {reader.line_num}: {exc}") from exc
+
+
 def csv_to_bundle(text: str) -> Converted:
     """One placement row per CSV line; consecutive or scattered lines of a project are merged."""
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
-    header = reader.fieldnames or []
+    try:
+        header = reader.fieldnames or []
+    except csv.Error as exc:
+        raise FormatError(f"CSV header: {exc}") from exc
     missing = [name for name in REQUIRED_CSV_COLUMNS if name not in header]
     if missing:
         raise FormatError(f"CSV header lacks required columns: {', '.join(missing)}")
@@ -151,7 +161,7 @@ def csv_to_bundle(text: str) -> Converted:
         )
     projects: dict[str, dict[str, Any]] = {}
     converted = Converted(bundle={})
-    for line in reader:
+    for line in _csv_lines(reader):
         converted.items += 1
         row = {key: (value or "").strip() for key, value in line.items() if key}
         slug = row.get("project_slug", "")

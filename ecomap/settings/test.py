@@ -20,9 +20,11 @@ TEST_WORKER_BROKER_URL = env.str("TEST_WORKER_BROKER_URL", default="")
 CELERY_BROKER_URL = TEST_WORKER_BROKER_URL or "memory://"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not TEST_WORKER_BROKER_URL
-# A killed worker's unacknowledged job comes back after this many seconds.
+# A killed worker's unacknowledged job comes back after this many seconds; the key prefix keeps
+# test runs that share one Redis from taking each other's jobs.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": env.int("TEST_WORKER_VISIBILITY_TIMEOUT", default=3600)
+    "visibility_timeout": env.int("TEST_WORKER_VISIBILITY_TIMEOUT", default=3600),
+    "global_keyprefix": env.str("TEST_WORKER_KEYPREFIX", default=""),
 }
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,

@@ -10,7 +10,7 @@ from catalog.models import MatrixSnapshot
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.celery import app
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
-from tests.worker import Worker, redis_url, wait_for
+from tests.worker import Worker, redis_url, transport_options, wait_for
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
 
@@ -18,9 +18,13 @@ pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)
 @pytest.fixture
 def broker(settings):
     url = redis_url()
-    redis.Redis.from_url(url).flushdb()
     previous = dict(app.conf)
-    app.conf.update(broker_url=url, task_always_eager=False, result_backend=None)
+    app.conf.update(
+        broker_url=url,
+        task_always_eager=False,
+        result_backend=None,
+        broker_transport_options=transport_options(),
+    )
     # The app may already hold a memory:// producer pool from eager tests: drop it.
     app._pool = None
     app.amqp._producer_pool = None
@@ -30,10 +34,13 @@ def broker(settings):
         broker_url=previous["broker_url"],
         task_always_eager=previous["task_always_eager"],
         result_backend=previous["result_backend"],
+        broker_transport_options=previous["broker_transport_options"],
     )
     app._pool = None
     app.amqp._producer_pool = None
-    redis.Redis.from_url(url).flushdb()
+    client = redis.Redis.from_url(url)
+    for key in client.scan_iter(match=f"{transport_options()['global_keyprefix']}*"):
+        client.delete(key)
 
 
 @pytest.fixture

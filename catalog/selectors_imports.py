@@ -1,0 +1,86 @@
+"""Reads for the import pages: the job list, one job for display, the unplaced work queue."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Count, QuerySet
+
+from catalog.models import ImportJob, Tag
+from catalog.selectors import CatalogFilters, project_list
+
+
+def import_job_list() -> QuerySet[ImportJob]:
+    """Newest first, without the large JSON columns the list does not show."""
+    return (
+        ImportJob.objects.select_related("created_by")
+        .defer("payload", "changes", "errors", "linked")
+        .order_by("-created_at")
+    )
+
+
+def import_job_get(*, job_id) -> ImportJob:
+    """One job with everything its page shows; raises ImportJob.DoesNotExist."""
+    return ImportJob.objects.select_related("created_by").defer("payload").get(id=job_id)
+
+
+@dataclass(frozen=True)
+class FieldChange:
+    field: str
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
+class ItemChangeView:
+    """One created or updated project or row of a job, its values flattened for display."""
+
+    path: str
+    project: str
+    row: str
+    action: str
+    fields: list[FieldChange]
+
+
+def _display(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def import_job_changes(*, job: ImportJob) -> list[ItemChangeView]:
+    return [
+        ItemChangeView(
+            path=item.get("path", ""),
+            project=item.get("project", ""),
+            row=item.get("row", ""),
+            action=item.get("action", ""),
+            fields=[
+                FieldChange(
+                    field=name, old=_display(value.get("old")), new=_display(value.get("new"))
+                )
+                for name, value in (item.get("changes") or {}).items()
+            ],
+        )
+        for item in job.changes
+    ]
+
+
+def unplaced_projects(*, text: str = "", tag: str = ""):
+    """The work queue: projects with no placement row yet, by name."""
+    return project_list(filters=CatalogFilters(unplaced=True, text=text, tag=tag))
+
+
+def unplaced_tag_counts(*, limit: int = 60) -> list[Tag]:
+    """Tags (landscape categories and subcategories) with their number of unplaced projects."""
+    return list(
+        # One filter() call, so both conditions apply to the same project join: a tag with no
+        # projects at all has a NULL placement too.
+        Tag.objects.filter(projects__isnull=False, projects__placements__isnull=True)
+        .annotate(project_count=Count("projects", distinct=True))
+        .order_by("-project_count", "name")[:limit]
+    )
