@@ -105,9 +105,8 @@ def _reject(job: ImportJob, errors: list[dict[str, Any]]) -> ImportRejected:
 def _record(job: ImportJob, result: BundleResult) -> None:
     job.status = ImportJob.Status.SUCCEEDED
     job.counts = result.counts()
-    job.changes = [item.to_dict() for item in result.items if item.action != "unchanged"][
-        :MAX_RECORDED_CHANGES
-    ]
+    changed = [item for item in result.items if item.action != "unchanged"]
+    job.changes = [item.to_dict() for item in changed[:MAX_RECORDED_CHANGES]]
     job.done = job.total
     job.finished_at = timezone.now()
     job.payload = None
@@ -145,7 +144,7 @@ def import_submit(
     job.total = converted.items
     job.linked = [{"item": name, "project": slug} for name, slug in converted.linked]
     try:
-        normalize_bundle(converted.bundle, vocabulary_current())
+        normalized = normalize_bundle(converted.bundle, vocabulary_current())
     except BundleInvalid as exc:
         errors = []
         for error in exc.errors:
@@ -159,12 +158,13 @@ def import_submit(
     if inline:
         job.started_at = timezone.now()
         result = bundle_apply(
-            document=converted.bundle, actor=actor, source=_history_source(job), dry_run=dry_run
+            normalized=normalized, actor=actor, source=_history_source(job), dry_run=dry_run
         )
         _record(job, result)
         job.save()
         return job
-    job.payload = converted.bundle
+    # Validated once: the worker applies the normalised projects, re-checking only vocabulary.
+    job.payload = {"normalized": normalized}
     job.save()
     from catalog.tasks import run_import
 
@@ -202,8 +202,10 @@ def import_run(*, job_id) -> None:
         cache.set(progress_key(job.id), (done, total), timeout=3600)
 
     try:
+        payload = job.payload or {}
         result = bundle_apply(
-            document=job.payload,
+            normalized=payload.get("normalized"),
+            document=None if "normalized" in payload else payload,
             actor=job.created_by,
             source=_history_source(job),
             dry_run=job.dry_run,

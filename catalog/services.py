@@ -24,6 +24,7 @@ from catalog.engine.bundle import (
     diff_fields,
     normalize_bundle,
     tag_slug,
+    vocabulary_errors,
 )
 from catalog.models import (
     COST_ASPECTS,
@@ -156,7 +157,8 @@ ROW_FIELD_NAMES = tuple(
 
 def bundle_apply(
     *,
-    document: dict[str, Any],
+    document: dict[str, Any] | None = None,
+    normalized: list[dict[str, Any]] | None = None,
     actor=None,
     source: str = "",
     dry_run: bool = False,
@@ -164,11 +166,20 @@ def bundle_apply(
 ) -> BundleResult:
     """Validate a bundle and apply it all or nothing; with dry_run, only report what would change.
 
-    Raises BundleInvalid (with every error and its JSON path) and writes nothing if any item is
-    invalid. The number of queries does not grow with the number of projects or rows.
+    Pass either the `document`, or the `normalized` projects a previous normalize_bundle call
+    returned (imports validate once at submit time; only the vocabulary, which may have changed
+    since, is checked again). Raises BundleInvalid (with every error and its JSON path) and
+    writes nothing if any item is invalid. The number of queries does not grow with the number
+    of projects or rows.
     """
     vocabulary = vocabulary_current()
-    projects = normalize_bundle(document, vocabulary)
+    if normalized is None:
+        projects = normalize_bundle(document, vocabulary)
+    else:
+        errors = vocabulary_errors(normalized, vocabulary)
+        if errors:
+            raise BundleInvalid(errors)
+        projects = normalized
     with transaction.atomic():
         stored = stored_projects(
             slugs=[project["slug"] for project in projects], vocabulary=vocabulary

@@ -302,6 +302,32 @@ def normalize_bundle(document: dict[str, Any], vocabulary: Vocabulary) -> list[d
     return [normalize_project(project, vocabulary) for project in document["projects"]]
 
 
+def vocabulary_errors(projects: list[dict[str, Any]], vocabulary: Vocabulary) -> list[BundleError]:
+    """Vocabulary problems of already-normalised projects (the vocabulary is admin-editable, so
+    a bundle validated earlier may name a term that has since been removed)."""
+    errors = []
+    fields = (
+        ("layer", "layer", vocabulary.layers),
+        ("resource_units", "resource unit", vocabulary.resource_units),
+        ("enforcement_points", "enforcement point", vocabulary.enforcement_points),
+    )
+    allowed_sets = {name: set(allowed) for name, _label, allowed in fields}
+    for p, project in enumerate(projects):
+        for r, placement in enumerate(project["placements"]):
+            for name, label, allowed in fields:
+                values = placement[name] if isinstance(placement[name], list) else [placement[name]]
+                for value in values:
+                    if value not in allowed_sets[name]:
+                        errors.append(
+                            BundleError(
+                                f"projects[{p}].placements[{r}].{name}",
+                                f"unknown {label} {value!r}",
+                                allowed,
+                            )
+                        )
+    return errors
+
+
 def tag_slug(name: str) -> str:
     """The identity of a tag: "Container Runtime" and "container-runtime" are one tag."""
     text = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
