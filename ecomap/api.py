@@ -28,6 +28,7 @@ def api_exception_handler(exc, context):
 
 urlpatterns = [
     path("v1/", include(("catalog.api.urls", "api"), namespace="api")),
+    path("v1/", include(("evaluations.api.urls", "evaluations-api"), namespace="evaluations-api")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),

@@ -9,3 +9,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecomap.settings.local")
 app = Celery("ecomap")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+# Report jobs live in evaluations/report_tasks.py, next to the rest of the report code.
+app.autodiscover_tasks(related_name="report_tasks")

@@ -19,6 +19,8 @@ urlpatterns = [
     # imports and the unplaced work queue live under catalog/ but in their own module
     path("catalog/", include("catalog.import_urls")),
     path("catalog/", include("catalog.urls")),
+    path("evaluations/", include("evaluations.urls")),
+    path("reports/", include("evaluations.report_urls")),
     path("map/", include("catalog.map_urls")),
     path("matrix/", include("catalog.matrix_urls")),
 ]

@@ -22,7 +22,7 @@ def transport_options() -> dict[str, object]:
     return {"visibility_timeout": VISIBILITY_TIMEOUT_S, "global_keyprefix": KEY_PREFIX}
 
 
-def worker_env(broker_url: str) -> dict[str, str]:
+def worker_env(broker_url: str, *, media_root: Path | None = None) -> dict[str, str]:
     db = connection.settings_dict
     user, host, port = db["USER"] or "postgres", db["HOST"] or "127.0.0.1", db["PORT"] or 5432
     database_url = f"postgres://{user}@{host}:{port}/{db['NAME']}"
@@ -36,15 +36,18 @@ def worker_env(broker_url: str) -> dict[str, str]:
         "PYTHONPATH": str(ROOT),
     }
     env.pop("CELERY_BROKER_URL", None)  # Celery would prefer it over our settings
+    if media_root is not None:
+        env["MEDIA_ROOT"] = str(media_root)
     return env
 
 
 class Worker:
     """`celery worker` as a child process in its own process group, so it can be SIGKILLed whole."""
 
-    def __init__(self, broker_url: str, log_path: Path):
+    def __init__(self, broker_url: str, log_path: Path, *, media_root: Path | None = None):
         self.broker_url = broker_url
         self.log_path = log_path
+        self.media_root = media_root
         self.process: subprocess.Popen | None = None
 
     def start(self) -> Worker:
@@ -52,11 +55,11 @@ class Worker:
         self.process = subprocess.Popen(  # noqa: S603 - fixed argv, our own venv
             [
                 sys.executable, "-m", "celery", "-A", "ecomap", "worker",
-                "-Q", "celery,matrix,imports", "-c", "1", "--pool", "prefork",
+                "-Q", "celery,matrix,imports,reports", "-c", "1", "--pool", "prefork",
                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info",
             ],
             cwd=ROOT,
-            env=worker_env(self.broker_url),
+            env=worker_env(self.broker_url, media_root=self.media_root),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

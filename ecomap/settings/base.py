@@ -42,6 +42,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "catalog",
+    "evaluations",
 ]
 
 MIDDLEWARE = [
@@ -131,7 +132,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 CELERY_TASK_ROUTES = {
     "catalog.tasks.run_import": {"queue": "imports"},
     "catalog.tasks.compute_matrix_snapshot": {"queue": "matrix"},
-    "evaluations.tasks.*": {"queue": "reports"},
+    "evaluations.report_tasks.*": {"queue": "reports"},
 }
 
 REST_FRAMEWORK = {

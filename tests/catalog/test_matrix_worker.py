@@ -3,49 +3,19 @@
 from __future__ import annotations
 
 import pytest
-import redis
 
 from catalog.engine.compatibility import compute_matrix
 from catalog.models import MatrixSnapshot
 from catalog.selectors import catalog_revision, engine_rows
-from ecomap.celery import app
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
-from tests.worker import Worker, redis_url, transport_options, wait_for
+from tests.worker import Worker, wait_for
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
 
 
 @pytest.fixture
-def broker(settings):
-    url = redis_url()
-    previous = dict(app.conf)
-    app.conf.update(
-        broker_url=url,
-        task_always_eager=False,
-        result_backend=None,
-        broker_transport_options=transport_options(),
-    )
-    # The app may already hold a memory:// producer pool from eager tests: drop it.
-    app._pool = None
-    app.amqp._producer_pool = None
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    yield url
-    app.conf.update(
-        broker_url=previous["broker_url"],
-        task_always_eager=previous["task_always_eager"],
-        result_backend=previous["result_backend"],
-        broker_transport_options=previous["broker_transport_options"],
-    )
-    app._pool = None
-    app.amqp._producer_pool = None
-    client = redis.Redis.from_url(url)
-    for key in client.scan_iter(match=f"{transport_options()['global_keyprefix']}*"):
-        client.delete(key)
-
-
-@pytest.fixture
-def worker(broker, tmp_path):
-    started = Worker(broker, tmp_path / "worker.log").start()
+def worker(celery_broker, tmp_path):
+    started = Worker(celery_broker, tmp_path / "worker.log").start()
     yield started
     started.stop()
 
@@ -74,12 +44,12 @@ def test_a_catalog_change_produces_a_fresh_snapshot_on_the_worker(worker):
 
 
 def test_a_worker_killed_mid_job_leaves_one_snapshot_equal_to_an_uninterrupted_run(
-    broker, tmp_path
+    celery_broker, tmp_path
 ):
     # Big enough that computing takes seconds, so the kill lands mid-job.
     apply(synthetic_bundle(1250, rows_per_project=4))
     revision = catalog_revision()
-    first = Worker(broker, tmp_path / "first.log").start()
+    first = Worker(celery_broker, tmp_path / "first.log").start()
     try:
         wait_for(
             lambda: MatrixSnapshot.objects.filter(status="running").exists(),
@@ -92,7 +62,7 @@ def test_a_worker_killed_mid_job_leaves_one_snapshot_equal_to_an_uninterrupted_r
         first.kill()
     assert not _succeeded(revision), "the job finished before the kill; make the catalog larger"
 
-    second = Worker(broker, tmp_path / "second.log").start()
+    second = Worker(celery_broker, tmp_path / "second.log").start()
     try:
         snapshot = wait_for(
             lambda: _succeeded(revision),

@@ -30,6 +30,8 @@ class Command(BaseCommand):
         user.is_superuser = True
         user.save()
         user.groups.add(maintainers)
+        # A team with a sample evaluation, so the four-step workflow has something to show.
+        call_command("seed_demo_team", user.username, stdout=self.stdout)
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo account ready: username {user.username!r}, password {password!r} "

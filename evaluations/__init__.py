@@ -1,0 +1,1 @@
+"""Evaluations: teams, the four-step placement workflow, decisions, reviews and their audit."""

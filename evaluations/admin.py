@@ -1,0 +1,64 @@
+"""Evaluations admin: teams and memberships are managed here; evaluations are read-only.
+
+Evaluation content changes only through the services (the pages and the API), so every change
+has its audit entry and passes the workflow; the admin shows it for support and audit.
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from evaluations.models import AuditEntry, Evaluation, Membership, Review, Team
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 1
+    autocomplete_fields = ["user"]
+
+
+@admin.register(Team)
+class TeamAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "created_at")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+    inlines = [MembershipInline]
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+
+class ReviewInline(ReadOnlyInline):
+    model = Review
+    fields = ("created_at", "reviewer", "verdict", "comment", "step_comments", "revision")
+    readonly_fields = fields
+
+
+class AuditInline(ReadOnlyInline):
+    model = AuditEntry
+    fields = ("created_at", "actor", "action", "step", "state_from", "state_to", "changes")
+    readonly_fields = fields
+
+
+@admin.register(Evaluation)
+class EvaluationAdmin(admin.ModelAdmin):
+    list_display = ("title", "team", "state", "revision", "created_by", "updated_at")
+    list_filter = ("state", "team")
+    search_fields = ("title",)
+    list_select_related = ("team", "created_by")
+    inlines = [ReviewInline, AuditInline]
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        # Viewing is allowed through has_view_permission; changes go through the services.
+        return False

@@ -1,0 +1,1 @@
+"""The evaluations REST API."""

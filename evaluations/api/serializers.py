@@ -1,0 +1,328 @@
+"""Evaluation API shapes. Inputs check only shape and vocabulary; the rules live in services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from catalog.engine.stack import (
+    FAILURE_SEMANTICS,
+    ISOLATION_REQUIREMENTS,
+    JITTER_TOLERANCES,
+    PRIMARY_OBJECTIVES,
+    PRIORITIES,
+    TENANCIES,
+    WORKLOAD_TYPES,
+)
+from evaluations.models import (
+    PLACEMENT_STEPS,
+    AuditEntry,
+    Candidate,
+    Decision,
+    Evaluation,
+    Review,
+    Step,
+    UnitChoice,
+    Verdict,
+)
+
+
+def row_ref() -> serializers.RegexField:
+    return serializers.RegexField(
+        r"^[a-z0-9-]+/[a-z0-9-]+$", max_length=161, help_text="a placement row id `project/key`"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Output
+
+
+class UnitChoiceSerializer(serializers.ModelSerializer):
+    unit = serializers.SlugRelatedField(slug_field="key", read_only=True)
+
+    class Meta:
+        model = UnitChoice
+        fields = ["unit", "note"]
+
+
+class CandidateSerializer(serializers.ModelSerializer):
+    row = serializers.CharField(source="row.ref", read_only=True)
+    layer = serializers.CharField(source="row.layer.key", read_only=True)
+    enforcement_points = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
+    promise = serializers.CharField(source="boundary_promise", read_only=True)
+    non_promise = serializers.CharField(source="boundary_non_promise", read_only=True)
+    promise_edited = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Candidate
+        fields = [
+            "row",
+            "layer",
+            "enforcement_points",
+            "points_confirmed",
+            "alternative_group",
+            "promise",
+            "non_promise",
+            "promise_edited",
+        ]
+
+    def get_promise_edited(self, candidate: Candidate) -> bool:
+        return bool(candidate.promise or candidate.non_promise)
+
+
+class DecisionSerializer(serializers.ModelSerializer):
+    decided_by = serializers.CharField(source="decided_by.get_username", default=None)
+    rows = serializers.ListField(child=serializers.CharField())
+    pools = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+
+    class Meta:
+        model = Decision
+        fields = [
+            "rows",
+            "pools",
+            "rationale",
+            "risks",
+            "acceptance_checks",
+            "decided_by",
+            "decided_at",
+        ]
+
+
+class ReviewSerializer(serializers.ModelSerializer):
+    reviewer = serializers.CharField(source="reviewer.get_username", default=None)
+    step_comments = serializers.DictField(child=serializers.CharField())
+
+    class Meta:
+        model = Review
+        fields = ["reviewer", "verdict", "comment", "step_comments", "revision", "created_at"]
+
+
+class AuditEntrySerializer(serializers.ModelSerializer):
+    actor = serializers.CharField(source="actor.get_username", default=None)
+    changes = serializers.JSONField()
+
+    class Meta:
+        model = AuditEntry
+        fields = [
+            "created_at",
+            "actor",
+            "action",
+            "step",
+            "changes",
+            "state_from",
+            "state_to",
+            "revision",
+        ]
+
+
+class StepsDoneSerializer(serializers.Serializer):
+    profile = serializers.BooleanField()
+    units = serializers.BooleanField()
+    candidates = serializers.BooleanField()
+    boundaries = serializers.BooleanField()
+
+
+class EvaluationSummarySerializer(serializers.ModelSerializer):
+    team = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    created_by = serializers.CharField(source="created_by.get_username", default=None)
+    steps_done = serializers.SerializerMethodField()
+    your_role = serializers.CharField(source="user_role", read_only=True, default=None)
+
+    class Meta:
+        model = Evaluation
+        fields = [
+            "id",
+            "title",
+            "team",
+            "state",
+            "revision",
+            "created_by",
+            "created_at",
+            "updated_at",
+            "steps_done",
+            "your_role",
+        ]
+
+    @extend_schema_field(StepsDoneSerializer)
+    def get_steps_done(self, evaluation: Evaluation) -> dict[str, bool]:
+        return {step: evaluation.step_done(step) for step in PLACEMENT_STEPS}
+
+
+class EvaluationSerializer(EvaluationSummarySerializer):
+    """An evaluation with its four steps, decision, reviews and audit log."""
+
+    profile = serializers.JSONField()
+    units = UnitChoiceSerializer(many=True, read_only=True)
+    candidates = CandidateSerializer(many=True, read_only=True)
+    decision = serializers.SerializerMethodField()
+    reviews = ReviewSerializer(many=True, read_only=True)
+    audit = serializers.SerializerMethodField()
+
+    class Meta(EvaluationSummarySerializer.Meta):
+        fields = [
+            *EvaluationSummarySerializer.Meta.fields,
+            "profile",
+            "units",
+            "candidates",
+            "decision",
+            "reviews",
+            "audit",
+        ]
+
+    @extend_schema_field(DecisionSerializer(allow_null=True))
+    def get_decision(self, evaluation: Evaluation) -> dict[str, Any] | None:
+        decision = Decision.objects.filter(evaluation=evaluation).first()
+        return DecisionSerializer(decision).data if decision else None
+
+    @extend_schema_field(AuditEntrySerializer(many=True))
+    def get_audit(self, evaluation: Evaluation) -> list[dict[str, Any]]:
+        entries = evaluation.audit.select_related("actor")[:100]
+        return AuditEntrySerializer(entries, many=True).data
+
+
+# ---------------------------------------------------------------------------------------------
+# Input
+
+
+class EvaluationCreateSerializer(serializers.Serializer):
+    title = serializers.CharField(max_length=200)
+    team = serializers.SlugField(max_length=80, help_text="slug of a team you are an editor of")
+
+
+def _choice(values: tuple[str, ...], **kwargs: Any) -> serializers.ChoiceField:
+    return serializers.ChoiceField(choices=list(values), required=False, allow_null=True, **kwargs)
+
+
+class ProfileSerializer(serializers.Serializer):
+    """The step-1 profile of DESIGN.md; every field may be left out while it is being filled."""
+
+    workload_types = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(WORKLOAD_TYPES)), required=False, max_length=4
+    )
+    primary_objective = _choice(PRIMARY_OBJECTIVES)
+    p99_target_ms = serializers.FloatField(
+        required=False, allow_null=True, min_value=0.001, max_value=3_600_000
+    )
+    jitter_tolerance = _choice(JITTER_TOLERANCES)
+    isolation = _choice(ISOLATION_REQUIREMENTS)
+    failure_semantics = _choice(FAILURE_SEMANTICS)
+    tenancy = _choice(TENANCIES)
+    priorities = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(PRIORITIES)),
+        required=False,
+        max_length=4,
+        help_text="ranked, most important first",
+    )
+
+
+class UnitInputSerializer(serializers.Serializer):
+    unit = serializers.SlugField(max_length=40)
+    note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+
+class UnitsSerializer(serializers.Serializer):
+    units = UnitInputSerializer(many=True, max_length=20)
+
+
+class CandidateInputSerializer(serializers.Serializer):
+    row = row_ref()
+    enforcement_points = serializers.ListField(
+        child=serializers.SlugField(max_length=40),
+        required=False,
+        allow_null=True,
+        max_length=10,
+        help_text="leave out to take the catalog's enforcement points",
+    )
+    points_confirmed = serializers.BooleanField(required=False, default=False)
+    alternative_group = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        max_length=40,
+        help_text="candidates with the same group are put up as alternatives",
+    )
+
+
+class CandidatesSerializer(serializers.Serializer):
+    candidates = CandidateInputSerializer(many=True, max_length=100)
+
+
+class BoundaryInputSerializer(serializers.Serializer):
+    row = row_ref()
+    promise = serializers.CharField(allow_blank=True, max_length=4000)
+    non_promise = serializers.CharField(allow_blank=True, max_length=4000)
+
+
+class BoundariesSerializer(serializers.Serializer):
+    boundaries = BoundaryInputSerializer(many=True, max_length=100)
+
+
+class DecisionInputSerializer(serializers.Serializer):
+    rows = serializers.ListField(child=row_ref(), min_length=1, max_length=100)
+    pools = serializers.DictField(
+        child=serializers.ListField(child=row_ref(), max_length=100),
+        required=False,
+        help_text="node pool name → row ids; rows in no pool are cluster-wide",
+    )
+    rationale = serializers.CharField(required=False, allow_blank=True, max_length=10000)
+    risks = serializers.CharField(required=False, allow_blank=True, max_length=20000)
+    acceptance_checks = serializers.CharField(required=False, allow_blank=True, max_length=10000)
+
+
+class ReviewInputSerializer(serializers.Serializer):
+    verdict = serializers.ChoiceField(choices=Verdict.choices)
+    comment = serializers.CharField(required=False, allow_blank=True, max_length=10000)
+    step_comments = serializers.DictField(
+        child=serializers.CharField(allow_blank=True, max_length=10000),
+        required=False,
+        help_text=f"comments keyed by step: {', '.join(Step.values)}",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Computed views
+
+
+class DecisionOutputSerializer(serializers.Serializer):
+    decision = DecisionSerializer()
+    report = serializers.JSONField(help_text="the stack check of the decided stack")
+
+
+class MisjudgementSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    rows = serializers.ListField(child=serializers.CharField())
+    message = serializers.CharField()
+    links = serializers.ListField(child=serializers.DictField())
+
+
+class ComparisonGroupSerializer(serializers.Serializer):
+    layer = serializers.CharField()
+    unit = serializers.CharField()
+    rows = serializers.ListField(child=serializers.CharField())
+
+
+class ComparisonSerializer(serializers.Serializer):
+    groups = ComparisonGroupSerializer(many=True)
+    contracts = serializers.ListField(child=serializers.DictField())
+    misjudgements = MisjudgementSerializer(many=True)
+
+
+@extend_schema_field(OpenApiTypes.OBJECT)
+class RecommendationField(serializers.JSONField):
+    pass
+
+
+class RecommendationSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    shape = serializers.ChoiceField(choices=["A", "B", "C"])
+    score = serializers.FloatField()
+    pools = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    cluster_wide = serializers.ListField(child=serializers.CharField())
+    rows = serializers.ListField(child=serializers.CharField())
+    fits = serializers.ListField(child=serializers.CharField())
+    missing = serializers.ListField(child=serializers.CharField())
+    acceptance_checks = serializers.ListField(child=serializers.CharField())
+    explanation = serializers.CharField()
+    report = RecommendationField()

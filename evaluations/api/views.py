@@ -1,0 +1,238 @@
+"""Evaluation API: team-scoped reads, the four steps, decision, submit, review, archive."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.response import Response
+
+from catalog.api.serializers import ErrorSerializer
+from evaluations import selectors, services
+from evaluations.api.serializers import (
+    BoundariesSerializer,
+    CandidatesSerializer,
+    ComparisonSerializer,
+    DecisionInputSerializer,
+    DecisionOutputSerializer,
+    EvaluationCreateSerializer,
+    EvaluationSerializer,
+    EvaluationSummarySerializer,
+    ProfileSerializer,
+    RecommendationSerializer,
+    ReviewInputSerializer,
+    UnitsSerializer,
+)
+from evaluations.errors import EvaluationError
+from evaluations.models import Evaluation, Membership, Step, Team
+
+ERRORS = {
+    400: OpenApiResponse(ErrorSerializer, description="invalid input or a refused transition"),
+    401: OpenApiResponse(ErrorSerializer, description="not signed in"),
+    403: OpenApiResponse(ErrorSerializer, description="your role in the team does not allow it"),
+    404: OpenApiResponse(
+        ErrorSerializer, description="no such evaluation, or one of a team you are not in"
+    ),
+}
+READ_ERRORS = {code: ERRORS[code] for code in (401, 404)}
+
+
+def _prefetched(queryset):
+    return queryset.prefetch_related(
+        "units__unit",
+        "candidates__row__project",
+        "candidates__row__layer",
+        "candidates__enforcement_points",
+        "reviews__reviewer",
+    )
+
+
+class EvaluationViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    viewsets.GenericViewSet,
+):
+    """Evaluations of the teams you are in. Another team's evaluation answers 404."""
+
+    serializer_class = EvaluationSerializer
+    ordering_fields = ["updated_at", "created_at", "title"]
+    ordering = ["-updated_at"]
+    filterset_fields = ["state"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # schema generation has no user
+            return Evaluation.objects.none()
+        return selectors.evaluations_for_user(user=self.request.user)
+
+    def get_serializer_class(self):
+        return EvaluationSummarySerializer if self.action == "list" else EvaluationSerializer
+
+    def get_object(self) -> Evaluation:
+        evaluation = selectors.evaluation_get_for_user(user=self.request.user, pk=self.kwargs["pk"])
+        self.check_object_permissions(self.request, evaluation)
+        return evaluation
+
+    def handle_exception(self, exc):
+        # The one place evaluation domain errors become HTTP for the API.
+        if isinstance(exc, EvaluationError):
+            return Response({"detail": exc.message, "errors": exc.errors}, status=exc.status)
+        return super().handle_exception(exc)
+
+    def _detail(self, evaluation: Evaluation, code: int = status.HTTP_200_OK) -> Response:
+        fresh = selectors.evaluation_get_for_user(user=self.request.user, pk=evaluation.pk)
+        fresh = _prefetched(Evaluation.objects.filter(pk=fresh.pk)).get()
+        fresh.user_role = selectors.user_role_in(fresh, self.request.user)
+        return Response(
+            EvaluationSerializer(fresh, context={"request": self.request}).data, status=code
+        )
+
+    def retrieve(self, request, *args, **kwargs):
+        return self._detail(self.get_object())
+
+    @extend_schema(
+        request=EvaluationCreateSerializer,
+        responses={201: EvaluationSerializer, **ERRORS},
+    )
+    def create(self, request):
+        serializer = EvaluationCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        # A team you are not in is as unknown as a team that does not exist.
+        team = get_object_or_404(
+            Team,
+            slug=serializer.validated_data["team"],
+            pk__in=Membership.objects.filter(user=request.user).values("team"),
+        )
+        evaluation = services.evaluation_create(
+            actor=request.user, team=team, title=serializer.validated_data["title"]
+        )
+        return self._detail(evaluation, status.HTTP_201_CREATED)
+
+    def _save_step(self, request, step: str, serializer_class) -> Response:
+        evaluation = self.get_object()
+        serializer = serializer_class(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.evaluation_step_save(
+            evaluation=evaluation, actor=request.user, step=step, data=serializer.validated_data
+        )
+        return self._detail(evaluation)
+
+    @extend_schema(request=ProfileSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["put"], url_path="steps/profile")
+    def step_profile(self, request, pk=None):
+        """Step 1: the workload and SLO profile (DESIGN.md's step-1 keys)."""
+        return self._save_step(request, Step.PROFILE, ProfileSerializer)
+
+    @extend_schema(request=UnitsSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["put"], url_path="steps/units")
+    def step_units(self, request, pk=None):
+        """Step 2: the resource units considered (replaces the list)."""
+        return self._save_step(request, Step.UNITS, UnitsSerializer)
+
+    @extend_schema(request=CandidatesSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["put"], url_path="steps/candidates")
+    def step_candidates(self, request, pk=None):
+        """Step 3: candidates and their confirmed enforcement points (replaces the list)."""
+        return self._save_step(request, Step.CANDIDATES, CandidatesSerializer)
+
+    @extend_schema(request=BoundariesSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["put"], url_path="steps/boundaries")
+    def step_boundaries(self, request, pk=None):
+        """Step 4: what each candidate is and is not responsible for."""
+        return self._save_step(request, Step.BOUNDARIES, BoundariesSerializer)
+
+    @extend_schema(
+        request=DecisionInputSerializer, responses={200: DecisionOutputSerializer, **ERRORS}
+    )
+    @action(detail=True, methods=["put"])
+    def decision(self, request, pk=None):
+        """The chosen stack; answers with the stack check of it against the profile."""
+        evaluation = self.get_object()
+        serializer = DecisionInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        decision = services.evaluation_decide(
+            evaluation=evaluation, actor=request.user, **serializer.validated_data
+        )
+        evaluation = selectors.evaluation_get_for_user(user=request.user, pk=evaluation.pk)
+        report = selectors.decision_report(evaluation)
+        return Response(
+            {
+                "decision": DecisionOutputSerializer()
+                .fields["decision"]
+                .to_representation(decision),
+                "report": report.to_dict() if report else None,
+            }
+        )
+
+    @extend_schema(request=None, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def submit(self, request, pk=None):
+        """Hand a complete draft to the team's reviewers."""
+        evaluation = services.evaluation_submit(evaluation=self.get_object(), actor=request.user)
+        return self._detail(evaluation)
+
+    @extend_schema(request=ReviewInputSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def review(self, request, pk=None):
+        """Approve or request changes (reviewers and admins of the team, never the author)."""
+        evaluation = self.get_object()
+        serializer = ReviewInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        services.evaluation_review(
+            evaluation=evaluation, actor=request.user, **serializer.validated_data
+        )
+        return self._detail(evaluation)
+
+    @extend_schema(request=None, responses={200: EvaluationSerializer, **ERRORS})
+    @action(detail=True, methods=["post"])
+    def archive(self, request, pk=None):
+        """Archive the evaluation (team admins)."""
+        evaluation = services.evaluation_archive(evaluation=self.get_object(), actor=request.user)
+        return self._detail(evaluation)
+
+    @extend_schema(responses={200: ComparisonSerializer, **READ_ERRORS})
+    @action(detail=True, methods=["get"])
+    def comparison(self, request, pk=None):
+        """Same-layer same-unit groups, cross-layer contracts, and misjudgements."""
+        comparison = selectors.comparison_for(self.get_object())
+        return Response(
+            {
+                "groups": [
+                    {
+                        "layer": group["layer"],
+                        "unit": group["unit"],
+                        "rows": [c.row.ref for c in group["candidates"]],
+                    }
+                    for group in comparison.groups
+                ],
+                "contracts": [pair.to_dict() for pair in comparison.contracts],
+                "misjudgements": [warning.to_dict() for warning in comparison.misjudgements],
+            }
+        )
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("limit", int, description="how many stacks (1-20, default 5)")
+        ],
+        responses={200: RecommendationSerializer(many=True), **READ_ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def recommendations(self, request, pk=None):
+        """Ranked stacks from the catalog for the evaluation's step-1 profile."""
+        evaluation = self.get_object()
+        limit = _bounded_int(request.query_params.get("limit"), default=5, low=1, high=20)
+        try:
+            ranked = selectors.recommendations_for(evaluation=evaluation, limit=limit)
+        except ValueError as exc:
+            raise EvaluationError(str(exc)) from exc
+        return Response([item.to_dict() for item in ranked])
+
+
+def _bounded_int(value: Any, *, default: int, low: int, high: int) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        return default
+    return max(low, min(high, number))

@@ -1,0 +1,10 @@
+"""The evaluations app: teams, evaluations and their four steps, decisions, reviews, audit log."""
+
+from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
+
+
+class EvaluationsConfig(AppConfig):
+    name = "evaluations"
+    verbose_name = _("Evaluations")
+    default_auto_field = "django.db.models.BigAutoField"

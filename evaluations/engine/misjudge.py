@@ -1,0 +1,155 @@
+"""Misjudgements among candidates put up as alternatives, and the same-layer same-unit groups."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from catalog.engine.oracle import INCOMPARABLE, Link, pair_verdicts
+from catalog.engine.rows import LAYERS, Row
+
+CROSS_LAYER = "cross_layer"
+PLATFORM_AS_MECHANISM = "platform_as_mechanism"
+NO_COMMON_UNIT = "no_common_unit"
+KINDS: tuple[str, ...] = (CROSS_LAYER, PLATFORM_AS_MECHANISM, NO_COMMON_UNIT)
+
+LAYER_NAMES = {"data_plane": "data plane", "control_plane": "control plane", "platform": "platform"}
+
+
+@dataclass(frozen=True, slots=True)
+class Misjudgement:
+    """Candidates that should not be compared head-on, and what to compare instead."""
+
+    kind: str
+    rows: tuple[str, ...]
+    message: str
+    links: tuple[Link, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "rows": list(self.rows),
+            "message": self.message,
+            "links": [link.to_dict() for link in self.links],
+        }
+
+
+def _named(row: Row) -> str:
+    return f"{row.label} ({LAYER_NAMES[row.layer]})"
+
+
+def _listed(items: Sequence[str], keep: int = 4) -> str:
+    # Past a handful the list stops being read; the full set travels in `links`.
+    if len(items) > keep:
+        items = [*items[: keep - 1], f"{len(items) - keep + 1} more"]
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _link_sentences(links: Sequence[Link], labels: dict[str, str]) -> list[str]:
+    """One sentence per provider → consumer direction and relation, interfaces sorted."""
+    grouped: dict[tuple[str, str, str], list[str]] = {}
+    for link in links:
+        grouped.setdefault((link.provider, link.consumer, link.relation), []).append(link.interface)
+    return [
+        f"{labels[provider]} provides {_listed(sorted(set(interfaces)))}, "
+        f"which {labels[consumer]} {relation}"
+        for (provider, consumer, relation), interfaces in sorted(grouped.items())
+    ]
+
+
+def _cross_layer(a: Row, b: Row) -> Misjudgement:
+    lower, upper = sorted((a, b), key=lambda r: LAYERS.index(r.layer))
+    result = pair_verdicts(lower, upper)
+    head = f"{_named(lower)} and {_named(upper)} are not competitors"
+    if result.links:
+        labels = {lower.id: lower.label, upper.id: upper.label}
+        message = (
+            f"{head} — they compose through interface contracts: "
+            f"{'; '.join(_link_sentences(result.links, labels))}. Compare them only through "
+            "that contract: can the control plane express the data plane's unit, and does the "
+            "data plane give the signals the control plane's policies need?"
+        )
+    else:
+        message = (
+            f"{head} — no contract ties them: they can coexist; "
+            "compare them only through interface contracts"
+        )
+    if result.shared_exclusive:
+        message += f"; note they cannot share a node pool ({', '.join(result.shared_exclusive)})"
+    return Misjudgement(CROSS_LAYER, (lower.id, upper.id), message, result.links)
+
+
+def _platform_as_mechanism(platform: Row, mechanisms: Sequence[Row]) -> Misjudgement:
+    relies = [
+        f"requires {', '.join(sorted(platform.requires))}" if platform.requires else "",
+        f"accepts {', '.join(sorted(platform.accepts))}" if platform.accepts else "",
+    ]
+    relies_on = "; ".join(part for part in relies if part) or (
+        "it declares no requires or accepts, so ask its vendor which mechanisms it runs on"
+    )
+    links = tuple(link for m in mechanisms for link in pair_verdicts(platform, m).links)
+    labels = {r.id: r.label for r in (platform, *mechanisms)}
+    if links:
+        among = "among the candidates, " + "; ".join(_link_sentences(links, labels))
+    else:
+        among = (
+            "none of the other candidates provides or uses these: evaluate the mechanisms it "
+            "relies on on their own layer"
+        )
+    message = (
+        f"{_named(platform)} is not a substitute for a mechanism: decompose which data-plane "
+        f"and control-plane capabilities it relies on: {relies_on}. {among[0].upper()}{among[1:]}"
+    )
+    rows = (platform.id, *(m.id for m in mechanisms))
+    return Misjudgement(PLATFORM_AS_MECHANISM, rows, message, links)
+
+
+def _no_common_unit(a: Row, b: Row) -> Misjudgement:
+    result = pair_verdicts(a, b)
+
+    def units(row: Row) -> str:
+        return ", ".join(sorted(row.resource_units)) or "no unit listed"
+
+    message = (
+        f"{a.label} and {b.label} are both {LAYER_NAMES[a.layer]} but present disjoint units "
+        f"({units(a)} vs {units(b)}): compare only after fixing a common unit"
+    )
+    if {a.resource_units, b.resource_units} & {frozenset(), frozenset({"none"})}:
+        # A row that presents no unit (an exporter, a labeller) is never the other's alternative.
+        message += "; one of them presents no resource unit, so it is no alternative at all"
+    return Misjudgement(NO_COMMON_UNIT, (a.id, b.id), message, result.links)
+
+
+def misjudgements(rows: Sequence[Row]) -> list[Misjudgement]:
+    """What goes wrong if these candidates are compared as alternatives (METHOD: 组合≠竞品)."""
+    candidates = sorted({r.id: r for r in rows}.values(), key=lambda r: r.id)
+    found: list[Misjudgement] = []
+    for i, a in enumerate(candidates):
+        for b in candidates[i + 1 :]:
+            if a.layer == b.layer:
+                # Same layer and overlapping units is a fair comparison, not a misjudgement.
+                if INCOMPARABLE in pair_verdicts(a, b).holds:
+                    found.append(_no_common_unit(a, b))
+            elif "platform" not in (a.layer, b.layer):
+                found.append(_cross_layer(a, b))
+    mechanisms = [r for r in candidates if r.layer != "platform"]
+    if mechanisms:
+        found.extend(
+            _platform_as_mechanism(r, mechanisms) for r in candidates if r.layer == "platform"
+        )
+    return sorted(found, key=lambda m: (KINDS.index(m.kind), m.rows))
+
+
+def comparison_groups(rows: Sequence[Row]) -> dict[tuple[str, str], list[str]]:
+    """Row ids per (layer, unit): the same-layer same-unit tables METHOD allows to compare.
+
+    A row with several units sits in each of its groups; groups follow layer order, then unit.
+    """
+    groups: dict[tuple[str, str], list[str]] = {}
+    for row in sorted({r.id: r for r in rows}.values(), key=lambda r: r.id):
+        for unit in sorted(row.resource_units):
+            groups.setdefault((row.layer, unit), []).append(row.id)
+    return dict(sorted(groups.items(), key=lambda item: (LAYERS.index(item[0][0]), item[0][1])))

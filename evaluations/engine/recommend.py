@@ -1,0 +1,741 @@
+"""Ranked candidate stacks for a step-1 profile: METHOD.md's decision flow, checked and scored."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatchcase
+from functools import lru_cache
+from itertools import product
+from types import MappingProxyType
+from typing import Any
+
+from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.oracle import links_between
+from catalog.engine.rows import LAYERS, Row
+from catalog.engine.stack import DEFAULT_POOL, Profile, StackReport, check_stack
+
+HARD_POOL = "hard-isolation"
+SHARED_POOL = "shared"
+
+SHAPES: Mapping[str, str] = MappingProxyType(
+    {
+        "A": "offline training / batch first",
+        "B": "online inference / multi-tenant first",
+        "C": "mixed training, inference and interactive work on split pools",
+    }
+)
+
+_LEVEL = {"none": 0, "soft": 1, "hard": 2}
+_COST_LEVEL = {"low": 0, "medium": 1, "high": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class UnitTraits:
+    """What naming a resource unit fixes (METHOD step 2)."""
+
+    ceiling: str  # the strongest isolation the unit can give
+    shares: bool  # parts of one device can go to different pods (tenants)
+    reconfiguration: str  # low | medium | high
+
+
+UNIT_TRAITS: Mapping[str, UnitTraits] = MappingProxyType(
+    {
+        "whole_gpu": UnitTraits("hard", shares=False, reconfiguration="low"),
+        # Changing a MIG layout drains the GPU: the price of a hard partition.
+        "mig_slice": UnitTraits("hard", shares=True, reconfiguration="high"),
+        "vgpu": UnitTraits("hard", shares=True, reconfiguration="medium"),
+        "dra_claim": UnitTraits("hard", shares=False, reconfiguration="low"),
+        "memory_compute_quota": UnitTraits("soft", shares=True, reconfiguration="low"),
+        "mps_share": UnitTraits("soft", shares=True, reconfiguration="low"),
+        # METHOD: time slicing is a sharing policy, not a hard partition.
+        "time_slice": UnitTraits("none", shares=True, reconfiguration="low"),
+    }
+)
+
+# METHOD's shape table: training wants whole GPUs or hard partitions, online inference strong or
+# at least provable isolation, interactive development a shared pool.
+WORKLOAD_UNITS: Mapping[str, frozenset[str]] = MappingProxyType(
+    {
+        "training": frozenset({"whole_gpu", "mig_slice", "dra_claim"}),
+        "batch": frozenset({"whole_gpu", "mig_slice", "dra_claim"}),
+        "online_inference": frozenset(
+            {"whole_gpu", "mig_slice", "vgpu", "memory_compute_quota", "mps_share"}
+        ),
+        "interactive": frozenset({"vgpu", "memory_compute_quota", "mps_share", "time_slice"}),
+    }
+)
+BATCH_KINDS = frozenset({"training", "batch"})
+SERVING_KINDS = frozenset({"online_inference", "interactive"})
+
+GANG, QUOTA, PREEMPTION, FAIR_SHARING, TOPOLOGY = (
+    "capability:gang-scheduling",
+    "capability:quota",
+    "capability:preemption",
+    "capability:fair-sharing",
+    "capability:topology-aware",
+)
+
+# Ranked priorities weigh their criterion more; unranked ones keep weight 1.
+_PRIORITY_WEIGHTS = (2.0, 1.6, 1.3, 1.1)
+# Findings from the stack check: a gap costs more than any criterion can win back.
+_FINDING_PENALTY = {"gap": 4.0, "warning": 1.5, "ok": 0.0}
+# Components only break ties: a smaller stack is easier to operate.
+_PER_COMPONENT = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """One ranked stack: rows per pool, how it fits the profile, and how to accept it."""
+
+    shape: str
+    pools: dict[str, list[str]]
+    cluster_wide: list[str]
+    rows: list[str]
+    score: float
+    rank: int
+    fits: list[str]
+    missing: list[str]
+    acceptance_checks: list[str]
+    explanation: str
+    report: StackReport
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rank": self.rank,
+            "shape": self.shape,
+            "score": self.score,
+            "pools": {name: list(ids) for name, ids in self.pools.items()},
+            "cluster_wide": list(self.cluster_wide),
+            "rows": list(self.rows),
+            "fits": list(self.fits),
+            "missing": list(self.missing),
+            "acceptance_checks": list(self.acceptance_checks),
+            "explanation": self.explanation,
+            "report": self.report.to_dict(),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class _PoolPlan:
+    """A node pool the shape calls for: the isolation it must give and the work it serves."""
+
+    name: str
+    isolation: str
+    workloads: tuple[str, ...]
+    presenters: str  # "any" | "hard" | "shared": which units may present the pool's GPUs
+
+
+@dataclass(frozen=True, slots=True)
+class _Needs:
+    """What the profile asks of the stack beyond the data plane."""
+
+    capabilities: tuple[str, ...]
+    enforcement_points: frozenset[str]
+    visibility: bool
+
+
+@dataclass(slots=True)
+class _Draft:
+    """A stack being assembled: rows per pool, cluster-wide rows, and why each joined."""
+
+    shape: str
+    plans: tuple[_PoolPlan, ...]
+    presenters: dict[str, Row]
+    pools: dict[str, list[Row]]
+    cluster_wide: list[Row] = field(default_factory=list)
+    governor: Row | None = None
+    watcher: Row | None = None  # the platform row added for cost and usage visibility
+    why: dict[str, str] = field(default_factory=dict)  # row id -> why it joined
+
+    def rows(self) -> list[Row]:
+        return [r for members in self.pools.values() for r in members] + self.cluster_wide
+
+    def pool_ids(self) -> dict[str, list[str]]:
+        return {name: [r.id for r in members] for name, members in self.pools.items()}
+
+    def key(self) -> tuple[object, ...]:
+        pools = tuple(sorted((n, tuple(sorted(r.id for r in m))) for n, m in self.pools.items()))
+        return (self.shape, pools, tuple(sorted(r.id for r in self.cluster_wide)))
+
+
+def _weights(profile: Profile) -> dict[str, float]:
+    weights = dict.fromkeys(("isolation", "cost", "observability", "compatibility"), 1.0)
+    for rank, priority in enumerate(profile.priorities):
+        weights[priority] = _PRIORITY_WEIGHTS[rank]
+    # The objective names what the profile will be judged on, even when priorities are unranked.
+    if profile.primary_objective == "p99_latency" or profile.p99_target_ms is not None:
+        weights["observability"] += 0.5
+    if profile.primary_objective == "cost":
+        weights["cost"] += 0.5
+    return weights
+
+
+def _needs(profile: Profile, shape: str) -> _Needs:
+    kinds = set(profile.workload_types)
+    batchy = bool(kinds & BATCH_KINDS)
+    capabilities: list[str] = []
+    points: set[str] = set()
+    if batchy:
+        capabilities.append(GANG)
+        points.add("scheduler")  # all-or-nothing placement is a scheduling decision
+    if profile.tenancy == "multi":
+        capabilities += [QUOTA, FAIR_SHARING]
+        points.add("admission")  # quotas hold before pods exist
+    if batchy and "online_inference" in kinds:
+        capabilities.append(PREEMPTION)
+        points.add("admission")  # so training cannot crowd out inference
+    wants_visibility = (
+        shape == "C" or profile.primary_objective == "cost" or "cost" in profile.priorities[:2]
+    )
+    return _Needs(tuple(capabilities), frozenset(points), wants_visibility)
+
+
+def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
+    """The shapes worth drafting for this profile, each with the pools it calls for."""
+    kinds = tuple(profile.workload_types)
+    batchy = [k for k in kinds if k in BATCH_KINDS]
+    serving = [k for k in kinds if k in SERVING_KINDS]
+    inference_first = "online_inference" in kinds and (
+        profile.primary_objective == "p99_latency" or not batchy
+    )
+    single = "B" if inference_first or not batchy else "A"
+    shapes = [(single, (_PoolPlan(DEFAULT_POOL, profile.isolation, kinds, "any"),))]
+    if batchy and serving:
+        # METHOD shape C: a strong-isolation pool for training next to a shared pool; the shared
+        # pool never has to be harder than soft, that is what the hard pool is for.
+        shared = min(profile.isolation, "soft", key=_LEVEL.__getitem__)
+        shapes.append(
+            (
+                "C",
+                (
+                    _PoolPlan(HARD_POOL, "hard", tuple(batchy), "hard"),
+                    _PoolPlan(SHARED_POOL, shared, tuple(serving), "shared"),
+                ),
+            )
+        )
+    return shapes
+
+
+def _known_units(row: Row) -> list[str]:
+    return sorted(u for u in row.resource_units if u in UNIT_TRAITS)
+
+
+def _may_present(row: Row, which: str) -> bool:
+    units = [UNIT_TRAITS[u] for u in _known_units(row)]
+    if row.layer != "data_plane" or not units:
+        return False
+    if which == "hard":
+        return any(t.ceiling == "hard" for t in units)
+    if which == "shared":
+        return any(t.shares and t.ceiling != "hard" for t in units)
+    return True
+
+
+@lru_cache(maxsize=1 << 12)
+def _baseline_offers(pattern: str) -> bool:
+    return any(fnmatchcase(ident, pattern) for ident in KUBERNETES_BASELINE)
+
+
+class _Index:
+    """The catalog, with the contract questions drafting asks thousands of times answered once."""
+
+    def __init__(self, rows: Iterable[Row]) -> None:
+        self.rows = sorted({r.id: r for r in rows}.values(), key=lambda r: r.id)
+        self._signals = {
+            r.id: frozenset(i for i in r.signals | r.provides if i.startswith("signal:"))
+            for r in self.rows
+        }
+        self._offers: dict[tuple[str, str], bool] = {}
+        self._feeds: dict[tuple[str, str], tuple[str, ...]] = {}
+
+    def signals(self, row: Row) -> frozenset[str]:
+        return self._signals[row.id]
+
+    def offers(self, row: Row, pattern: str) -> bool:
+        key = (row.id, pattern)
+        if key not in self._offers:
+            self._offers[key] = any(fnmatchcase(ident, pattern) for ident in row.provides)
+        return self._offers[key]
+
+    def satisfied(self, pattern: str, rows: Iterable[Row]) -> bool:
+        return _baseline_offers(pattern) or any(self.offers(r, pattern) for r in rows)
+
+    def feeds(self, provider: Row, consumer: Row) -> tuple[str, ...]:
+        """Interfaces `provider` offers that `consumer` requires or accepts."""
+        key = (provider.id, consumer.id)
+        if key not in self._feeds:
+            links = links_between(provider, consumer)
+            self._feeds[key] = tuple(sorted({link.interface for link in links}))
+        return self._feeds[key]
+
+    def links(self, a: Row, b: Row) -> list[str]:
+        return sorted(set(self.feeds(a, b)) | set(self.feeds(b, a)))
+
+
+def _data_plane(presenter: Row, index: _Index) -> list[Row]:
+    """The presenter and its same-unit partners: the other half of one mechanism.
+
+    A partner shares a unit with the presenter, holds none of its ownership tokens and is tied
+    to it by a contract (a MIG layout manager and the device plugin strategy advertising it).
+    """
+    bundle = [presenter]
+    units = set(_known_units(presenter))
+    for row in index.rows:
+        if (
+            row.layer == "data_plane"
+            and row.id != presenter.id
+            and units & row.resource_units
+            and not any(row.exclusive & member.exclusive for member in bundle)
+            and index.links(presenter, row)
+        ):
+            bundle.append(row)
+    return bundle
+
+
+def _pool_signals(index: _Index, draft: _Draft, pool: str) -> set[str]:
+    reach = draft.pools[pool] + draft.cluster_wide
+    return {s for r in reach if r.layer == "data_plane" for s in index.signals(r)}
+
+
+def _conflicts_with(row: Row, members: Iterable[Row]) -> bool:
+    return any(row.exclusive & other.exclusive for other in members)
+
+
+def _add_signal_sources(draft: _Draft, index: _Index) -> None:
+    """Give each pool whose data plane exports nothing an exporter wired to its presenter."""
+    in_stack = {r.id for r in draft.rows()}
+    for plan in draft.plans:
+        if _pool_signals(index, draft, plan.name):
+            continue
+        presenter = draft.presenters[plan.name]
+        reach = draft.pools[plan.name] + draft.cluster_wide
+        options = [
+            (len(index.feeds(presenter, row)), row)
+            for row in index.rows
+            if row.layer == "data_plane"
+            and row.id not in in_stack
+            and index.signals(row)
+            and not _conflicts_with(row, reach)
+            and index.feeds(presenter, row)
+        ]
+        if options:
+            _, source = min(options, key=lambda option: (-option[0], option[1].id))
+            draft.pools[plan.name].append(source)
+            draft.why[source.id] = f"exports signals for pool {plan.name}"
+            in_stack.add(source.id)
+
+
+def _add_visibility(draft: _Draft, index: _Index) -> None:
+    """Add one platform row that only observes (cost and usage visibility) and sees the stack."""
+    stack = draft.rows()
+    in_stack = {r.id for r in stack}
+    options = []
+    for row in index.rows:
+        if (
+            row.layer != "platform"
+            or row.id in in_stack
+            or not row.provides
+            or row.resource_units - {"none"}
+            or not all(i.startswith("signal:") for i in row.provides)
+        ):
+            continue
+        seen = sum(len(index.feeds(member, row)) for member in stack)
+        if seen:
+            options.append((seen, row))
+    if options:
+        _, row = min(options, key=lambda option: (-option[0], option[1].id))
+        draft.cluster_wide.append(row)
+        draft.watcher = row
+        draft.why[row.id] = "cost and usage visibility"
+
+
+def _unmet(draft: _Draft, index: _Index) -> list[tuple[str, str, str | None]]:
+    """(row, pattern, pool) for each unmet requires, with check_stack's reach rules.
+
+    Drafting needs this after every added row; the full check runs once, on the result.
+    """
+    everything = draft.rows()
+    checks = [(r, None, everything) for r in draft.cluster_wide] + [
+        (r, name, members + draft.cluster_wide)
+        for name, members in draft.pools.items()
+        for r in members
+    ]
+    return sorted(
+        (row.id, pattern, pool)
+        for row, pool, reach in checks
+        for pattern in row.requires
+        if not index.satisfied(pattern, (r for r in reach if r.id != row.id))
+    )
+
+
+def _close_gaps(draft: _Draft, index: _Index) -> bool:
+    """Add catalog providers until nothing is unmet; False when a gap has no safe provider."""
+    for _ in range(len(index.rows) + 1):
+        unmet = _unmet(draft, index)
+        if not unmet:
+            return True
+        consumer, pattern, pool_of_gap = unmet[0]
+        stack = draft.rows()
+        in_stack = {r.id for r in stack}
+        open_patterns = {p for _, p, _ in unmet}
+        best: tuple[tuple[int, int, str], Row, str | None] | None = None
+        for row in index.rows:
+            if row.id in in_stack or not index.offers(row, pattern):
+                continue
+            # A row holding an ownership token only goes into the pool that needs it; anywhere
+            # else it would claim devices in every pool.
+            pool = pool_of_gap if row.exclusive else None
+            if row.exclusive and (
+                pool is None or _conflicts_with(row, draft.pools[pool] + draft.cluster_wide)
+            ):
+                continue
+            closes = sum(index.offers(row, p) for p in open_patterns)
+            opens = sum(not index.satisfied(p, [*stack, row]) for p in row.requires)
+            key = (-closes, opens, row.id)
+            if best is None or key < best[0]:
+                best = (key, row, pool)
+        if best is None:
+            return False
+        _, row, pool = best
+        (draft.pools[pool] if pool else draft.cluster_wide).append(row)
+        closed = sorted({p for _, p, _ in unmet if index.offers(row, p)})
+        needing = sorted({c for c, p, _ in unmet if p in closed})
+        draft.why[row.id] = f"provides {', '.join(closed)} for {', '.join(needing)}"
+    return False
+
+
+def _governors(needs: _Needs, index: _Index) -> list[Row | None]:
+    if not needs.capabilities:
+        return [None]
+    wanted = set(needs.capabilities)
+    return [r for r in index.rows if r.layer == "control_plane" and wanted & r.provides]
+
+
+def _drafts(profile: Profile, index: _Index) -> Iterable[tuple[_Draft, _Needs]]:
+    for shape, plans in _shapes(profile):
+        needs = _needs(profile, shape)
+        per_pool = [
+            [_data_plane(row, index) for row in index.rows if _may_present(row, plan.presenters)]
+            for plan in plans
+        ]
+        governors = _governors(needs, index)
+        for bundles in product(*per_pool):
+            ids = [r.id for bundle in bundles for r in bundle]
+            if len(set(ids)) != len(ids):
+                continue  # both pools would run the same component
+            for governor in governors:
+                draft = _Draft(
+                    shape=shape,
+                    plans=plans,
+                    presenters={p.name: b[0] for p, b in zip(plans, bundles, strict=True)},
+                    pools={p.name: list(b) for p, b in zip(plans, bundles, strict=True)},
+                )
+                for plan, bundle in zip(plans, bundles, strict=True):
+                    draft.why[bundle[0].id] = f"presents the GPUs of pool {plan.name}"
+                    for partner in bundle[1:]:
+                        draft.why[partner.id] = f"completes {bundle[0].label} in pool {plan.name}"
+                if governor is not None:
+                    draft.governor = governor
+                    draft.cluster_wide.append(governor)
+                    draft.why[governor.id] = "governs queues, quotas and priority"
+                # Observability belongs to every data plane (METHOD), not only to P99 profiles.
+                _add_signal_sources(draft, index)
+                if needs.visibility:
+                    _add_visibility(draft, index)
+                if _close_gaps(draft, index):
+                    yield draft, needs
+
+
+def _demanded_isolation(plan: _PoolPlan, profile: Profile) -> dict[str, str]:
+    demanded = {"memory": plan.isolation, "compute": plan.isolation}
+    # Low jitter tolerance is a demand on compute isolation even when isolation is not named.
+    if profile.jitter_tolerance == "low" and _LEVEL[demanded["compute"]] < _LEVEL["soft"]:
+        demanded["compute"] = "soft"
+    if profile.failure_semantics == "incident":
+        demanded["fault"] = plan.isolation
+    return {aspect: level for aspect, level in demanded.items() if level != "none"}
+
+
+@dataclass(slots=True)
+class _Verdict:
+    """A draft's score and what it says in words; notes are costs the explanation names."""
+
+    score: float = 0.0
+    fits: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _score_pool(
+    index: _Index,
+    draft: _Draft,
+    plan: _PoolPlan,
+    profile: Profile,
+    weights: dict[str, float],
+    out: _Verdict,
+) -> float:
+    presenter = draft.presenters[plan.name]
+    units = _known_units(presenter)
+    traits = [UNIT_TRAITS[u] for u in units]
+    where = f"pool {plan.name}"
+
+    demanded = _demanded_isolation(plan, profile)
+    short = [a for a, level in demanded.items() if _LEVEL[presenter.isolation[a]] < _LEVEL[level]]
+    isolation = 1.0 - len(short) / len(demanded) if demanded else 1.0
+    offered = ", ".join(f"{a} {presenter.isolation[a]}" for a in ("memory", "compute", "fault"))
+    if short:
+        out.missing.extend(
+            f"{where}: {a} isolation is {presenter.isolation[a]}, {demanded[a]} is demanded"
+            for a in short
+        )
+    else:
+        out.fits.append(
+            f"{where}: {presenter.label} presents {', '.join(units)} ({offered} isolation)"
+            + (f", meeting the {plan.isolation} isolation demanded" if demanded else "")
+        )
+
+    cost = 0.0
+    if profile.tenancy == "multi" or weights["cost"] > 1.0:
+        if any(t.shares for t in traits):
+            cost += 1.0
+            out.fits.append(f"{where}: one GPU can be split between tenants ({', '.join(units)})")
+        else:
+            out.missing.append(f"{where}: {', '.join(units)} gives each pod whole devices")
+    cheapest = min(_COST_LEVEL[t.reconfiguration] for t in traits)
+    strongest = max(_LEVEL[level] for level in presenter.isolation.values())
+    if cheapest == _COST_LEVEL["high"] and strongest > _LEVEL[plan.isolation]:
+        cost -= 1.0
+        out.notes.append(
+            f"{where} pays {', '.join(units)}'s high reconfiguration cost for isolation "
+            "stronger than demanded"
+        )
+
+    # Behind a device shared below hard isolation only the sharing mechanism itself can tell
+    # tenants apart; an exporter outside it sees the device, not who used it.
+    own = index.signals(presenter)
+    if any(t.ceiling == "hard" for t in traits):
+        attributable = _pool_signals(index, draft, plan.name)
+    else:
+        attributable = own
+    observability = len(attributable) / (len(attributable) + 5)
+    if attributable:
+        out.fits.append(f"{where}: {len(attributable)} GPU signals attributable per pod")
+    elif _pool_signals(index, draft, plan.name):
+        out.missing.append(
+            f"{where}: only device-level signals; none attributes GPU use to the pods sharing it"
+        )
+    else:
+        out.missing.append(f"{where}: no data-plane row exports GPU signals")
+
+    return (
+        3.0 * weights["isolation"] * isolation
+        + weights["cost"] * cost
+        + weights["observability"] * observability
+    )
+
+
+def _score_coverage(draft: _Draft, profile: Profile, out: _Verdict) -> float:
+    if not profile.workload_types:
+        return 3.0
+    served = 0
+    for kind in profile.workload_types:
+        pools = [
+            plan.name
+            for plan in draft.plans
+            if kind in plan.workloads
+            and WORKLOAD_UNITS[kind] & draft.presenters[plan.name].resource_units
+        ]
+        if pools:
+            served += 1
+            out.fits.append(f"{kind} runs on a unit that suits it (pool {', '.join(pools)})")
+        else:
+            out.missing.append(f"{kind}: no pool offers a unit that suits it")
+    return 3.0 * served / len(profile.workload_types)
+
+
+def _score_governor(
+    index: _Index,
+    draft: _Draft,
+    needs: _Needs,
+    profile: Profile,
+    weights: dict[str, float],
+    out: _Verdict,
+) -> float:
+    governor = draft.governor
+    if governor is None:
+        return 0.0
+    score = 0.0
+    covered = needs.enforcement_points & governor.enforcement_points
+    if needs.enforcement_points:
+        score += 2.0 * len(covered) / len(needs.enforcement_points)
+    for point in sorted(needs.enforcement_points - covered):
+        out.missing.append(f"{governor.label} does not enforce at {point}")
+    extra = sorted(({"scheduler", "admission"} & governor.enforcement_points) - covered)
+    for point in extra:
+        score -= 0.5 * weights["compatibility"]
+        out.notes.append(f"{governor.label} also enforces at {point}, which this profile needs not")
+    provided = [c for c in needs.capabilities if c in governor.provides]
+    if provided:
+        out.fits.append(f"{governor.label} provides {', '.join(provided)}")
+
+    expresses = 0.0
+    for plan in draft.plans:
+        presenter = draft.presenters[plan.name]
+        units = sorted(governor.resource_units & presenter.resource_units)
+        resources = [i for i in index.feeds(presenter, governor) if i.startswith("resource:")]
+        expresses += 0.5 * bool(units) + 0.5 * bool(resources)
+        if units and resources:
+            out.fits.append(
+                f"{governor.label} can express pool {plan.name}'s unit ({', '.join(units)}) "
+                f"through {', '.join(resources[:3])}{' …' if len(resources) > 3 else ''}"
+            )
+        else:
+            out.missing.append(
+                f"{governor.label} cannot express pool {plan.name}'s unit or resources"
+            )
+        # A shared unit has sizes (slices, memory, cores); a quota on a single count of
+        # "GPUs" cannot tell a 1g slice from a 7g one.
+        shares = any(UNIT_TRAITS[u].shares for u in _known_units(presenter))
+        if shares and len(resources) < 2:
+            out.missing.append(
+                f"pool {plan.name} advertises its {', '.join(_known_units(presenter))} under one "
+                "resource name: quotas cannot tell the sizes apart"
+            )
+        else:
+            expresses += 0.25
+    score += weights["compatibility"] * expresses / len(draft.plans)
+
+    # Each non-baseline requirement ties the control plane to particular lower layers.
+    coupling = sorted(p for p in governor.requires if not index.satisfied(p, ()))
+    score -= 0.25 * weights["compatibility"] * len(coupling)
+    if coupling:
+        out.notes.append(f"{governor.label} is tied to {', '.join(coupling)}")
+    if "training" in profile.workload_types and TOPOLOGY in governor.provides:
+        score += 0.5
+        out.fits.append(f"{governor.label} places distributed training by topology")
+    return score
+
+
+def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) -> _Verdict:
+    """Everything the score owes to the draft itself; the stack check can only lower it."""
+    weights = _weights(profile)
+    out = _Verdict()
+    pools = sum(_score_pool(index, draft, plan, profile, weights, out) for plan in draft.plans)
+    out.score += pools / len(draft.plans)
+    out.score += _score_coverage(draft, profile, out)
+    out.score += _score_governor(index, draft, needs, profile, weights, out)
+    if needs.visibility:
+        if draft.watcher is not None:
+            out.score += weights["cost"]
+            out.fits.append(f"{draft.watcher.label} gives cost and usage visibility")
+        else:
+            out.missing.append("no platform row gives cost and usage visibility")
+    out.score -= _PER_COMPONENT * len(draft.rows())
+    return out
+
+
+def _score_report(out: _Verdict, report: StackReport) -> None:
+    for finding in report.fit:
+        out.score -= _FINDING_PENALTY[finding.status]
+        (out.fits if finding.status == "ok" else out.missing).append(
+            f"{finding.aspect}: {finding.message}"
+        )
+    for missing in report.missing_layers:
+        out.score -= _FINDING_PENALTY["gap"]
+        out.missing.append(missing.message)
+
+
+def _acceptance_checks(shape: str, profile: Profile) -> list[str]:
+    training = [
+        "throughput (samples or jobs per GPU-hour) against the current setup",
+        "job wait time in the queue, per queue",
+        "effect of the preemption policy on job success rate",
+    ]
+    target = f"the {profile.p99_target_ms:g} ms target" if profile.p99_target_ms else "the SLO"
+    serving = [
+        f"P99 latency against {target} under co-located load",
+        "jitter while other tenants load the same GPUs",
+        "blast radius of a failing or noisy tenant",
+        "fault isolation and the rollback path",
+    ]
+    if shape == "A":
+        return training
+    if shape == "B":
+        return serving
+    return (
+        [f"pool {HARD_POOL}: {check}" for check in training]
+        + [f"pool {SHARED_POOL}: {check}" for check in serving]
+        + [
+            "self-service GPU requests per team",
+            "audit trail of who requested and used which GPUs",
+            "cost visibility per team and per pool",
+        ]
+    )
+
+
+def _ordered(rows: Iterable[Row]) -> list[str]:
+    return [r.id for r in sorted(rows, key=lambda r: (LAYERS.index(r.layer), r.id))]
+
+
+def _explanation(draft: _Draft, verdict: _Verdict) -> str:
+    parts = [f"Shape {draft.shape} ({SHAPES[draft.shape]})."]
+    for plan in draft.plans:
+        members = ", ".join(r.label for r in draft.pools[plan.name])
+        serves = ", ".join(plan.workloads) or "all work"
+        parts.append(f"Pool {plan.name} ({plan.isolation} isolation, for {serves}): {members}.")
+    if draft.governor is not None:
+        points = ", ".join(sorted(draft.governor.enforcement_points))
+        parts.append(f"Control plane: {draft.governor.label}, enforcing at {points}.")
+    support = [r for r in draft.cluster_wide if r is not draft.governor]
+    if support:
+        parts.append(
+            "Cluster-wide: " + "; ".join(f"{r.label} ({draft.why[r.id]})" for r in support) + "."
+        )
+    if verdict.notes:
+        parts.append("Costs: " + "; ".join(verdict.notes) + ".")
+    return " ".join(parts)
+
+
+def recommend(profile: Profile, rows: Sequence[Row], *, limit: int = 5) -> list[Recommendation]:
+    """Stacks from `rows` ranked against `profile`, best first; each passes the stack check."""
+    index = _Index(rows)
+    drafts: dict[tuple[object, ...], tuple[_Draft, _Verdict]] = {}
+    for draft, needs in _drafts(profile, index):
+        if draft.key() not in drafts:
+            drafts[draft.key()] = (draft, _score_draft(index, draft, needs, profile))
+
+    def order(score: float, draft: _Draft) -> tuple[object, ...]:
+        # Higher score, then the smaller stack, then ids: the order never depends on input order.
+        ids = sorted(r.id for r in draft.rows())
+        return (-round(score, 3), len(ids), tuple(ids), draft.shape)
+
+    # The stack check only subtracts, so once a draft's own score cannot reach the last place
+    # taken, no later draft can: check the best drafts first and stop there.
+    queue = sorted(drafts.values(), key=lambda item: order(item[1].score, item[0]))
+    ranked: list[tuple[tuple[object, ...], Recommendation]] = []
+    for draft, verdict in queue:
+        if len(ranked) >= limit and order(verdict.score, draft) > ranked[-1][0]:
+            break
+        stack = draft.rows()
+        report = check_stack(stack, draft.pool_ids(), profile)
+        if not report.ok:
+            continue
+        _score_report(verdict, report)
+        recommendation = Recommendation(
+            shape=draft.shape,
+            pools={name: _ordered(members) for name, members in draft.pools.items()},
+            cluster_wide=_ordered(draft.cluster_wide),
+            rows=_ordered(stack),
+            score=round(verdict.score, 3),
+            rank=0,
+            fits=verdict.fits,
+            missing=verdict.missing,
+            acceptance_checks=_acceptance_checks(draft.shape, profile),
+            explanation=_explanation(draft, verdict),
+            report=report,
+        )
+        ranked.append((order(verdict.score, draft), recommendation))
+        ranked.sort(key=lambda item: item[0])
+        del ranked[limit:]
+    return [replace(rec, rank=rank) for rank, (_, rec) in enumerate(ranked, start=1)]

@@ -1,0 +1,343 @@
+"""Evaluation forms: they shape input into the dicts the services take; the rules live there."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from catalog.engine.stack import PRIORITIES
+from evaluations.models import Candidate, Step, Team, Verdict
+
+WORKLOAD_CHOICES = [
+    ("training", _("Training")),
+    ("batch", _("Batch")),
+    ("online_inference", _("Online inference")),
+    ("interactive", _("Interactive development")),
+]
+OBJECTIVE_CHOICES = [
+    ("throughput", _("Throughput first")),
+    ("p99_latency", _("P99 latency first")),
+    ("cost", _("Cost first")),
+]
+LEVEL_CHOICES = [("low", _("low")), ("medium", _("medium")), ("high", _("high"))]
+ISOLATION_CHOICES = [
+    ("hard", _("hard (partition enforced by hardware or driver)")),
+    ("soft", _("soft (enforced in software)")),
+    ("none", _("none (shared)")),
+]
+FAILURE_CHOICES = [
+    ("degrade", _("a degradation")),
+    ("incident", _("an incident")),
+]
+TENANCY_CHOICES = [("single", _("single tenant")), ("multi", _("multi-tenant"))]
+PRIORITY_LABELS = {
+    "isolation": _("isolation strength"),
+    "cost": _("cost target"),
+    "observability": _("observability"),
+    "compatibility": _("compatibility"),
+}
+PRIORITY_CHOICES = [("", "—")] + [(key, PRIORITY_LABELS[key]) for key in PRIORITIES]
+BLANK = [("", "—")]
+
+
+class EvaluationCreateForm(forms.Form):
+    title = forms.CharField(label=_("Title"), max_length=200)
+    team = forms.ModelChoiceField(label=_("Team"), queryset=Team.objects.none(), empty_label=None)
+
+    def __init__(self, *args: Any, teams: list[Team], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["team"].queryset = Team.objects.filter(pk__in=[team.pk for team in teams])
+
+
+class ProfileForm(forms.Form):
+    """Step 1. Every field is optional so the page can save as it is filled; what is still
+    missing is reported, and only contradictions are errors."""
+
+    workload_types = forms.MultipleChoiceField(
+        label=_("Workload types"),
+        choices=WORKLOAD_CHOICES,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+    )
+    primary_objective = forms.ChoiceField(
+        label=_("Primary objective"), choices=BLANK + OBJECTIVE_CHOICES, required=False
+    )
+    p99_target_ms = forms.FloatField(
+        label=_("P99 target (ms)"), required=False, min_value=0.001, max_value=3_600_000
+    )
+    jitter_tolerance = forms.ChoiceField(
+        label=_("Jitter tolerance"), choices=BLANK + LEVEL_CHOICES, required=False
+    )
+    isolation = forms.ChoiceField(
+        label=_("Isolation requirement"), choices=BLANK + ISOLATION_CHOICES, required=False
+    )
+    failure_semantics = forms.ChoiceField(
+        label=_("A failure is"), choices=BLANK + FAILURE_CHOICES, required=False
+    )
+    tenancy = forms.ChoiceField(label=_("Tenancy"), choices=BLANK + TENANCY_CHOICES, required=False)
+    priority_1 = forms.ChoiceField(label=_("1st"), choices=PRIORITY_CHOICES, required=False)
+    priority_2 = forms.ChoiceField(label=_("2nd"), choices=PRIORITY_CHOICES, required=False)
+    priority_3 = forms.ChoiceField(label=_("3rd"), choices=PRIORITY_CHOICES, required=False)
+    priority_4 = forms.ChoiceField(label=_("4th"), choices=PRIORITY_CHOICES, required=False)
+
+    PRIORITY_FIELDS = ("priority_1", "priority_2", "priority_3", "priority_4")
+
+    @classmethod
+    def initial_from(cls, profile: dict[str, Any]) -> dict[str, Any]:
+        initial = {key: value for key, value in profile.items() if value is not None}
+        for name, value in zip(cls.PRIORITY_FIELDS, profile.get("priorities") or [], strict=False):
+            initial[name] = value
+        return initial
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        ranked = [data.get(name) for name in self.PRIORITY_FIELDS if data.get(name)]
+        seen = set()
+        for name in self.PRIORITY_FIELDS:
+            value = data.get(name)
+            if value and value in seen:
+                self.add_error(name, _("Each priority can be ranked once."))
+            seen.add(value)
+        data["priorities"] = ranked
+        return data
+
+    def to_data(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        target = data.get("p99_target_ms")
+        return {
+            "workload_types": list(data.get("workload_types") or []),
+            "primary_objective": data.get("primary_objective") or None,
+            # Whole milliseconds stay integers in the stored profile.
+            "p99_target_ms": int(target) if target and float(target).is_integer() else target,
+            "jitter_tolerance": data.get("jitter_tolerance") or None,
+            "isolation": data.get("isolation") or None,
+            "failure_semantics": data.get("failure_semantics") or None,
+            "tenancy": data.get("tenancy") or None,
+            "priorities": data["priorities"],
+        }
+
+
+class UnitsForm(forms.Form):
+    """Step 2: a checkbox per resource unit, with a note on each chosen one."""
+
+    def __init__(self, *args: Any, unit_keys: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.unit_keys = unit_keys
+        self.fields["units"] = forms.MultipleChoiceField(
+            label=_("Resource units considered"),
+            choices=[(key, key) for key in unit_keys],
+            widget=forms.CheckboxSelectMultiple,
+            required=False,
+        )
+        for key in unit_keys:
+            self.fields[f"note_{key}"] = forms.CharField(
+                label=_("Note"), required=False, max_length=2000, widget=forms.Textarea({"rows": 2})
+            )
+
+    def to_data(self) -> dict[str, Any]:
+        chosen = self.cleaned_data.get("units") or []
+        return {
+            "units": [
+                {"unit": key, "note": self.cleaned_data.get(f"note_{key}") or ""}
+                for key in self.unit_keys
+                if key in chosen
+            ]
+        }
+
+
+class CandidatesForm(forms.Form):
+    """Step 3: per candidate, its enforcement points, confirmation and alternatives group."""
+
+    def __init__(
+        self,
+        *args: Any,
+        candidates: list[Candidate],
+        point_choices: list[tuple[str, str]],
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(*args, **kwargs)
+        self.candidates = candidates
+        for candidate in candidates:
+            self.fields[f"points_{candidate.pk}"] = forms.MultipleChoiceField(
+                label=_("Enforcement points"),
+                choices=point_choices,
+                widget=forms.CheckboxSelectMultiple,
+                required=False,
+                initial=[point.key for point in candidate.enforcement_points.all()],
+            )
+            self.fields[f"confirmed_{candidate.pk}"] = forms.BooleanField(
+                label=_("Confirmed"), required=False, initial=candidate.points_confirmed
+            )
+            self.fields[f"group_{candidate.pk}"] = forms.CharField(
+                label=_("Alternatives group"),
+                required=False,
+                max_length=40,
+                initial=candidate.alternative_group,
+            )
+
+    def to_data(self, *, remove: set[int] | None = None) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "candidates": [
+                {
+                    "row": candidate.row.ref,
+                    "enforcement_points": list(data.get(f"points_{candidate.pk}") or []),
+                    "points_confirmed": bool(data.get(f"confirmed_{candidate.pk}")),
+                    "alternative_group": data.get(f"group_{candidate.pk}") or "",
+                }
+                for candidate in self.candidates
+                if candidate.pk not in (remove or set())
+            ]
+        }
+
+
+def candidates_as_data(candidates: list[Candidate]) -> list[dict[str, Any]]:
+    """The stored candidates in the step-3 input shape (to add or remove one)."""
+    return [
+        {
+            "row": candidate.row.ref,
+            "enforcement_points": [point.key for point in candidate.enforcement_points.all()],
+            "points_confirmed": candidate.points_confirmed,
+            "alternative_group": candidate.alternative_group,
+        }
+        for candidate in candidates
+    ]
+
+
+class BoundariesForm(forms.Form):
+    """Step 4: per candidate, what it is and is not responsible for (pre-filled from the row)."""
+
+    def __init__(self, *args: Any, candidates: list[Candidate], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.candidates = candidates
+        for candidate in candidates:
+            self.fields[f"promise_{candidate.pk}"] = forms.CharField(
+                label=_("Responsible for"),
+                required=False,
+                max_length=4000,
+                initial=candidate.boundary_promise,
+                widget=forms.Textarea({"rows": 5}),
+            )
+            self.fields[f"non_promise_{candidate.pk}"] = forms.CharField(
+                label=_("Not responsible for"),
+                required=False,
+                max_length=4000,
+                initial=candidate.boundary_non_promise,
+                widget=forms.Textarea({"rows": 5}),
+            )
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        for candidate in self.candidates:
+            for name in ("promise", "non_promise"):
+                if not (data.get(f"{name}_{candidate.pk}") or "").strip():
+                    self.add_error(
+                        f"{name}_{candidate.pk}",
+                        _("One sentence is enough, but it cannot be empty."),
+                    )
+        return data
+
+    def to_data(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        return {
+            "boundaries": [
+                {
+                    "row": candidate.row.ref,
+                    "promise": data.get(f"promise_{candidate.pk}") or "",
+                    "non_promise": data.get(f"non_promise_{candidate.pk}") or "",
+                }
+                for candidate in self.candidates
+            ]
+        }
+
+
+class DecisionForm(forms.Form):
+    """The chosen stack: a checkbox per row and the pool it runs in (empty: cluster-wide)."""
+
+    rationale = forms.CharField(
+        label=_("Rationale"), required=False, max_length=10000, widget=forms.Textarea({"rows": 4})
+    )
+    risks = forms.CharField(
+        label=_("Risks and failure modes to watch"),
+        required=False,
+        max_length=20000,
+        widget=forms.Textarea({"rows": 6}),
+    )
+    acceptance_checks = forms.CharField(
+        label=_("Acceptance checks"),
+        required=False,
+        max_length=10000,
+        widget=forms.Textarea({"rows": 4}),
+    )
+
+    def __init__(self, *args: Any, refs: list[str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.refs = refs
+        self.fields["rows"] = forms.MultipleChoiceField(
+            label=_("Stack"),
+            choices=[(ref, ref) for ref in refs],
+            widget=forms.CheckboxSelectMultiple,
+            required=False,
+        )
+        for index, _ref in enumerate(refs):
+            self.fields[f"pool_{index}"] = forms.SlugField(
+                label=_("Node pool"), required=False, max_length=40
+            )
+
+    @staticmethod
+    def initial_from(decision, refs: list[str]) -> dict[str, Any]:
+        if decision is None:
+            return {}
+        pool_of = {ref: name for name, members in decision.pools.items() for ref in members}
+        initial = {
+            "rows": decision.rows,
+            "rationale": decision.rationale,
+            "risks": decision.risks,
+            "acceptance_checks": decision.acceptance_checks,
+        }
+        for index, ref in enumerate(refs):
+            initial[f"pool_{index}"] = pool_of.get(ref, "")
+        return initial
+
+    def to_data(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        chosen = list(data.get("rows") or [])
+        pools: dict[str, list[str]] = {}
+        for index, ref in enumerate(self.refs):
+            pool = data.get(f"pool_{index}")
+            if ref in chosen and pool:
+                pools.setdefault(pool, []).append(ref)
+        return {
+            "rows": chosen,
+            "pools": pools,
+            "rationale": data.get("rationale") or "",
+            "risks": data.get("risks") or "",
+            "acceptance_checks": data.get("acceptance_checks") or "",
+        }
+
+
+class ReviewForm(forms.Form):
+    verdict = forms.ChoiceField(
+        label=_("Verdict"), choices=Verdict.choices, widget=forms.RadioSelect
+    )
+    comment = forms.CharField(
+        label=_("Comment"), required=False, max_length=10000, widget=forms.Textarea({"rows": 3})
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for step in Step:
+            self.fields[f"comment_{step.value}"] = forms.CharField(
+                label=step.label,
+                required=False,
+                max_length=10000,
+                widget=forms.Textarea({"rows": 2}),
+            )
+
+    def step_fields(self):
+        return [self[f"comment_{step.value}"] for step in Step]
+
+    def step_comments(self) -> dict[str, str]:
+        return {step.value: self.cleaned_data.get(f"comment_{step.value}") or "" for step in Step}

@@ -1,0 +1,167 @@
+"""The method's guidance shown beside each field, in English and Simplified Chinese (METHOD.md).
+
+Kept as a bilingual table rather than gettext strings because it is long prose that is reviewed
+against the Chinese original of the method; `guidance()` picks the active language.
+"""
+
+from __future__ import annotations
+
+from django.utils import translation
+
+GUIDANCE: dict[str, dict[str, str]] = {
+    # Step 1: fix the target workload and SLO
+    "step_profile": {
+        "en": "Fix the target workload and SLO first. Without it, comparison degrades into a "
+        "shouting match: training throughput and inference P99 ask for different stacks.",
+        "zh": "先固定目标工作负载与 SLO。没有这一步，比较就会变成争吵：训练吞吐优先与推理 P99 "
+        "优先需要不同的技术栈。",
+    },
+    "workload_types": {
+        "en": "Which workloads share these GPUs? Training and batch need gang scheduling and "
+        "queues; online inference needs provable isolation and observable P99; a mix usually "
+        "means pools split by isolation level (shape C).",
+        "zh": "哪些负载共享这些 GPU？训练与批处理需要成组调度与队列；在线推理需要可证明的隔离与"
+        "可观测的 P99；混合负载通常意味着按隔离级别拆分资源池（形态 C）。",
+    },
+    "primary_objective": {
+        "en": "Training throughput first, inference P99 first, or cost first? One objective leads; "
+        "the others become constraints.",
+        "zh": "训练吞吐优先、推理 P99 优先，还是成本优先？只能有一个主目标，其余作为约束。",
+    },
+    "p99_target_ms": {
+        "en": "The tail latency the service promises, in milliseconds. Required when P99 latency "
+        "is the objective: the data plane must then offer signals to observe it.",
+        "zh": "服务承诺的尾延迟（毫秒）。以 P99 延迟为主目标时必填："
+        "数据平面必须提供可观测它的信号。",
+    },
+    "jitter_tolerance": {
+        "en": "How much latency jitter is tolerable? Low tolerance rules out sharing policies "
+        "whose isolation depends on neighbours' behaviour (time slicing, soft compute limits).",
+        "zh": "能容忍多大的延迟抖动？容忍度低时，应排除隔离效果取决于邻居行为的共享策略"
+        "（时间片、软性算力限制）。",
+    },
+    "isolation": {
+        "en": "Is strong isolation required? Hard means a partition the hardware or driver "
+        "enforces (MIG); soft means enforced in software (interception); none means shared.",
+        "zh": "是否需要强隔离？硬隔离指由硬件或驱动强制的分区（MIG）；软隔离指由软件强制（拦截）；"
+        "无隔离即共享。",
+    },
+    "failure_semantics": {
+        "en": "Is a failure a degradation or an incident? If a neighbour's fault is an incident, "
+        "fault isolation matters as much as memory isolation.",
+        "zh": "故障是降级还是事故？如果邻居的故障就是事故，故障隔离与显存隔离同样重要。",
+    },
+    "tenancy": {
+        "en": "Single or multi-tenant? Several teams or customers need a control plane "
+        "(queues, quotas, fair sharing) and metering signals from the data plane.",
+        "zh": "单租户还是多租户？多个团队或客户需要控制面（队列、配额、公平共享）以及来自数据平面的"
+        "计量信号。",
+    },
+    "priorities": {
+        "en": "Rank isolation strength, cost target, observability and compatibility. The ranking "
+        "breaks ties between stacks that both fit.",
+        "zh": "为隔离强度、成本目标、可观测性与兼容性排序。排序用于在都满足要求的方案之间取舍。",
+    },
+    # Step 2: name the resource unit
+    "step_units": {
+        "en": "Name the resource unit. The unit fixes the smallest granularity the scheduler can "
+        "see, the upper bound of isolation, and the reconfiguration cost and coupling to "
+        "operations.",
+        "zh": "明确资源单位。资源单位决定了调度器能看到的最小粒度、隔离的上限，以及重新配置的代价和"
+        "与运维的耦合。",
+    },
+    "units_time_slice": {
+        "en": "Time slicing is flexible, but its isolation depends on workload behaviour: it is a "
+        "sharing policy, not a hard partition.",
+        "zh": "时间片很灵活，但隔离效果取决于负载行为：它是共享策略，不是硬分区。",
+    },
+    # Step 3: locate the enforcement point
+    "step_candidates": {
+        "en": "Locate the enforcement point: where do the rules become real? The enforcement point "
+        "decides the layer and what the project can and cannot solve. Confirm each candidate's "
+        "points as the catalog states them, or correct them.",
+        "zh": "定位执行点：规则在哪里真正生效？执行点决定了项目所在的层，以及它能解决和不能解决的"
+        "问题。逐一确认目录给出的执行点，或加以更正。",
+    },
+    "alternative_group": {
+        "en": "Give candidates you weigh against each other the same group label. Only same-layer, "
+        "same-unit rows are real alternatives; across layers, things compose.",
+        "zh": "把相互替代、需要取舍的候选填写相同的分组标签。只有同层同单位的组件才是真正的替代；"
+        "跨层的组件是组合关系。",
+    },
+    # Step 4: write the boundary of responsibility
+    "step_boundaries": {
+        "en": "Write the boundary of responsibility, one sentence each: what it is responsible "
+        "for, what it is not. Data-plane projects own unit presentation, isolation and node-side "
+        "metering; control-plane projects own queues, quotas, priority and admission but never "
+        "promise zero interference inside the node; the platform owns delivery and operations.",
+        "zh": "写清责任边界，各用一句话：负责什么，不负责什么。"
+        "数据平面负责资源单位呈现、隔离与节点侧"
+        "计量；控制面负责队列、配额、优先级与准入，但从不承诺节点内零干扰；平台层负责大规模交付与"
+        "运维。",
+    },
+    # Comparison, recommendations, decision
+    "comparison": {
+        "en": "Same layer and same resource unit: compare isolation strength, performance "
+        "overhead, observability and metering, reconfiguration cost. Across layers: compare only "
+        "interface contracts and how they compose.",
+        "zh": "同层同单位比较：隔离强度、性能开销、可观测与计量、重配置代价。"
+        "跨层只比接口契约及其组合"
+        "方式。",
+    },
+    "recommendations": {
+        "en": "Decision flow: problem domain → priorities → data plane → control plane. Each "
+        "stack below is ranked against your step-1 profile and passed through the stack check.",
+        "zh": "决策流程：识别问题域 → 设定优先级 → 选择数据平面 → 配置控制面。"
+        "以下每个方案都按第 1 步"
+        "的画像排序，并经过技术栈检查。",
+    },
+    "decision": {
+        "en": "Name the chosen rows, split them into node pools if the shape needs it (a "
+        "hard-isolation pool next to a shared pool), and say why, what could fail and how you "
+        "will accept it.",
+        "zh": "列出所选组件；如形态需要，将其拆分为节点池（硬隔离池与共享池并存），并说明理由、"
+        "可能的失败方式以及验收方法。",
+    },
+    "risks": {
+        "en": "Pre-filled from the chosen rows' typical failure modes: where a stack "
+        "'looks like it "
+        "runs but is not operable'. Keep the ones you will watch.",
+        "zh": "根据所选组件的典型失败模式预填：即“看起来能跑但不可运维”的地方。"
+        "保留需要持续关注的项。",
+    },
+}
+
+# Granularity per unit: what the smallest thing the scheduler sees is. The rest of what a unit
+# implies (isolation ceiling, reconfiguration cost) is read from the catalog rows of that unit.
+GRANULARITY: dict[str, dict[str, str]] = {
+    "whole_gpu": {"en": "one physical GPU", "zh": "一整块物理 GPU"},
+    "mig_slice": {
+        "en": "a fixed hardware profile (1/7 to a whole GPU)",
+        "zh": "固定的硬件切分规格（1/7 至整卡）",
+    },
+    "vgpu": {"en": "a virtual GPU of a fixed profile", "zh": "固定规格的虚拟 GPU"},
+    "time_slice": {"en": "a turn on a shared GPU", "zh": "共享 GPU 上的一个时间片"},
+    "mps_share": {"en": "a share of SMs under MPS", "zh": "MPS 下的一份 SM 份额"},
+    "memory_compute_quota": {
+        "en": "MiB of memory and a percentage of compute",
+        "zh": "以 MiB 计的显存与百分比算力",
+    },
+    "dra_claim": {"en": "whatever a device class describes", "zh": "由设备类描述的任意粒度"},
+    "none": {"en": "no unit presented", "zh": "不呈现资源单位"},
+}
+
+
+def _language() -> str:
+    return "zh" if (translation.get_language() or "en").lower().startswith("zh") else "en"
+
+
+def guidance(key: str) -> str:
+    """The guidance for `key` in the active language ('' if there is none)."""
+    texts = GUIDANCE.get(key) or GRANULARITY.get(key) or {}
+    return texts.get(_language()) or texts.get("en", "")
+
+
+def granularity(unit_key: str) -> str:
+    texts = GRANULARITY.get(unit_key, {})
+    return texts.get(_language()) or texts.get("en", "")

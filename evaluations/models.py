@@ -1,0 +1,273 @@
+"""Evaluation models: teams and roles, the evaluation and its steps, decision, reviews, audit."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from catalog.engine.stack import Profile
+from catalog.models import EnforcementPoint, PlacementRow, ResourceUnit
+
+
+class Role(models.TextChoices):
+    """Team roles, weakest first: each role can do everything the ones before it can."""
+
+    VIEWER = "viewer", _("viewer")
+    EDITOR = "editor", _("editor")
+    REVIEWER = "reviewer", _("reviewer")
+    ADMIN = "admin", _("admin")
+
+
+ROLE_RANK = {role: rank for rank, role in enumerate(Role.values)}
+
+
+class Team(models.Model):
+    name = models.CharField(_("name"), max_length=120)
+    slug = models.SlugField(_("slug"), max_length=80, unique=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
+    )
+
+    class Meta:
+        ordering = ["name"]
+        verbose_name = _("team")
+        verbose_name_plural = _("teams")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.VIEWER)
+
+    class Meta:
+        ordering = ["team__name", "user__username"]
+        verbose_name = _("membership")
+        verbose_name_plural = _("memberships")
+        constraints = [
+            models.UniqueConstraint(fields=["team", "user"], name="membership_unique_user"),
+        ]
+        indexes = [
+            # every page and endpoint asks "which teams is this user in, with which role"
+            models.Index(fields=["user", "team"], name="membership_by_user_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.team} ({self.role})"
+
+    def can(self, role: str) -> bool:
+        """The member's role is `role` or stronger."""
+        return ROLE_RANK[self.role] >= ROLE_RANK[role]
+
+
+class State(models.TextChoices):
+    DRAFT = "draft", _("draft")
+    IN_REVIEW = "in_review", _("in review")
+    APPROVED = "approved", _("approved")
+    CHANGES_REQUESTED = "changes_requested", _("changes requested")
+    ARCHIVED = "archived", _("archived")
+
+
+class Step(models.TextChoices):
+    """The four placement steps of METHOD.md, plus the decision (what reviewers comment on)."""
+
+    PROFILE = "profile", _("Workload and SLO")
+    UNITS = "units", _("Resource units")
+    CANDIDATES = "candidates", _("Candidates and enforcement points")
+    BOUNDARIES = "boundaries", _("Boundaries of responsibility")
+    DECISION = "decision", _("Decision")
+
+
+PLACEMENT_STEPS: tuple[str, ...] = (Step.PROFILE, Step.UNITS, Step.CANDIDATES, Step.BOUNDARIES)
+
+
+class Evaluation(models.Model):
+    title = models.CharField(_("title"), max_length=200)
+    team = models.ForeignKey(
+        Team, on_delete=models.CASCADE, related_name="evaluations", verbose_name=_("team")
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("author"),
+    )
+    state = models.CharField(_("state"), max_length=20, choices=State.choices, default=State.DRAFT)
+    # The step-1 profile in the DESIGN.md shape, validated by catalog.engine.stack.Profile.
+    profile = models.JSONField(_("workload and SLO profile"), default=dict, blank=True)
+    profile_done = models.BooleanField(_("step 1 done"), default=False)
+    units_done = models.BooleanField(_("step 2 done"), default=False)
+    candidates_done = models.BooleanField(_("step 3 done"), default=False)
+    boundaries_done = models.BooleanField(_("step 4 done"), default=False)
+    # Bumped by every change of content; a review names the revision it looked at.
+    revision = models.PositiveIntegerField(_("revision"), default=1)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+        verbose_name = _("evaluation")
+        verbose_name_plural = _("evaluations")
+        indexes = [
+            # the evaluation list: a user's teams' evaluations, most recently changed first
+            models.Index(fields=["team", "-updated_at"], name="evaluation_by_team_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return self.title
+
+    def clean(self) -> None:
+        try:
+            Profile.from_dict(self.profile or {})
+        except ValueError as exc:
+            raise ValidationError({"profile": str(exc)}) from exc
+
+    def step_done(self, step: str) -> bool:
+        return getattr(self, f"{step}_done")
+
+    @property
+    def steps_done(self) -> int:
+        return sum(self.step_done(step) for step in PLACEMENT_STEPS)
+
+    def engine_profile(self) -> Profile:
+        return Profile.from_dict(self.profile or {})
+
+
+class UnitChoice(models.Model):
+    """Step 2: a resource unit the team considers, with its note on what the unit implies."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="units")
+    unit = models.ForeignKey(ResourceUnit, on_delete=models.PROTECT, related_name="+")
+    note = models.TextField(_("note"), blank=True)
+
+    class Meta:
+        ordering = ["unit__position", "unit__key"]
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "unit"], name="unit_choice_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.unit)
+
+
+class Candidate(models.Model):
+    """Steps 3 and 4: a catalog placement row the team considers, as the team confirms it."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="candidates")
+    row = models.ForeignKey(PlacementRow, on_delete=models.CASCADE, related_name="+")
+    enforcement_points = models.ManyToManyField(EnforcementPoint, related_name="+", blank=True)
+    points_confirmed = models.BooleanField(_("enforcement points confirmed"), default=False)
+    # Candidates with the same non-empty group are put up as alternatives to each other: that is
+    # where mixing layers is a misjudgement.
+    alternative_group = models.CharField(_("alternatives group"), max_length=40, blank=True)
+    # Empty means "as the catalog says"; the catalog text is the pre-filled value.
+    promise = models.TextField(_("responsible for"), blank=True)
+    non_promise = models.TextField(_("not responsible for"), blank=True)
+    position = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["evaluation", "row"], name="candidate_unique_row"),
+        ]
+
+    def __str__(self) -> str:
+        return str(self.row)
+
+    @property
+    def boundary_promise(self) -> str:
+        return self.promise or self.row.promise
+
+    @property
+    def boundary_non_promise(self) -> str:
+        return self.non_promise or self.row.non_promise
+
+
+class Decision(models.Model):
+    """The chosen stack (row ids, optionally split into node pools) and why."""
+
+    evaluation = models.OneToOneField(Evaluation, on_delete=models.CASCADE, related_name="decision")
+    rows = models.JSONField(_("stack"), default=list)  # ["project/key", ...]
+    pools = models.JSONField(_("node pools"), default=dict, blank=True)  # {name: [row ids]}
+    rationale = models.TextField(_("rationale"), blank=True)
+    risks = models.TextField(_("risks and failure modes to watch"), blank=True)
+    acceptance_checks = models.TextField(_("acceptance checks"), blank=True)
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(_("decided"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("decision")
+        verbose_name_plural = _("decisions")
+
+    def __str__(self) -> str:
+        return ", ".join(self.rows)
+
+
+class Verdict(models.TextChoices):
+    APPROVE = "approve", _("approve")
+    REQUEST_CHANGES = "request_changes", _("request changes")
+
+
+class Review(models.Model):
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="reviews")
+    reviewer = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    verdict = models.CharField(_("verdict"), max_length=20, choices=Verdict.choices)
+    comment = models.TextField(_("comment"), blank=True)
+    step_comments = models.JSONField(_("comments per step"), default=dict, blank=True)
+    revision = models.PositiveIntegerField(_("revision reviewed"))
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("review")
+        verbose_name_plural = _("reviews")
+
+    def __str__(self) -> str:
+        return f"{self.get_verdict_display()} by {self.reviewer}"
+
+
+class AuditEntry(models.Model):
+    """Who changed what, and when: written by every evaluation service, never edited."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="audit")
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("who"),
+    )
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    action = models.CharField(_("action"), max_length=40)
+    step = models.CharField(_("step"), max_length=20, blank=True)
+    changes = models.JSONField(_("what changed"), default=dict, blank=True)
+    state_from = models.CharField(max_length=20, blank=True)
+    state_to = models.CharField(max_length=20, blank=True)
+    revision = models.PositiveIntegerField(_("revision"))
+
+    class Meta:
+        ordering = ["-id"]
+        verbose_name = _("audit entry")
+        verbose_name_plural = _("audit entries")
+        indexes = [
+            # the evaluation page: its audit log, newest first
+            models.Index(fields=["evaluation", "-id"], name="audit_by_evaluation_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.step}".strip()
+
+
+from evaluations.report_models import Report  # noqa: E402,F401 — reports live in their own module

@@ -1,0 +1,296 @@
+"""Evaluation reads: the access helper, lists, the steps' catalog context, comparison, stacks."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import Any
+
+from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.http import Http404
+
+from catalog.engine.oracle import PairResult, pair_verdicts
+from catalog.engine.rows import Row
+from catalog.engine.stack import Profile, StackReport, check_stack
+from catalog.models import PlacementRow, Project, ResourceUnit
+from catalog.selectors import engine_rows
+from evaluations.models import (
+    ROLE_RANK,
+    AuditEntry,
+    Candidate,
+    Evaluation,
+    Membership,
+    Role,
+    Team,
+)
+
+# ---------------------------------------------------------------------------------------------
+# Access
+
+
+def evaluation_get_for_user(*, user, pk: int) -> Evaluation:
+    """The evaluation if the user is in its team, with `user_role` set; else Http404.
+
+    Another team's evaluation and a missing one look the same, so ids leak nothing.
+    """
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("No such evaluation")
+    evaluation = (
+        Evaluation.objects.filter(pk=pk, team__memberships__user=user)
+        .select_related("team", "created_by")
+        .annotate(user_role=F("team__memberships__role"))
+        .first()
+    )
+    if evaluation is None:
+        raise Http404("No such evaluation")
+    return evaluation
+
+
+def user_role_in(evaluation: Evaluation, user) -> str | None:
+    """The user's role in the evaluation's team (from the access helper's annotation if any)."""
+    role = getattr(evaluation, "user_role", None)
+    if role is not None:
+        return role
+    return (
+        Membership.objects.filter(team_id=evaluation.team_id, user=user)
+        .values_list("role", flat=True)
+        .first()
+    )
+
+
+def role_allows(role: str | None, needed: str) -> bool:
+    return role is not None and ROLE_RANK[role] >= ROLE_RANK[needed]
+
+
+def evaluations_for_user(*, user, state: str = "") -> QuerySet[Evaluation]:
+    """The evaluations of the user's teams, with what the list shows, in a fixed query count."""
+    evaluations = (
+        Evaluation.objects.filter(team__memberships__user=user)
+        .select_related("team", "created_by")
+        .annotate(
+            user_role=F("team__memberships__role"),
+            candidate_count=Count("candidates", distinct=True),
+        )
+        .order_by("-updated_at", "-id")
+    )
+    if state:
+        evaluations = evaluations.filter(state=state)
+    return evaluations
+
+
+def teams_for_user(*, user, min_role: str = Role.VIEWER) -> list[Team]:
+    roles = [role for role in Role.values if ROLE_RANK[role] >= ROLE_RANK[min_role]]
+    return list(Team.objects.filter(memberships__user=user, memberships__role__in=roles))
+
+
+# ---------------------------------------------------------------------------------------------
+# Steps
+
+
+def placement_rows_by_ref(refs: Iterable[str]) -> dict[str, PlacementRow]:
+    """Catalog rows named `project/key`, in one query; unknown refs are simply absent."""
+    query = Q()
+    for ref in set(refs):
+        slug, _, key = ref.partition("/")
+        query |= Q(project__slug=slug, key=key)
+    if not query:
+        return {}
+    rows = PlacementRow.objects.filter(query).select_related("project", "layer")
+    return {row.ref: row for row in rows.prefetch_related("enforcement_points")}
+
+
+def candidates_of(evaluation: Evaluation) -> list[Candidate]:
+    """The evaluation's candidates with their rows as cards show them."""
+    return list(
+        evaluation.candidates.prefetch_related(
+            "enforcement_points",
+            Prefetch("row", queryset=PlacementRow.objects.with_cards()),
+        )
+    )
+
+
+@dataclass
+class UnitImplication:
+    """What choosing a resource unit implies, from the vocabulary and the catalog rows of it."""
+
+    unit: ResourceUnit
+    rows: int = 0
+    # Best isolation any data-plane row presenting the unit offers, per aspect.
+    isolation_ceiling: dict[str, str] = field(default_factory=dict)
+    reconfiguration: list[str] = field(default_factory=list)  # cost levels seen, low → high
+    projects: list[str] = field(default_factory=list)
+
+
+_ISOLATION_ORDER = {"none": 0, "soft": 1, "hard": 2}
+_COST_ORDER = {"low": 0, "medium": 1, "high": 2}
+
+
+def unit_implications() -> list[UnitImplication]:
+    """Every resource unit with its catalog evidence, in two queries."""
+    units = {unit.pk: UnitImplication(unit=unit) for unit in ResourceUnit.objects.all()}
+    through = PlacementRow.resource_units.through.objects.values_list(
+        "resourceunit_id",
+        "placementrow__layer__key",
+        "placementrow__isolation_memory",
+        "placementrow__isolation_compute",
+        "placementrow__isolation_fault",
+        "placementrow__cost_reconfiguration",
+        "placementrow__project__name",
+    )
+    for unit_id, layer, memory, compute, fault, reconfiguration, project in through:
+        implication = units[unit_id]
+        implication.rows += 1
+        if project not in implication.projects:
+            implication.projects.append(project)
+        if reconfiguration and reconfiguration not in implication.reconfiguration:
+            implication.reconfiguration.append(reconfiguration)
+        if layer == "data_plane":
+            for aspect, level in (("memory", memory), ("compute", compute), ("fault", fault)):
+                best = implication.isolation_ceiling.get(aspect, "none")
+                if _ISOLATION_ORDER[level] > _ISOLATION_ORDER[best]:
+                    best = level
+                implication.isolation_ceiling[aspect] = best
+    for implication in units.values():
+        implication.reconfiguration.sort(key=_COST_ORDER.__getitem__)
+        implication.projects.sort()
+        for aspect in ("memory", "compute", "fault"):
+            implication.isolation_ceiling.setdefault(aspect, "none")
+    return list(units.values())
+
+
+def catalog_search(*, text: str, exclude: Iterable[int] = (), limit: int = 20) -> list[Project]:
+    """Projects matching the step-3 search, with their rows (cards-ready)."""
+    text = text.strip()
+    if not text:
+        return []
+    projects = Project.objects.search(text).with_cards().order_by("name")[:limit]
+    return list(projects)
+
+
+# ---------------------------------------------------------------------------------------------
+# Comparison, recommendations, decision
+
+
+def candidate_engine_rows(candidates: Sequence[Candidate]) -> list[Row]:
+    ids = [candidate.row_id for candidate in candidates]
+    return engine_rows(rows=PlacementRow.objects.filter(id__in=ids)) if ids else []
+
+
+@dataclass
+class Comparison:
+    """What the comparison page shows: same-layer same-unit tables, cross-layer contracts,
+    and the misjudgements in what the team put up as alternatives."""
+
+    candidates: list[Candidate]
+    groups: list[dict[str, Any]]
+    contracts: list[PairResult]
+    independent: list[PairResult]
+    misjudgements: list[Any]
+    alternative_groups: dict[str, list[str]]
+
+
+def comparison_for(evaluation: Evaluation) -> Comparison:
+    from evaluations.engine.misjudge import comparison_groups, misjudgements
+
+    candidates = candidates_of(evaluation)
+    rows = candidate_engine_rows(candidates)
+    by_id = {row.id: row for row in rows}
+    candidate_by_ref = {candidate.row.ref: candidate for candidate in candidates}
+
+    groups = []
+    for (layer, unit), ids in comparison_groups(rows).items():
+        groups.append(
+            {
+                "layer": layer,
+                "unit": unit,
+                "candidates": [candidate_by_ref[i] for i in ids if i in candidate_by_ref],
+                "signals": {i: sorted(by_id[i].signals) for i in ids if i in by_id},
+            }
+        )
+
+    contracts, independent = [], []
+    for a, b in combinations(rows, 2):
+        if a.layer == b.layer:
+            continue
+        verdict = pair_verdicts(a, b)
+        (contracts if verdict.links or verdict.shared_exclusive else independent).append(verdict)
+
+    alternatives: dict[str, list[str]] = defaultdict(list)
+    for candidate in candidates:
+        if candidate.alternative_group:
+            alternatives[candidate.alternative_group].append(candidate.row.ref)
+    warnings = []
+    for ids in alternatives.values():
+        warnings.extend(misjudgements([by_id[i] for i in ids if i in by_id]))
+    return Comparison(
+        candidates=candidates,
+        groups=groups,
+        contracts=contracts,
+        independent=independent,
+        misjudgements=warnings,
+        alternative_groups=dict(alternatives),
+    )
+
+
+def recommendations_for(*, evaluation: Evaluation, limit: int = 5) -> list[Any]:
+    """Ranked candidate stacks from the whole catalog for the evaluation's step-1 profile."""
+    from evaluations.engine.recommend import recommend
+
+    return recommend(evaluation.engine_profile(), engine_rows(), limit=limit)
+
+
+def decision_report(evaluation: Evaluation) -> StackReport | None:
+    """The stack check of the decided stack against the profile (None before a decision)."""
+    decision = getattr(evaluation, "decision", None)
+    if decision is None or not decision.rows:
+        return None
+    rows = engine_rows(rows=PlacementRow.objects.filter(_refs_query(decision.rows)))
+    known = {row.id for row in rows}
+    pools = {
+        name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
+    }
+    return check_stack(rows, pools or None, _profile_or_none(evaluation))
+
+
+def _refs_query(refs: Iterable[str]) -> Q:
+    query = Q(pk__in=[])
+    for ref in refs:
+        slug, _, key = ref.partition("/")
+        query |= Q(project__slug=slug, key=key)
+    return query
+
+
+def _profile_or_none(evaluation: Evaluation) -> Profile | None:
+    try:
+        return evaluation.engine_profile()
+    except ValueError:
+        return None
+
+
+def decision_rows(evaluation: Evaluation) -> list[PlacementRow]:
+    decision = getattr(evaluation, "decision", None)
+    if decision is None or not decision.rows:
+        return []
+    rows = {
+        row.ref: row
+        for row in PlacementRow.objects.filter(_refs_query(decision.rows)).select_related(
+            "project", "layer"
+        )
+    }
+    return [rows[ref] for ref in decision.rows if ref in rows]
+
+
+def failure_modes_of(refs: Iterable[str]) -> list[str]:
+    """The chosen rows' typical failure modes, as a risks pre-fill (`project/key: mode`)."""
+    rows = PlacementRow.objects.filter(_refs_query(list(refs))).select_related("project")
+    return [f"{row.ref}: {mode}" for row in rows for mode in row.failure_modes]
+
+
+def audit_for(evaluation: Evaluation, *, limit: int = 100) -> QuerySet[AuditEntry]:
+    return evaluation.audit.select_related("actor")[:limit]
+
+
+def reviews_for(evaluation: Evaluation) -> QuerySet:
+    return evaluation.reviews.select_related("reviewer")

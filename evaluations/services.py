@@ -1,0 +1,533 @@
+"""Evaluation writes. Pages, the API, commands and the admin change evaluations only through here.
+
+Each service is atomic, checks the actor's role in the evaluation's team, moves the state machine
+when the change calls for it and writes one audit entry saying who changed what.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from catalog.engine.stack import Profile, check_stack
+from catalog.models import EnforcementPoint, ResourceUnit
+from catalog.selectors import engine_rows
+from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
+from evaluations.models import (
+    PLACEMENT_STEPS,
+    AuditEntry,
+    Candidate,
+    Decision,
+    Evaluation,
+    Membership,
+    Role,
+    State,
+    Step,
+    Team,
+    UnitChoice,
+    Verdict,
+)
+from evaluations.selectors import placement_rows_by_ref, role_allows
+from evaluations.workflow import EvaluationWorkflow
+
+PROFILE_FIELDS: tuple[str, ...] = (
+    "workload_types",
+    "primary_objective",
+    "p99_target_ms",
+    "jitter_tolerance",
+    "isolation",
+    "failure_semantics",
+    "tenancy",
+    "priorities",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Teams
+
+
+@transaction.atomic
+def team_create(*, name: str, slug: str, admin) -> Team:
+    team = Team.objects.create(name=name, slug=slug)
+    Membership.objects.create(team=team, user=admin, role=Role.ADMIN)
+    return team
+
+
+def membership_set(*, team: Team, user, role: str) -> Membership:
+    if role not in Role.values:
+        raise InvalidInput(_("Unknown role."), errors={"role": [", ".join(Role.values)]})
+    membership, _created = Membership.objects.update_or_create(
+        team=team, user=user, defaults={"role": role}
+    )
+    return membership
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers
+
+
+def _require_role(*, evaluation: Evaluation | None, team: Team, actor, role: str) -> str:
+    """The actor's role in the team; NotAllowed when weaker than `role`."""
+    current = (
+        Membership.objects.filter(team=team, user=actor).values_list("role", flat=True).first()
+    )
+    if not role_allows(current, role):
+        messages = {
+            Role.EDITOR: _("Changing an evaluation needs the editor role in its team."),
+            Role.REVIEWER: _("Only the team's reviewers (role reviewer or admin) can review."),
+            Role.ADMIN: _("Only a team admin can do this."),
+        }
+        raise NotAllowed(messages.get(role, _("Your role in this team does not allow this.")))
+    return current
+
+
+def evaluation_check_editable(*, evaluation: Evaluation, actor) -> None:
+    """Raise what an edit by `actor` would raise, before any input is validated."""
+    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        _begin_edit(evaluation)
+
+
+def _locked(evaluation: Evaluation) -> Evaluation:
+    """Re-read the evaluation under a row lock so two saves never interleave."""
+    fresh = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    for name in ("user_role",):
+        if hasattr(evaluation, name):
+            setattr(fresh, name, getattr(evaluation, name))
+    return fresh
+
+
+def _audit(
+    evaluation: Evaluation,
+    actor,
+    action: str,
+    *,
+    step: str = "",
+    changes: dict[str, Any] | None = None,
+    transition: tuple[str, str] | None = None,
+) -> AuditEntry:
+    state_from, state_to = transition or ("", "")
+    return AuditEntry.objects.create(
+        evaluation=evaluation,
+        actor=actor,
+        action=action,
+        step=step,
+        changes=changes or {},
+        state_from=state_from,
+        state_to=state_to,
+        revision=evaluation.revision,
+    )
+
+
+def _begin_edit(evaluation: Evaluation) -> tuple[str, str] | None:
+    """Refuse edits in review or archived; an edit after approval or a change request reopens."""
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        raise InvalidTransition(
+            _("This evaluation is {state}: it cannot be edited now.").format(
+                state=State(evaluation.state).label
+            )
+        )
+    if evaluation.state in (State.APPROVED, State.CHANGES_REQUESTED):
+        return EvaluationWorkflow(evaluation).reopen()
+    return None
+
+
+def _commit_edit(
+    evaluation: Evaluation, actor, *, step: str, changes: dict[str, Any], fields: list[str]
+) -> Evaluation:
+    transition = _begin_edit(evaluation)
+    evaluation.revision += 1
+    evaluation.save(update_fields=[*fields, "state", "revision", "updated_at"])
+    action = "step_saved" if step != Step.DECISION else "decided"
+    if transition and transition[0] == State.APPROVED:
+        # An approval covers the revision it saw; a later change needs approval again.
+        changes = {**changes, "approval": _("withdrawn: the approved evaluation was edited")}
+    _audit(evaluation, actor, action, step=step, changes=changes, transition=transition)
+    return evaluation
+
+
+# ---------------------------------------------------------------------------------------------
+# Evaluation
+
+
+@transaction.atomic
+def evaluation_create(
+    *, actor, team: Team, title: str, profile: dict[str, Any] | None = None
+) -> Evaluation:
+    _require_role(evaluation=None, team=team, actor=actor, role=Role.EDITOR)
+    title = (title or "").strip()
+    if not title:
+        raise InvalidInput(_("An evaluation needs a title."), errors={"title": [_("Required.")]})
+    evaluation = Evaluation.objects.create(team=team, title=title[:200], created_by=actor)
+    _audit(evaluation, actor, "created", changes={"title": {"old": None, "new": evaluation.title}})
+    if profile:
+        evaluation_step_save(evaluation=evaluation, actor=actor, step=Step.PROFILE, data=profile)
+        evaluation.refresh_from_db()
+    return evaluation
+
+
+def profile_missing(profile: dict[str, Any]) -> list[str]:
+    """What step 1 still lacks before it counts as done, as field names."""
+    missing = [
+        name
+        for name in (
+            "workload_types",
+            "primary_objective",
+            "jitter_tolerance",
+            "isolation",
+            "failure_semantics",
+            "tenancy",
+            "priorities",
+        )
+        if profile.get(name) in (None, "", [], ())
+    ]
+    if profile.get("primary_objective") == "p99_latency" and not profile.get("p99_target_ms"):
+        missing.append("p99_target_ms")
+    return missing
+
+
+def _save_profile(evaluation: Evaluation, data: dict[str, Any]) -> tuple[dict, list[str]]:
+    given = {key: value for key, value in data.items() if value not in (None, "", [])}
+    try:
+        validated = Profile.from_dict(given).to_dict()
+    except ValueError as exc:
+        field_name = str(exc).split(":", 1)[0] if ":" in str(exc) else "profile"
+        raise InvalidInput(str(exc), errors={field_name: [str(exc)]}) from exc
+    # Profile fills defaults (isolation none, tenancy single); keep only what the team answered.
+    profile = {key: validated[key] if key in given else None for key in PROFILE_FIELDS}
+    profile["workload_types"] = profile["workload_types"] or []
+    profile["priorities"] = profile["priorities"] or []
+    old = {"workload_types": [], "priorities": [], **(evaluation.profile or {})}
+    changes = {
+        key: {"old": old.get(key), "new": profile[key]}
+        for key in PROFILE_FIELDS
+        if old.get(key) != profile[key]
+    }
+    evaluation.profile = profile
+    evaluation.profile_done = not profile_missing(profile)
+    return changes, ["profile", "profile_done"]
+
+
+def _save_units(evaluation: Evaluation, data: dict[str, Any]) -> tuple[dict, list[str]]:
+    wanted: dict[str, str] = {}
+    for item in data.get("units") or []:
+        key = item["unit"] if isinstance(item, dict) else item
+        note = (item.get("note") or "").strip() if isinstance(item, dict) else ""
+        wanted[key] = note
+    units = {unit.key: unit for unit in ResourceUnit.objects.filter(key__in=wanted)}
+    unknown = sorted(set(wanted) - set(units))
+    if unknown:
+        allowed = ", ".join(ResourceUnit.objects.values_list("key", flat=True))
+        message = _("Unknown resource unit {units}; allowed: {allowed}").format(
+            units=", ".join(unknown), allowed=allowed
+        )
+        raise InvalidInput(message, errors={"units": [message]})
+    current = {choice.unit.key: choice for choice in evaluation.units.select_related("unit")}
+    changes: dict[str, Any] = {}
+    added = sorted(set(wanted) - set(current))
+    removed = sorted(set(current) - set(wanted))
+    if removed:
+        evaluation.units.filter(unit__key__in=removed).delete()
+        changes["removed"] = removed
+    if added:
+        UnitChoice.objects.bulk_create(
+            UnitChoice(evaluation=evaluation, unit=units[key], note=wanted[key]) for key in added
+        )
+        changes["added"] = added
+    notes = {}
+    for key, choice in current.items():
+        if key in wanted and choice.note != wanted[key]:
+            notes[key] = {"old": choice.note, "new": wanted[key]}
+            choice.note = wanted[key]
+            choice.save(update_fields=["note"])
+    if notes:
+        changes["notes"] = notes
+    evaluation.units_done = bool(wanted)
+    return changes, ["units_done"]
+
+
+def _save_candidates(evaluation: Evaluation, data: dict[str, Any]) -> tuple[dict, list[str]]:
+    items = list(data.get("candidates") or [])
+    refs = [item["row"] for item in items]
+    if len(set(refs)) != len(refs):
+        raise InvalidInput(_("Each catalog row can be a candidate once."))
+    rows = placement_rows_by_ref(refs)
+    unknown = [ref for ref in refs if ref not in rows]
+    if unknown:
+        message = _("Not in the catalog: {rows}").format(rows=", ".join(unknown))
+        raise InvalidInput(message, errors={"candidates": [message]})
+    points = {point.key: point for point in EnforcementPoint.objects.all()}
+    current = {
+        candidate.row.ref: candidate
+        for candidate in evaluation.candidates.select_related("row__project").prefetch_related(
+            "enforcement_points"
+        )
+    }
+    changes: dict[str, Any] = {}
+    removed = sorted(set(current) - set(refs))
+    if removed:
+        evaluation.candidates.filter(pk__in=[current[ref].pk for ref in removed]).delete()
+        changes["removed"] = removed
+    added, changed = [], {}
+    for position, item in enumerate(items):
+        ref = item["row"]
+        row = rows[ref]
+        wanted_points = item.get("enforcement_points")
+        if wanted_points is None:
+            # Pre-filled from the catalog's placement row.
+            wanted_points = [point.key for point in row.enforcement_points.all()]
+        bad = sorted(set(wanted_points) - set(points))
+        if bad:
+            message = _("Unknown enforcement point {points}; allowed: {allowed}").format(
+                points=", ".join(bad), allowed=", ".join(points)
+            )
+            raise InvalidInput(message, errors={"enforcement_points": [message]})
+        values = {
+            "points_confirmed": bool(item.get("points_confirmed", False)),
+            "alternative_group": (item.get("alternative_group") or "").strip()[:40],
+            "position": position,
+        }
+        candidate = current.get(ref)
+        if candidate is None:
+            candidate = Candidate.objects.create(evaluation=evaluation, row=row, **values)
+            candidate.enforcement_points.set([points[key] for key in wanted_points])
+            added.append(ref)
+            continue
+        diff = {
+            name: {"old": getattr(candidate, name), "new": value}
+            for name, value in values.items()
+            if getattr(candidate, name) != value and name != "position"
+        }
+        old_points = sorted(point.key for point in candidate.enforcement_points.all())
+        if old_points != sorted(wanted_points):
+            diff["enforcement_points"] = {"old": old_points, "new": sorted(wanted_points)}
+            candidate.enforcement_points.set([points[key] for key in wanted_points])
+        if diff or candidate.position != position:
+            for name, value in values.items():
+                setattr(candidate, name, value)
+            candidate.save(update_fields=list(values))
+        if diff:
+            changed[ref] = diff
+    if added:
+        changes["added"] = added
+        # New candidates have boundaries nobody has looked at yet.
+        evaluation.boundaries_done = False
+    if changed:
+        changes["changed"] = changed
+    confirmed = all(item.get("points_confirmed") for item in items)
+    evaluation.candidates_done = bool(items) and confirmed
+    return changes, ["candidates_done", "boundaries_done"]
+
+
+def _save_boundaries(evaluation: Evaluation, data: dict[str, Any]) -> tuple[dict, list[str]]:
+    candidates = {
+        candidate.row.ref: candidate
+        for candidate in evaluation.candidates.select_related("row__project")
+    }
+    changes: dict[str, Any] = {}
+    for item in data.get("boundaries") or []:
+        candidate = candidates.get(item.get("row", ""))
+        if candidate is None:
+            message = _("{row} is not a candidate of this evaluation.").format(row=item.get("row"))
+            raise InvalidInput(message, errors={"boundaries": [message]})
+        diff = {}
+        for name in ("promise", "non_promise"):
+            text = (item.get(name) or "").strip()
+            # The catalog text is the pre-fill: keeping it unchanged stores no override.
+            override = "" if text == getattr(candidate.row, name).strip() else text
+            if override != getattr(candidate, name):
+                diff[name] = {"old": getattr(candidate, name), "new": override}
+                setattr(candidate, name, override)
+        if diff:
+            candidate.save(update_fields=list(diff))
+            changes[candidate.row.ref] = diff
+    missing = [
+        ref
+        for ref, candidate in candidates.items()
+        if not candidate.boundary_promise.strip() or not candidate.boundary_non_promise.strip()
+    ]
+    evaluation.boundaries_done = bool(candidates) and not missing
+    return changes, ["boundaries_done"]
+
+
+_STEP_SAVERS = {
+    Step.PROFILE: _save_profile,
+    Step.UNITS: _save_units,
+    Step.CANDIDATES: _save_candidates,
+    Step.BOUNDARIES: _save_boundaries,
+}
+
+
+@transaction.atomic
+def evaluation_step_save(
+    *, evaluation: Evaluation, actor, step: str, data: dict[str, Any]
+) -> Evaluation:
+    """Save one of the four placement steps; a save that changes nothing records nothing."""
+    if step not in PLACEMENT_STEPS:
+        raise InvalidInput(
+            _("Unknown step {step}; steps: {steps}").format(
+                step=step, steps=", ".join(PLACEMENT_STEPS)
+            )
+        )
+    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = _locked(evaluation)
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        _begin_edit(evaluation)  # raises with the reason
+    done_before = evaluation.step_done(step)
+    changes, fields = _STEP_SAVERS[step](evaluation, data)
+    if not changes:
+        if evaluation.step_done(step) != done_before:
+            evaluation.save(update_fields=[*fields, "updated_at"])
+        return evaluation
+    return _commit_edit(evaluation, actor, step=step, changes=changes, fields=fields)
+
+
+@transaction.atomic
+def evaluation_decide(
+    *,
+    evaluation: Evaluation,
+    actor,
+    rows: list[str],
+    pools: dict[str, list[str]] | None = None,
+    rationale: str = "",
+    risks: str = "",
+    acceptance_checks: str = "",
+) -> Decision:
+    """Record the chosen stack; it must exist in the catalog and pass the stack check's input
+    rules (each row once, pools naming only rows of the stack)."""
+    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = _locked(evaluation)
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        _begin_edit(evaluation)
+    rows = list(dict.fromkeys(ref.strip() for ref in rows if ref.strip()))
+    if not rows:
+        raise InvalidInput(
+            _("Choose at least one row for the stack."), errors={"rows": [_("Required.")]}
+        )
+    known = placement_rows_by_ref(rows)
+    unknown = [ref for ref in rows if ref not in known]
+    if unknown:
+        message = _("Not in the catalog: {rows}").format(rows=", ".join(unknown))
+        raise InvalidInput(message, errors={"rows": [message]})
+    pools = {
+        name.strip(): list(dict.fromkeys(refs))
+        for name, refs in (pools or {}).items()
+        if name.strip() and refs
+    }
+    try:
+        check_stack(engine_rows(rows=_rows_queryset(known)), pools or None)
+    except ValueError as exc:
+        raise InvalidInput(str(exc), errors={"pools": [str(exc)]}) from exc
+    values = {
+        "rows": rows,
+        "pools": pools,
+        "rationale": rationale.strip(),
+        "risks": risks.strip(),
+        "acceptance_checks": acceptance_checks.strip(),
+    }
+    decision = Decision.objects.filter(evaluation=evaluation).first()
+    old = {name: getattr(decision, name) for name in values} if decision else {}
+    changes = {
+        name: {"old": old.get(name), "new": value}
+        for name, value in values.items()
+        if old.get(name) != value
+    }
+    if decision is None:
+        decision = Decision(evaluation=evaluation)
+    if not changes:
+        return decision
+    for name, value in values.items():
+        setattr(decision, name, value)
+    decision.decided_by = actor
+    decision.save()
+    _commit_edit(evaluation, actor, step=Step.DECISION, changes=changes, fields=[])
+    return decision
+
+
+def _rows_queryset(known: dict[str, Any]):
+    from catalog.models import PlacementRow
+
+    return PlacementRow.objects.filter(pk__in=[row.pk for row in known.values()])
+
+
+def submission_missing(evaluation: Evaluation) -> list[str]:
+    """What must be done before the evaluation can go to review, as step labels."""
+    missing = [str(Step(step).label) for step in PLACEMENT_STEPS if not evaluation.step_done(step)]
+    if not Decision.objects.filter(evaluation=evaluation).exclude(rows=[]).exists():
+        missing.append(str(Step.DECISION.label))
+    return missing
+
+
+@transaction.atomic
+def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
+    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = _locked(evaluation)
+    missing = submission_missing(evaluation)
+    if missing:
+        raise InvalidInput(
+            _("Finish these before submitting for review: {missing}.").format(
+                missing=", ".join(missing)
+            ),
+            errors={"steps": missing},
+        )
+    transition = EvaluationWorkflow(evaluation).submit()
+    evaluation.save(update_fields=["state", "updated_at"])
+    _audit(evaluation, actor, "submitted", transition=transition)
+    return evaluation
+
+
+@transaction.atomic
+def evaluation_review(
+    *,
+    evaluation: Evaluation,
+    actor,
+    verdict: str,
+    comment: str = "",
+    step_comments: dict[str, str] | None = None,
+) -> Evaluation:
+    """A reviewer approves or requests changes, with comments per step."""
+    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
+    evaluation = _locked(evaluation)
+    if evaluation.created_by_id == actor.pk:
+        raise NotAllowed(_("An author cannot review their own evaluation."))
+    step_comments = {
+        step: text.strip()
+        for step, text in (step_comments or {}).items()
+        if step in Step.values and text and text.strip()
+    }
+    comment = comment.strip()
+    workflow = EvaluationWorkflow(evaluation)
+    if verdict == Verdict.APPROVE:
+        transition = workflow.approve()
+    elif verdict == Verdict.REQUEST_CHANGES:
+        if not comment and not step_comments:
+            message = _("Say what should change: a comment or a comment on a step.")
+            raise InvalidInput(message, errors={"comment": [message]})
+        transition = workflow.request_changes()
+    else:
+        message = _("Unknown verdict; allowed: {allowed}").format(allowed=", ".join(Verdict.values))
+        raise InvalidInput(message, errors={"verdict": [message]})
+    evaluation.save(update_fields=["state", "updated_at"])
+    evaluation.reviews.create(
+        reviewer=actor,
+        verdict=verdict,
+        comment=comment,
+        step_comments=step_comments,
+        revision=evaluation.revision,
+    )
+    action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
+    changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
+    _audit(evaluation, actor, action, changes=changes, transition=transition)
+    return evaluation
+
+
+@transaction.atomic
+def evaluation_archive(*, evaluation: Evaluation, actor) -> Evaluation:
+    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.ADMIN)
+    evaluation = _locked(evaluation)
+    transition = EvaluationWorkflow(evaluation).archive()
+    evaluation.save(update_fields=["state", "updated_at"])
+    _audit(evaluation, actor, "archived", transition=transition)
+    return evaluation

@@ -1,0 +1,24 @@
+"""Evaluation pages: list, the four steps, comparison, recommendations, decision, review."""
+
+from django.urls import path
+
+from evaluations import views
+
+app_name = "evaluations"
+
+urlpatterns = [
+    path("", views.evaluation_list_view, name="list"),
+    path("new/", views.evaluation_create_view, name="create"),
+    path("<int:pk>/", views.evaluation_detail_view, name="detail"),
+    path("<int:pk>/steps/<int:number>/", views.evaluation_step_view, name="step"),
+    path("<int:pk>/comparison/", views.evaluation_comparison_view, name="comparison"),
+    path(
+        "<int:pk>/recommendations/",
+        views.evaluation_recommendations_view,
+        name="recommendations",
+    ),
+    path("<int:pk>/decision/", views.evaluation_decision_view, name="decision"),
+    path("<int:pk>/submit/", views.evaluation_submit_view, name="submit"),
+    path("<int:pk>/review/", views.evaluation_review_view, name="review"),
+    path("<int:pk>/archive/", views.evaluation_archive_view, name="archive"),
+]

@@ -1,0 +1,132 @@
+/* Evaluation steps save as they are filled: a change posts the form in the background and the
+   answer (saved, or the fields to correct) is shown in place. The buttons still work without JS. */
+(function () {
+  "use strict";
+
+  function statusOf(form) {
+    return form.querySelector("[data-autosave-status]");
+  }
+
+  function clearErrors(form) {
+    form.querySelectorAll("[data-errors-for]").forEach(function (list) {
+      list.textContent = "";
+    });
+    form.querySelectorAll(".has-error").forEach(function (el) {
+      el.classList.remove("has-error");
+    });
+  }
+
+  function showErrors(form, errors) {
+    Object.keys(errors || {}).forEach(function (name) {
+      var target = form.querySelector('[data-errors-for="' + name + '"]') ||
+        form.querySelector('[data-errors-for="__all__"]');
+      if (!target) return;
+      var messages = errors[name];
+      (Array.isArray(messages) ? messages : [messages]).forEach(function (message) {
+        var item = document.createElement("li");
+        item.textContent = typeof message === "string" ? message : message.message;
+        target.appendChild(item);
+      });
+      var field = target.closest(".eval-field, .eval-input");
+      if (field) field.classList.add("has-error");
+    });
+  }
+
+  function showMissing(form, missing) {
+    var holder = form.querySelector("[data-missing]");
+    if (!holder || !Array.isArray(missing)) return;
+    holder.textContent = "";
+    if (missing.length) {
+      holder.appendChild(document.createTextNode(holder.dataset.missingLabel || "Still to answer: "));
+      var list = document.createElement("span");
+      list.setAttribute("data-missing-list", "");
+      list.textContent = missing.join(", ");
+      holder.appendChild(list);
+    } else {
+      var done = document.createElement("span");
+      done.className = "good";
+      done.textContent = "✓ " + (holder.dataset.doneLabel || "Step complete.");
+      holder.appendChild(done);
+    }
+  }
+
+  function markStage(done) {
+    var current = document.querySelector(".eval-progress-step.is-current");
+    if (!current) return;
+    current.classList.toggle("is-done", !!done);
+  }
+
+  function save(form) {
+    var status = statusOf(form);
+    if (status) {
+      status.textContent = form.dataset.savingLabel || "Saving…";
+      status.dataset.state = "saving";
+    }
+    var body = new FormData(form);
+    body.set("go", "stay");
+    return fetch(form.action || window.location.href, {
+      method: "POST",
+      body: body,
+      credentials: "same-origin",
+      headers: { "X-Autosave": "1", "X-Requested-With": "fetch" },
+    })
+      .then(function (response) {
+        return response.json().then(function (data) {
+          return { ok: response.ok, data: data };
+        });
+      })
+      .then(function (result) {
+        clearErrors(form);
+        if (result.ok) {
+          if (status) {
+            status.textContent = (form.dataset.savedLabel || "Saved") + " " + result.data.saved_at;
+            status.dataset.state = "saved";
+          }
+          markStage(result.data.done);
+          showMissing(form, result.data.missing);
+        } else {
+          if (status) {
+            status.textContent = result.data.detail || "Not saved";
+            status.dataset.state = "error";
+          }
+          showErrors(form, result.data.errors);
+        }
+      })
+      .catch(function () {
+        if (status) {
+          status.textContent = form.dataset.offlineLabel || "Not saved: connection lost";
+          status.dataset.state = "error";
+        }
+      });
+  }
+
+  function debounce(fn, wait) {
+    var timer = null;
+    return function () {
+      var args = arguments;
+      clearTimeout(timer);
+      timer = setTimeout(function () { fn.apply(null, args); }, wait);
+    };
+  }
+
+  document.querySelectorAll("form[data-autosave]").forEach(function (form) {
+    var fieldset = form.querySelector("fieldset");
+    if (fieldset && fieldset.disabled) return;
+    var later = debounce(function () { save(form); }, 400);
+    form.addEventListener("change", function (event) {
+      if (event.target.name === "q") return;
+      later();
+    });
+    // Typing in a text area saves once the user pauses, not on every key.
+    form.addEventListener("input", debounce(function (event) {
+      if (event.target.tagName === "TEXTAREA") save(form);
+    }, 1200));
+  });
+
+  // Step 2: a chosen unit's card is highlighted as it is ticked.
+  document.querySelectorAll(".unit-card input[type=checkbox]").forEach(function (box) {
+    box.addEventListener("change", function () {
+      box.closest(".unit-card").classList.toggle("is-chosen", box.checked);
+    });
+  });
+})();

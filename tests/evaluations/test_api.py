@@ -1,0 +1,250 @@
+"""The evaluations API: team scoping, roles, the workflow, and the OpenAPI schema."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import include, path
+from rest_framework.test import APIClient
+
+from ecomap.urls import urlpatterns as site_urlpatterns
+from evaluations.models import AuditEntry, Evaluation, State
+from tests.evaluations.factories import (
+    MIXED_PROFILE,
+    fill_steps,
+    make_cast,
+    make_evaluation,
+    small_catalog,
+    submitted,
+)
+
+# The lead mounts evaluations.api.urls under /api/v1/; this module mounts it the same way so
+# the tests do not depend on when that lands.
+urlpatterns = [path("api/v1/", include("evaluations.api.urls")), *site_urlpatterns]
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
+
+BASE = "/api/v1/evaluations/"
+
+
+@pytest.fixture
+def cast(db):
+    small_catalog()
+    return make_cast()
+
+
+@pytest.fixture
+def evaluation(cast):
+    return fill_steps(make_evaluation(cast), cast.bob)
+
+
+def api(user=None) -> APIClient:
+    client = APIClient()
+    if user is not None:
+        client.force_authenticate(user)
+    return client
+
+
+def endpoint(evaluation, suffix: str = "") -> str:
+    return f"{BASE}{evaluation.pk}/{suffix}"
+
+
+READS = ["", "comparison/", "recommendations/"]
+WRITES = [
+    ("put", "steps/profile/", {"tenancy": "multi"}),
+    ("put", "steps/units/", {"units": [{"unit": "whole_gpu"}]}),
+    ("put", "steps/candidates/", {"candidates": [{"row": "volcano/scheduler"}]}),
+    ("put", "steps/boundaries/", {"boundaries": []}),
+    ("put", "decision/", {"rows": ["hami/device-plugin"]}),
+    ("post", "submit/", {}),
+    ("post", "review/", {"verdict": "approve"}),
+    ("post", "archive/", {}),
+]
+
+
+def test_anonymous_requests_are_refused(cast, evaluation):
+    assert api().get(BASE).status_code in (401, 403)
+    assert api().get(endpoint(evaluation)).status_code in (401, 403)
+
+
+def test_the_list_holds_only_the_users_teams(cast, evaluation):
+    assert [e["id"] for e in api(cast.dave).get(BASE).json()["results"]] == [evaluation.pk]
+    assert api(cast.charlie).get(BASE).json()["results"] == []
+
+
+@pytest.mark.parametrize("suffix", READS)
+def test_another_teams_evaluation_answers_404(cast, evaluation, suffix):
+    assert api(cast.charlie).get(endpoint(evaluation, suffix)).status_code == 404
+
+
+@pytest.mark.parametrize(("method", "suffix", "body"), WRITES)
+def test_another_team_cannot_write(cast, evaluation, method, suffix, body):
+    response = getattr(api(cast.charlie), method)(endpoint(evaluation, suffix), body, format="json")
+
+    assert response.status_code == 404
+    assert Evaluation.objects.get(pk=evaluation.pk).revision == evaluation.revision
+
+
+@pytest.mark.parametrize(("method", "suffix", "body"), WRITES[:6])
+def test_a_viewer_cannot_edit(cast, evaluation, method, suffix, body):
+    response = getattr(api(cast.dave), method)(endpoint(evaluation, suffix), body, format="json")
+
+    assert response.status_code == 403
+    assert "editor role" in response.json()["detail"]
+
+
+def test_an_editor_creates_an_evaluation_in_their_team(cast):
+    response = api(cast.bob).post(BASE, {"title": "Via API", "team": "platform"}, format="json")
+
+    assert response.status_code == 201
+    assert response.json()["state"] == "draft"
+    assert response.json()["your_role"] == "editor"
+
+
+def test_creating_in_a_team_you_are_not_in_answers_404(cast):
+    response = api(cast.bob).post(BASE, {"title": "No", "team": "research"}, format="json")
+
+    assert response.status_code == 404
+
+
+def test_a_viewer_cannot_create(cast):
+    response = api(cast.dave).post(BASE, {"title": "No", "team": "platform"}, format="json")
+
+    assert response.status_code == 403
+
+
+def test_the_four_steps_decision_and_review_through_the_api(cast):
+    client = api(cast.bob)
+    pk = client.post(BASE, {"title": "API flow", "team": "platform"}, format="json").json()["id"]
+    url = f"{BASE}{pk}/"
+
+    assert client.put(f"{url}steps/profile/", MIXED_PROFILE, format="json").status_code == 200
+    client.put(f"{url}steps/units/", {"units": [{"unit": "memory_compute_quota"}]}, format="json")
+    body = client.put(
+        f"{url}steps/candidates/",
+        {
+            "candidates": [
+                {"row": "hami/device-plugin", "points_confirmed": True},
+                {"row": "volcano/scheduler", "points_confirmed": True},
+            ]
+        },
+        format="json",
+    ).json()
+    assert body["candidates"][1]["enforcement_points"] == ["scheduler", "admission"] or set(
+        body["candidates"][1]["enforcement_points"]
+    ) == {"scheduler", "admission"}
+    boundaries = [
+        {"row": c["row"], "promise": c["promise"], "non_promise": c["non_promise"]}
+        for c in body["candidates"]
+    ]
+    body = client.put(f"{url}steps/boundaries/", {"boundaries": boundaries}, format="json").json()
+    assert body["steps_done"] == {
+        "profile": True,
+        "units": True,
+        "candidates": True,
+        "boundaries": True,
+    }
+    decided = client.put(
+        f"{url}decision/",
+        {"rows": ["hami/device-plugin", "volcano/scheduler"], "rationale": "compose"},
+        format="json",
+    ).json()
+    assert decided["report"]["ok"] is True
+    assert client.post(f"{url}submit/").json()["state"] == "in_review"
+
+    assert api(cast.bob).post(f"{url}review/", {"verdict": "approve"}).status_code == 403
+    response = api(cast.carol).post(
+        f"{url}review/",
+        {"verdict": "request_changes", "step_comments": {"units": "MIG too?"}},
+        format="json",
+    )
+    assert response.json()["state"] == "changes_requested"
+    assert response.json()["reviews"][0]["step_comments"] == {"units": "MIG too?"}
+
+
+def test_an_invalid_profile_answers_400_naming_the_field(cast, evaluation):
+    response = api(cast.bob).put(
+        endpoint(evaluation, "steps/profile/"), {"tenancy": "many"}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert "tenancy" in response.json()
+
+
+def test_an_unknown_candidate_row_answers_400(cast, evaluation):
+    response = api(cast.bob).put(
+        endpoint(evaluation, "steps/candidates/"),
+        {"candidates": [{"row": "nope/nope"}]},
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert "nope/nope" in response.json()["detail"]
+
+
+def test_submitting_an_incomplete_evaluation_answers_400_with_what_is_missing(cast):
+    evaluation = make_evaluation(cast)
+
+    response = api(cast.bob).post(endpoint(evaluation, "submit/"))
+
+    assert response.status_code == 400
+    assert "Workload and SLO" in response.json()["errors"]["steps"]
+
+
+def test_an_author_cannot_approve_through_the_api(cast):
+    evaluation = make_evaluation(cast, title="Alice's")
+    evaluation.created_by = cast.alice
+    evaluation.save(update_fields=["created_by"])
+    fill_steps(evaluation, cast.alice)
+    api(cast.alice).post(endpoint(evaluation, "submit/"))
+
+    response = api(cast.alice).post(endpoint(evaluation, "review/"), {"verdict": "approve"})
+
+    assert response.status_code == 403
+    assert Evaluation.objects.get(pk=evaluation.pk).state == State.IN_REVIEW
+
+
+def test_approving_a_draft_answers_400(cast, evaluation):
+    response = api(cast.carol).post(endpoint(evaluation, "review/"), {"verdict": "approve"})
+
+    assert response.status_code == 400
+
+
+def test_the_detail_carries_the_audit_log(cast):
+    evaluation = submitted(cast)
+
+    audit = api(cast.dave).get(endpoint(evaluation)).json()["audit"]
+
+    assert audit[0]["action"] == "submitted"
+    assert audit[0]["actor"] == "bob-editor"
+    assert len(audit) == AuditEntry.objects.filter(evaluation=evaluation).count()
+
+
+def test_the_comparison_endpoint_reports_misjudgements(cast):
+    evaluation = make_evaluation(cast)
+    api(cast.bob).put(
+        endpoint(evaluation, "steps/candidates/"),
+        {
+            "candidates": [
+                {"row": "hami/device-plugin", "alternative_group": "x"},
+                {"row": "volcano/scheduler", "alternative_group": "x"},
+            ]
+        },
+        format="json",
+    )
+
+    body = api(cast.dave).get(endpoint(evaluation, "comparison/")).json()
+
+    assert [m["kind"] for m in body["misjudgements"]] == ["cross_layer"]
+    assert body["contracts"][0]["verdict"] == "composes"
+
+
+def test_the_schema_documents_the_evaluation_endpoints_and_their_errors(cast):
+    client = api(cast.bob)
+
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+    paths = schema["paths"]
+    assert "/api/v1/evaluations/" in paths
+    review = paths["/api/v1/evaluations/{id}/review/"]["post"]
+    assert {"200", "400", "403", "404"} <= set(review["responses"])
+    assert "/api/v1/evaluations/{id}/steps/profile/" in paths

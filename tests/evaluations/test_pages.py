@@ -1,0 +1,394 @@
+"""The evaluation pages: steps, comparison warnings, recommendations, decision, audit, budgets."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from evaluations import services
+from evaluations.models import AuditEntry, Evaluation, State
+from tests.evaluations.factories import (
+    MIXED_PROFILE,
+    fill_steps,
+    make_cast,
+    make_evaluation,
+    small_catalog,
+    submitted,
+)
+from tests.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def cast(db):
+    small_catalog()
+    return make_cast()
+
+
+def page(client, user, name: str, evaluation, *args):
+    client.force_login(user)
+    return client.get(reverse(name, args=[evaluation.pk, *args]))
+
+
+def with_candidates(cast, *candidates: dict) -> Evaluation:
+    evaluation = make_evaluation(cast)
+    services.evaluation_step_save(
+        evaluation=evaluation,
+        actor=cast.bob,
+        step="candidates",
+        data={"candidates": list(candidates)},
+    )
+    return evaluation
+
+
+# Steps
+
+
+def test_each_step_shows_the_methods_guidance_in_english(client, cast):
+    evaluation = make_evaluation(cast)
+
+    content = page(client, cast.bob, "evaluations:step", evaluation, 1).content.decode()
+
+    assert "Fix the target workload and SLO first" in content
+    assert "Is a failure a degradation or an incident?" in content
+
+
+def test_the_guidance_follows_the_language(client, cast):
+    evaluation = make_evaluation(cast)
+    client.force_login(cast.bob)
+    client.cookies.load({"django_language": "zh-hans"})
+
+    content = client.get(reverse("evaluations:step", args=[evaluation.pk, 1])).content.decode()
+
+    assert "先固定目标工作负载与 SLO" in content
+
+
+def test_step_one_saves_and_moves_to_step_two(client, cast):
+    evaluation = make_evaluation(cast)
+    client.force_login(cast.bob)
+    data = {key: value for key, value in MIXED_PROFILE.items() if key != "priorities"}
+    data |= {"priority_1": "isolation", "priority_2": "observability", "go": "next"}
+
+    response = client.post(reverse("evaluations:step", args=[evaluation.pk, 1]), data)
+
+    assert response["Location"] == reverse("evaluations:step", args=[evaluation.pk, 2])
+    evaluation.refresh_from_db()
+    assert evaluation.profile_done
+    assert evaluation.profile["priorities"] == ["isolation", "observability"]
+
+
+def test_step_one_explains_a_priority_ranked_twice(client, cast):
+    evaluation = make_evaluation(cast)
+    client.force_login(cast.bob)
+
+    response = client.post(
+        reverse("evaluations:step", args=[evaluation.pk, 1]),
+        {"priority_1": "cost", "priority_2": "cost"},
+    )
+
+    assert response.status_code == 400
+    assert "Each priority can be ranked once." in response.content.decode()
+
+
+def test_step_two_shows_what_each_unit_implies_from_the_catalog(client, cast):
+    evaluation = make_evaluation(cast)
+
+    response = page(client, cast.bob, "evaluations:step", evaluation, 2)
+
+    quota = next(
+        item for item in response.context["implications"] if item.unit.key == "memory_compute_quota"
+    )
+    assert quota.isolation_ceiling["memory"] == "hard"  # HAMi's row
+    assert quota.rows == 3
+    assert "MiB of memory" in response.content.decode()
+
+
+def test_step_three_searches_the_catalog_and_adds_a_candidate(client, cast):
+    evaluation = make_evaluation(cast)
+    client.force_login(cast.bob)
+    url = reverse("evaluations:step", args=[evaluation.pk, 3])
+
+    assert "volcano/scheduler" in client.get(url, {"q": "volcano"}).content.decode()
+    client.post(url, {"add": "volcano/scheduler", "q": "volcano"})
+
+    candidate = evaluation.candidates.get()
+    assert candidate.row.ref == "volcano/scheduler"
+    assert {p.key for p in candidate.enforcement_points.all()} == {"scheduler", "admission"}
+
+
+def test_step_three_confirms_and_removes_candidates(client, cast):
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "volcano/scheduler"})
+    hami, volcano = evaluation.candidates.order_by("position")
+    client.force_login(cast.bob)
+
+    client.post(
+        reverse("evaluations:step", args=[evaluation.pk, 3]),
+        {
+            f"points_{hami.pk}": ["runtime_interception"],
+            f"confirmed_{hami.pk}": "on",
+            f"points_{volcano.pk}": ["scheduler"],
+            "remove": str(volcano.pk),
+        },
+    )
+
+    assert [c.row.ref for c in evaluation.candidates.all()] == ["hami/device-plugin"]
+    evaluation.refresh_from_db()
+    assert evaluation.candidates_done
+
+
+def test_step_four_is_prefilled_from_promise_and_non_promise(client, cast):
+    evaluation = with_candidates(cast, {"row": "volcano/scheduler"})
+
+    content = page(client, cast.bob, "evaluations:step", evaluation, 4).content.decode()
+
+    assert "Never promises zero interference inside the node." in content
+
+
+# Comparison
+
+
+def test_candidates_of_different_layers_as_alternatives_raise_a_misjudgement(client, cast):
+    evaluation = with_candidates(
+        cast,
+        {"row": "hami/device-plugin", "alternative_group": "sharing"},
+        {"row": "volcano/scheduler", "alternative_group": "sharing"},
+    )
+
+    content = page(client, cast.bob, "evaluations:comparison", evaluation).content.decode()
+
+    assert "are not competitors" in content
+    assert "HAMi device-plugin (data plane) and Volcano scheduler (control plane)" in content
+    assert "compose through interface contracts" in content
+
+
+def test_a_platform_put_up_against_a_mechanism_is_flagged(client, cast):
+    evaluation = with_candidates(
+        cast,
+        {"row": "hami/device-plugin", "alternative_group": "a"},
+        {"row": "gpustack/platform", "alternative_group": "a"},
+    )
+
+    content = page(client, cast.bob, "evaluations:comparison", evaluation).content.decode()
+
+    assert "is not a substitute for a mechanism" in content
+
+
+def test_same_layer_same_unit_candidates_share_a_comparison_table(client, cast):
+    evaluation = with_candidates(
+        cast,
+        {"row": "hami/device-plugin", "alternative_group": "a"},
+        {"row": "time-slicer/plugin", "alternative_group": "a"},
+    )
+
+    response = page(client, cast.bob, "evaluations:comparison", evaluation)
+
+    groups = {(g["layer"], g["unit"]): g for g in response.context["comparison"].groups}
+    shared = groups[("data_plane", "memory_compute_quota")]
+    assert [c.row.ref for c in shared["candidates"]] == ["hami/device-plugin", "time-slicer/plugin"]
+    assert response.context["comparison"].misjudgements == []
+
+
+def test_cross_layer_pairs_are_shown_as_contract_checks_only(client, cast):
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "volcano/scheduler"})
+
+    response = page(client, cast.bob, "evaluations:comparison", evaluation)
+
+    [pair] = response.context["comparison"].contracts
+    assert pair.verdict == "composes"
+    assert "resource:nvidia.com/gpumem" in response.content.decode()
+    assert response.context["comparison"].misjudgements == []
+
+
+def test_the_comparison_links_to_the_matrix_filtered_to_its_candidates(client, cast):
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "volcano/scheduler"})
+
+    content = page(client, cast.bob, "evaluations:comparison", evaluation).content.decode()
+
+    assert 'href="/matrix/?project=hami&amp;project=volcano"' in content
+
+
+# Recommendations and decision
+
+
+def test_recommendations_are_ranked_explained_and_checked_for_a_profile(client, cast):
+    call_command("load_catalog", verbosity=0)
+    evaluation = make_evaluation(cast, profile=MIXED_PROFILE)
+
+    response = page(client, cast.bob, "evaluations:recommendations", evaluation)
+
+    recommendations = response.context["recommendations"]
+    assert recommendations
+    assert [r.rank for r in recommendations] == list(range(1, len(recommendations) + 1))
+    content = response.content.decode()
+    assert "Shape C" in content
+    assert "What fits" in content
+    assert "Stack check: no gaps, no conflicts" in content
+    assert f"/map/?stack={','.join(recommendations[0].rows)}" in content
+
+
+def test_a_recommendation_can_be_adopted_as_the_decision(client, cast):
+    call_command("load_catalog", verbosity=0)
+    evaluation = make_evaluation(cast, profile=MIXED_PROFILE)
+    client.force_login(cast.bob)
+
+    client.post(reverse("evaluations:decision", args=[evaluation.pk]), {"adopt": "1"})
+
+    decision = Evaluation.objects.get(pk=evaluation.pk).decision
+    assert "volcano/scheduler" in decision.rows
+    assert set(decision.pools) == {"hard-isolation", "shared"}
+    assert "P99 latency" in decision.acceptance_checks
+
+
+def test_the_decision_prefills_risks_from_failure_modes_and_shows_the_stack_check(client, cast):
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "volcano/scheduler"})
+    client.force_login(cast.bob)
+    url = reverse("evaluations:decision", args=[evaluation.pk])
+
+    form = client.get(url).context["form"]
+    assert "statically linked CUDA escapes the limits" in form.initial["risks"]
+
+    response = client.post(
+        url,
+        {"rows": ["hami/device-plugin", "volcano/scheduler"], "pool_0": "shared", "risks": "x"},
+        follow=True,
+    )
+    decision = Evaluation.objects.get(pk=evaluation.pk).decision
+    assert decision.pools == {"shared": ["hami/device-plugin"]}
+    assert response.context["report"].ok
+    assert "/map/?stack=hami/device-plugin,volcano/scheduler" in response.content.decode()
+
+
+def test_a_decided_stack_with_a_conflict_shows_it(client, cast):
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "time-slicer/plugin"})
+    services.evaluation_decide(
+        evaluation=evaluation, actor=cast.bob, rows=["hami/device-plugin", "time-slicer/plugin"]
+    )
+
+    response = page(client, cast.bob, "evaluations:decision", evaluation)
+
+    assert not response.context["report"].ok
+    assert "conflict in pool default" in response.content.decode()
+
+
+# Review and audit
+
+
+def test_the_overview_shows_reviews_with_step_comments_and_the_audit_log(client, cast):
+    evaluation = submitted(cast)
+    services.evaluation_review(
+        evaluation=evaluation,
+        actor=cast.carol,
+        verdict="request_changes",
+        comment="Almost.",
+        step_comments={"boundaries": "Say what HAMi does not isolate."},
+    )
+
+    content = page(client, cast.dave, "evaluations:detail", evaluation).content.decode()
+
+    assert "Say what HAMi does not isolate." in content
+    assert "in_review → changes_requested" in content
+    assert "carol-reviewer" in content
+
+
+def test_every_edit_and_state_change_is_audited_with_who_and_what(cast):
+    evaluation = submitted(cast)
+    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+
+    entries = list(AuditEntry.objects.filter(evaluation=evaluation).order_by("id"))
+
+    assert [(e.action, e.step) for e in entries] == [
+        ("created", ""),
+        ("step_saved", "profile"),
+        ("step_saved", "units"),
+        ("step_saved", "candidates"),
+        ("decided", "decision"),
+        ("submitted", ""),
+        ("approved", ""),
+    ]
+    assert entries[0].actor == cast.bob
+    assert entries[-1].actor == cast.carol
+    assert entries[-1].state_to == State.APPROVED
+    assert entries[2].changes == {"added": ["memory_compute_quota"]}
+
+
+def test_an_audit_entry_records_the_fields_that_changed(cast):
+    evaluation = make_evaluation(cast)
+
+    services.evaluation_step_save(
+        evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"}
+    )
+
+    entry = evaluation.audit.first()
+    assert entry.changes == {"tenancy": {"old": None, "new": "multi"}}
+    assert entry.revision == 2
+
+
+def test_refused_writes_leave_no_audit_entry(cast):
+    evaluation = make_evaluation(cast)
+    count = AuditEntry.objects.count()
+
+    with pytest.raises(services.NotAllowed):
+        services.evaluation_step_save(
+            evaluation=evaluation, actor=cast.dave, step="units", data={"units": ["whole_gpu"]}
+        )
+
+    assert AuditEntry.objects.count() == count
+
+
+# Query budgets
+
+
+def test_the_evaluation_list_has_a_fixed_query_count(client, cast):
+    client.force_login(cast.bob)
+    make_evaluation(cast)
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("evaluations:list"))
+    for i in range(8):
+        fill_steps(make_evaluation(cast, title=f"Evaluation {i}"), cast.bob)
+
+    with CaptureQueriesContext(connection) as many:
+        response = client.get(reverse("evaluations:list"))
+
+    assert len(response.context["evaluations"]) == 9
+    assert len(many) == len(few)
+    assert len(many) <= 8
+
+
+def test_the_comparison_page_has_a_fixed_query_count(client, cast):
+    client.force_login(cast.bob)
+    small = with_candidates(cast, {"row": "hami/device-plugin"})
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("evaluations:comparison", args=[small.pk]))
+    large = with_candidates(
+        cast,
+        {"row": "hami/device-plugin", "alternative_group": "a"},
+        {"row": "time-slicer/plugin", "alternative_group": "a"},
+        {"row": "volcano/scheduler", "alternative_group": "a"},
+        {"row": "gpustack/platform"},
+    )
+
+    with CaptureQueriesContext(connection) as many:
+        client.get(reverse("evaluations:comparison", args=[large.pk]))
+
+    assert len(many) == len(few)
+    assert len(many) <= 22
+
+
+def test_the_admin_shows_evaluations_read_only_with_their_audit(client, cast):
+    evaluation = submitted(cast)
+    admin = make_user("root", is_staff=True, is_superuser=True)
+    client.force_login(admin)
+
+    listing = client.get(reverse("admin:evaluations_evaluation_changelist"))
+    detail = client.get(reverse("admin:evaluations_evaluation_change", args=[evaluation.pk]))
+
+    assert listing.status_code == 200
+    assert detail.status_code == 200
+    assert "submitted" in detail.content.decode()
+    assert (
+        client.get(reverse("admin:evaluations_team_change", args=[cast.team.pk])).status_code == 200
+    )
