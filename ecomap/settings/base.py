@@ -160,7 +160,11 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     # The five verdicts appear in several fields; one schema component names them.
-    "ENUM_NAME_OVERRIDES": {"VerdictEnum": "catalog.engine.oracle.VERDICTS"},
+    "ENUM_NAME_OVERRIDES": {
+        "VerdictEnum": "catalog.engine.oracle.VERDICTS",
+        "ReviewVerdictEnum": "evaluations.models.Verdict",
+        "LowMediumHighEnum": "catalog.engine.stack.JITTER_TOLERANCES",
+    },
 }
 
 LOGGING = {
