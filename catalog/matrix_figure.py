@@ -85,12 +85,15 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
                     "tickvals": list(range(n)),
                     "ticktext": [labels[v] for v in VERDICTS],
                     "thickness": 14,
+                    # right of the layer labels, which sit just outside the plot
+                    "x": 1.09,
+                    "xanchor": "left",
                 },
             }
         ],
         "layout": {
             "height": size,
-            "margin": {"l": 260, "r": 20, "t": 30, "b": 230},
+            "margin": {"l": 260, "r": 150, "t": 30, "b": 230},
             "xaxis": {"tickangle": -60, "automargin": True, "tickfont": {"size": 10}},
             "yaxis": {"autorange": "reversed", "automargin": True, "tickfont": {"size": 10}},
             "shapes": shapes,
