@@ -167,7 +167,7 @@ def test_an_invalid_profile_answers_400_naming_the_field(cast, evaluation):
     )
 
     assert response.status_code == 400
-    assert "tenancy" in response.json()
+    assert [error["path"] for error in response.json()["errors"]] == ["tenancy"]
 
 
 def test_an_unknown_candidate_row_answers_400(cast, evaluation):
