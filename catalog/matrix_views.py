@@ -8,7 +8,13 @@ from django.shortcuts import render
 
 from catalog.engine.express import expressibility_table
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix import CellFilter, matrix_state, selected_indices, snapshot_result
+from catalog.matrix import (
+    CellFilter,
+    localized_reasons,
+    matrix_state,
+    selected_indices,
+    snapshot_result,
+)
 from catalog.matrix_figure import VERDICT_COLOURS, heatmap_figure, verdict_labels
 from catalog.models import Layer
 
@@ -83,7 +89,7 @@ def pair_page(request):
             "b": rows[detail.b],
             "verdict_label": labels[detail.verdict],
             "holds": [(v, labels[v], VERDICT_COLOURS[v]) for v in detail.holds],
-            "reasons": list(zip(detail.holds, detail.reasons, strict=False)),
+            "reasons": localized_reasons(detail, rows[detail.a], rows[detail.b]),
             "state": state,
         },
     )

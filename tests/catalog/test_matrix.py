@@ -223,3 +223,15 @@ def test_the_matrix_api_returns_the_latest_snapshot_filtered(bob, computed):
     assert body["cells"]
     pair = client.get("/api/v1/matrix/pair/", {"a": "hami/device-plugin", "b": "volcano/scheduler"})
     assert pair.json()["verdict"] == "composes"
+
+
+def test_the_pair_page_explains_in_chinese(bob_client, computed):
+    bob_client.cookies["django_language"] = "zh-hans"
+
+    content = bob_client.get(
+        reverse("matrix:pair"),
+        {"a": "nvidia-device-plugin/whole-gpu", "b": "hami/device-plugin"},
+    ).content.decode()
+
+    assert "两者都持有独占令牌 owner:node/nvidia-gpu" in content
+    assert "先确定共同的资源单位再比较" in content
