@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from catalog.engine.compatibility import MatrixResult, compute_matrix
@@ -76,11 +77,12 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     conditional update, and a finished snapshot for the same revision is never duplicated."""
     claimed = MatrixSnapshot.objects.filter(
         id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING]
-    ).update(status=Status.RUNNING, started_at=timezone.now(), progress=0)
+    ).update(
+        status=Status.RUNNING, started_at=timezone.now(), progress=0, attempts=F("attempts") + 1
+    )
     if not claimed:
         return None  # gone, or finished by an earlier delivery
     snapshot = MatrixSnapshot.objects.get(id=snapshot_id)
-    MatrixSnapshot.objects.filter(id=snapshot_id).update(attempts=snapshot.attempts + 1)
     started = time.perf_counter()
     revision = catalog_revision()
     rows = engine_rows()

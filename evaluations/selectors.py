@@ -37,6 +37,10 @@ def evaluation_get_for_user(*, user, pk: int) -> Evaluation:
     """
     if not getattr(user, "is_authenticated", False):
         raise Http404("No such evaluation")
+    try:
+        pk = int(pk)
+    except (TypeError, ValueError):
+        raise Http404("No such evaluation") from None  # /evaluations/abc/ is just not found
     evaluation = (
         Evaluation.objects.filter(pk=pk, team__memberships__user=user)
         .select_related("team", "created_by")

@@ -7,7 +7,7 @@ from evaluations.api import report_views, views
 router = SimpleRouter()
 router.register("evaluations", views.EvaluationViewSet, basename="evaluation")
 router.register(
-    r"evaluations/(?P<evaluation_pk>[0-9]+)/reports",
+    r"evaluations/(?P<evaluation_pk>[^/.]+)/reports",
     report_views.ReportViewSet,
     basename="evaluation-report",
 )

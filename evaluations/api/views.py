@@ -59,7 +59,7 @@ class EvaluationViewSet(
     """Evaluations of the teams you are in. Another team's evaluation answers 404."""
 
     serializer_class = EvaluationSerializer
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = "[^/]+"  # a malformed id is a JSON 404 (the access helper), not HTML
     ordering_fields = ["updated_at", "created_at", "title"]
     ordering = ["-updated_at"]
     filterset_fields = ["state"]
