@@ -332,7 +332,7 @@ def _figure(
     optional = sum(1 for edge in layout.edges if edge.relation == "accepts")
     hide_optional = optional > OPTIONAL_LINKS_SHOWN_UP_TO
     traces: list[Any] = []
-    traces += _edge_traces(layout, highlighted, hide_optional=hide_optional)
+    traces += _edge_traces(layout, highlighted, hide_optional=hide_optional, webgl=webgl)
     traces += _edge_markers(
         layout, catalog, names, highlighted, webgl=webgl, hide_optional=hide_optional
     )
@@ -403,8 +403,13 @@ def _edge_traces(
     highlighted: frozenset[str],
     *,
     hide_optional: bool,
+    webgl: bool = False,
 ) -> list[dict[str, Any]]:
-    """One line trace per style (and per style among the highlighted stack); legend toggles."""
+    """One line trace per style (and per style among the highlighted stack); legend toggles.
+
+    On a WebGL map the lines are WebGL too: hundreds of SVG paths dominate a big map's first draw,
+    and all scattergl traces of one plot share a single WebGL context.
+    """
     faded = bool(highlighted)
     groups: dict[tuple[str, bool], tuple[list[float | None], list[float | None]]] = defaultdict(
         lambda: ([], [])
@@ -422,7 +427,7 @@ def _edge_traces(
             xs, ys = groups[(style, lit)]
             traces.append(
                 {
-                    "type": "scatter",
+                    "type": "scattergl" if webgl else "scatter",
                     "x": xs,
                     "y": ys,
                     "mode": "lines",
