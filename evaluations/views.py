@@ -33,6 +33,7 @@ from evaluations.guidance import granularity, guidance
 from evaluations.models import ROLE_RANK, Role, State, Step
 
 STEP_NUMBERS = {1: Step.PROFILE, 2: Step.UNITS, 3: Step.CANDIDATES, 4: Step.BOUNDARIES}
+STEP_INDEX = {step: number for number, step in STEP_NUMBERS.items()}
 
 # The stages of an evaluation, in the order the progress bar and back/next walk them.
 STAGES: tuple[tuple[str, Any], ...] = (
@@ -307,6 +308,22 @@ def _invalid(request, form, template: str, context: dict[str, Any]) -> HttpRespo
     return render(request, template, context, status=400)
 
 
+def _step_response(
+    request, evaluation, form, step: str, template: str, context: dict[str, Any], data=None
+) -> HttpResponse:
+    """GET renders the step; POST saves it through the service, or shows the form's errors."""
+    if request.method != "POST":
+        return render(request, template, context)
+    if form.is_valid() and _save_or_form_error(
+        form,
+        lambda: services.evaluation_step_save(
+            evaluation=evaluation, actor=request.user, step=step, data=form.to_data(**(data or {}))
+        ),
+    ):
+        return _after_save(request, evaluation, STEP_INDEX[step])
+    return _invalid(request, form, template, context)
+
+
 def _missing_labels(evaluation) -> list[str]:
     labels = {name: str(field.label) for name, field in ProfileForm.base_fields.items()}
     labels["priorities"] = _("Priorities")
@@ -353,16 +370,7 @@ def _profile_step(request, evaluation) -> HttpResponse:
         guide={name: guidance(name) for name in ("step_profile", *ProfileForm.base_fields)},
         priorities_guide=guidance("priorities"),
     )
-    if request.method == "POST":
-        if form.is_valid() and _save_or_form_error(
-            form,
-            lambda: services.evaluation_step_save(
-                evaluation=evaluation, actor=request.user, step=Step.PROFILE, data=form.to_data()
-            ),
-        ):
-            return _after_save(request, evaluation, 1)
-        return _invalid(request, form, template, context)
-    return render(request, template, context)
+    return _step_response(request, evaluation, form, Step.PROFILE, template, context)
 
 
 def _units_step(request, evaluation) -> HttpResponse:
@@ -385,16 +393,7 @@ def _units_step(request, evaluation) -> HttpResponse:
         implications=implications,
         guide={"step": guidance("step_units")},
     )
-    if request.method == "POST":
-        if form.is_valid() and _save_or_form_error(
-            form,
-            lambda: services.evaluation_step_save(
-                evaluation=evaluation, actor=request.user, step=Step.UNITS, data=form.to_data()
-            ),
-        ):
-            return _after_save(request, evaluation, 2)
-        return _invalid(request, form, template, context)
-    return render(request, template, context)
+    return _step_response(request, evaluation, form, Step.UNITS, template, context)
 
 
 def _candidates_step(request, evaluation) -> HttpResponse:
@@ -435,22 +434,10 @@ def _candidates_step(request, evaluation) -> HttpResponse:
         in_evaluation=in_evaluation,
         guide={"step": guidance("step_candidates"), "group": guidance("alternative_group")},
     )
-    if request.method == "POST":
-        remove = (
-            {int(request.POST["remove"])} if request.POST.get("remove", "").isdigit() else set()
-        )
-        if form.is_valid() and _save_or_form_error(
-            form,
-            lambda: services.evaluation_step_save(
-                evaluation=evaluation,
-                actor=request.user,
-                step=Step.CANDIDATES,
-                data=form.to_data(remove=remove),
-            ),
-        ):
-            return _after_save(request, evaluation, 3)
-        return _invalid(request, form, template, context)
-    return render(request, template, context)
+    remove = {int(request.POST["remove"])} if request.POST.get("remove", "").isdigit() else set()
+    return _step_response(
+        request, evaluation, form, Step.CANDIDATES, template, context, data={"remove": remove}
+    )
 
 
 def _boundaries_step(request, evaluation) -> HttpResponse:
@@ -468,16 +455,7 @@ def _boundaries_step(request, evaluation) -> HttpResponse:
         candidates=candidates,
         guide={"step": guidance("step_boundaries")},
     )
-    if request.method == "POST":
-        if form.is_valid() and _save_or_form_error(
-            form,
-            lambda: services.evaluation_step_save(
-                evaluation=evaluation, actor=request.user, step=Step.BOUNDARIES, data=form.to_data()
-            ),
-        ):
-            return _after_save(request, evaluation, 4)
-        return _invalid(request, form, template, context)
-    return render(request, template, context)
+    return _step_response(request, evaluation, form, Step.BOUNDARIES, template, context)
 
 
 # ---------------------------------------------------------------------------------------------
