@@ -7,10 +7,10 @@ read them back with one query on a natural key.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import orjson
 from django.db import connection, models
 
 # Column types that COPY's text format needs serialised by us.
@@ -44,4 +44,4 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
 
 
 def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return orjson.dumps(value).decode()

@@ -40,6 +40,7 @@ from catalog.models import (
     Tag,
 )
 from catalog.selectors import StoredProject, stored_projects, vocabulary_current
+from ecomap.gcpause import gc_paused
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -155,6 +156,7 @@ ROW_FIELD_NAMES = tuple(
 )  # fmt: skip
 
 
+@gc_paused()
 def bundle_apply(
     *,
     document: dict[str, Any] | None = None,
@@ -294,14 +296,20 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
     def record(project_id, slug, row_key, action, changes):
         history.append((now, actor_id, source, project_id, slug, row_key, action, changes))
 
-    # Projects: few enough for the ORM.
-    created = Project.objects.bulk_create(
-        [
-            Project(**{key: value for key, value in fields.items() if key != "tags"})
-            for fields in plan.new_projects
-        ]
+    # Projects through COPY too; their ids are read back by slug (one query).
+    columns = [key for key in PROJECT_KEYS if key != "tags"]
+    insert_rows(
+        Project,
+        (*columns, "created_at", "updated_at"),
+        ((*(fields.get(key, "") for key in columns), now, now) for fields in plan.new_projects),
     )
-    project_ids = plan.project_ids | {project.slug: project.id for project in created}
+    project_ids = plan.project_ids
+    if plan.new_projects:
+        project_ids = project_ids | dict(
+            Project.objects.filter(
+                slug__in=[fields["slug"] for fields in plan.new_projects]
+            ).values_list("slug", "id")
+        )
     if plan.changed_projects:
         updated = []
         for project_id, fields, _changes in plan.changed_projects:

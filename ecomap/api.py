@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import RequestDataTooBig
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -23,7 +26,44 @@ def api_exception_handler(exc, context):
             {"detail": "The request body is larger than the import limit."},
             status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
+    if isinstance(exc, ValidationError):  # one error shape for every 400: detail + errors
+        return Response(
+            {"detail": "invalid input", "errors": error_items(exc.detail)},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
     return exception_handler(exc, context)
+
+
+def empty_query_values(result, generator, request, public):
+    """Schema hook: an empty query value (`?state=`) means "no filter" everywhere in the API, as
+    django-filter reads it; every query parameter with a list of values says so."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                values = schema.get("items", {}) if schema.get("type") == "array" else schema
+                if parameter.get("in") == "query" and "" not in values.get("enum", [""]):
+                    values["enum"] = [*values["enum"], ""]
+    return result
+
+
+def error_items(detail: Any, path: str = "") -> list[dict[str, str]]:
+    """DRF's nested error detail as a flat list of {path, message}."""
+    if isinstance(detail, dict):
+        return [
+            error
+            for key, value in detail.items()
+            for error in error_items(value, f"{path}.{key}" if path else str(key))
+        ]
+    if isinstance(detail, list):
+        if all(not isinstance(item, dict | list) for item in detail):
+            return [{"path": path or "$", "message": str(item)} for item in detail]
+        return [
+            error for i, item in enumerate(detail) for error in error_items(item, f"{path}[{i}]")
+        ]
+    return [{"path": path or "$", "message": str(detail)}]
 
 
 urlpatterns = [

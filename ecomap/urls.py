@@ -24,3 +24,6 @@ urlpatterns = [
     path("map/", include("catalog.map_urls")),
     path("matrix/", include("catalog.matrix_urls")),
 ]
+
+handler404 = "ecomap.errors.not_found"
+handler500 = "ecomap.errors.server_error"

@@ -19,7 +19,12 @@ KEY_PREFIX = f"ecomap-test-{os.getpid()}:"
 
 
 def transport_options() -> dict[str, object]:
-    return {"visibility_timeout": VISIBILITY_TIMEOUT_S, "global_keyprefix": KEY_PREFIX}
+    return {
+        "visibility_timeout": VISIBILITY_TIMEOUT_S,
+        "global_keyprefix": KEY_PREFIX,
+        "unacked_restore_interval": 1,
+        "unacked_restore_throttle": 1,
+    }
 
 
 def worker_env(broker_url: str, *, media_root: Path | None = None) -> dict[str, str]:

@@ -41,19 +41,26 @@ SNAPSHOT = inline_serializer(
         "finished_at": serializers.DateTimeField(),
     },
 )
-END = inline_serializer(
-    "MatrixRowRef", {"project": serializers.CharField(), "row": serializers.CharField()}
-)
+
+
+class MatrixRowRefSerializer(serializers.Serializer):
+    """One end of a pair."""
+
+    project = serializers.CharField()
+    row = serializers.CharField()
+
+
 CELLS = inline_serializer(
     "MatrixCell",
     {
-        "a": END,
-        "b": END,
+        "a": MatrixRowRefSerializer(),
+        "b": MatrixRowRefSerializer(),
         "verdict": serializers.ChoiceField(choices=VERDICTS),
         "holds": serializers.ListField(child=serializers.ChoiceField(choices=VERDICTS)),
         "same_project": serializers.BooleanField(),
-        "reasons": serializers.ListField(child=serializers.CharField()),
-        "links": serializers.ListField(child=serializers.DictField()),
+        # left out with ?reasons=false
+        "reasons": serializers.ListField(child=serializers.CharField(), required=False),
+        "links": serializers.ListField(child=serializers.DictField(), required=False),
     },
     many=True,
 )
@@ -101,16 +108,22 @@ class MatrixView(APIView):
         },
     )
     def get(self, request):
+        verdicts = tuple(value for value in request.query_params.getlist("verdict") if value)
+        unknown = [verdict for verdict in verdicts if verdict not in VERDICTS]
+        if unknown:
+            raise ValidationError(
+                {"verdict": f"unknown verdict {unknown[0]!r}; allowed: {', '.join(VERDICTS)}"}
+            )
+        flag = request.query_params.get("reasons", "true").lower()
+        if flag not in BOOLEAN_VALUES:
+            raise ValidationError({"reasons": f"must be one of {', '.join(BOOLEAN_VALUES)}"})
         state = _latest()
         result = snapshot_result(state.snapshot)
         selection = CellFilter(
             layers=tuple(request.query_params.getlist("layer")),
             projects=tuple(request.query_params.getlist("project")),
-            verdicts=tuple(v for v in request.query_params.getlist("verdict") if v in VERDICTS),
+            verdicts=verdicts,
         )
-        flag = request.query_params.get("reasons", "true").lower()
-        if flag not in BOOLEAN_VALUES:
-            raise ValidationError({"reasons": f"must be one of {', '.join(BOOLEAN_VALUES)}"})
         explain = flag in ("true", "1")
         return Response(
             {"snapshot": _info(state), "cells": cells(result, selection, explain=explain)}

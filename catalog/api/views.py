@@ -63,11 +63,8 @@ ERRORS = {
 }
 READ_ERRORS = {code: ERRORS[code] for code in (401, 403)}
 DETAIL_ERRORS = {code: ERRORS[code] for code in (401, 403, 404)}
-# django-filter answers a bad filter value with {"field": ["message", ...]}.
-FILTER_ERRORS = OpenApiResponse(
-    {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}},
-    description="a filter value is not valid",
-)
+# A bad filter value: the API's one error shape, the parameter as the error's path.
+FILTER_ERRORS = OpenApiResponse(ErrorSerializer, description="a filter value is not valid")
 LIST_ERRORS = {
     400: FILTER_ERRORS,
     **READ_ERRORS,

@@ -165,6 +165,10 @@ SPECTACULAR_SETTINGS = {
         "ReviewVerdictEnum": "evaluations.models.Verdict",
         "LowMediumHighEnum": "catalog.engine.stack.JITTER_TOLERANCES",
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "ecomap.api.empty_query_values",
+    ],
 }
 
 LOGGING = {

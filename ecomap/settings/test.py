@@ -22,9 +22,13 @@ CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not TEST_WORKER_BROKER_URL
 # A killed worker's unacknowledged job comes back after this many seconds; the key prefix keeps
 # test runs that share one Redis from taking each other's jobs.
+# kombu sweeps for such jobs every interval × throttle seconds (10 × 10 by default): every
+# second here, or a job killed shortly after a worker started waits 100 s to come back.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": env.int("TEST_WORKER_VISIBILITY_TIMEOUT", default=3600),
     "global_keyprefix": env.str("TEST_WORKER_KEYPREFIX", default=""),
+    "unacked_restore_interval": 1,
+    "unacked_restore_throttle": 1,
 }
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,

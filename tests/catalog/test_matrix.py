@@ -225,6 +225,20 @@ def test_the_matrix_api_returns_the_latest_snapshot_filtered(bob, computed):
     assert pair.json()["verdict"] == "composes"
 
 
+def test_the_matrix_api_refuses_an_unknown_verdict_and_names_the_allowed_ones(bob, computed):
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(bob)
+
+    response = client.get("/api/v1/matrix/", {"verdict": ["composes", "friends"]})
+
+    assert response.status_code == 400
+    assert "'friends'" in str(response.json())
+    assert "incomparable" in str(response.json())
+    assert client.get("/api/v1/matrix/", {"verdict": "conflicts"}).status_code == 200
+
+
 def test_the_pair_page_explains_in_chinese(bob_client, computed):
     bob_client.cookies["django_language"] = "zh-hans"
 
