@@ -8,7 +8,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
@@ -81,14 +80,15 @@ class EvaluationViewSet(
         # The one place evaluation domain errors become HTTP for the API.
         if isinstance(exc, EvaluationError):
             return Response({"detail": exc.message, "errors": exc.errors}, status=exc.status)
-        if isinstance(exc, ValidationError):  # same error shape as the rest of the API
-            return Response(
-                {"detail": "invalid input", "errors": _flatten(exc.detail)},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
         return super().handle_exception(exc)
 
-    @extend_schema(responses={200: EvaluationSummarySerializer(many=True), **READ_ERRORS})
+    @extend_schema(
+        responses={
+            200: EvaluationSummarySerializer(many=True),
+            400: OpenApiResponse(ErrorSerializer, description="unknown filter value"),
+            **READ_ERRORS,
+        }
+    )
     def list(self, request, *args, **kwargs):
         return super().list(request, *args, **kwargs)
 
@@ -240,21 +240,6 @@ class EvaluationViewSet(
         except ValueError as exc:
             raise EvaluationError(str(exc)) from exc
         return Response([item.to_dict() for item in ranked])
-
-
-def _flatten(detail: Any, path: str = "") -> list[dict[str, str]]:
-    """DRF's nested error detail as a flat list of {path, message}."""
-    if isinstance(detail, dict):
-        return [
-            error
-            for key, value in detail.items()
-            for error in _flatten(value, f"{path}.{key}" if path else str(key))
-        ]
-    if isinstance(detail, list):
-        if all(not isinstance(item, dict | list) for item in detail):
-            return [{"path": path or "$", "message": str(item)} for item in detail]
-        return [error for i, item in enumerate(detail) for error in _flatten(item, f"{path}[{i}]")]
-    return [{"path": path or "$", "message": str(detail)}]
 
 
 def _bounded_int(value: Any, *, default: int, low: int, high: int) -> int:
