@@ -37,6 +37,7 @@ from evaluations.forms import (
     WORKLOAD_CHOICES,
 )
 from evaluations.models import Evaluation, Role, Step, Verdict
+from evaluations.report_matrix import matrix_svg
 from evaluations.report_models import Report
 
 logger = logging.getLogger(__name__)
@@ -304,11 +305,13 @@ def _matrix(rows: Sequence[Row], numbers: dict[str, int]) -> dict[str, Any]:
                 cells.append({"mark": "=", "verdict": "same", "title": verdict})
             else:
                 cells.append({"mark": VERDICT_MARKS.get(verdict, "?"), "verdict": verdict})
-        grid.append({"row": row, "number": numbers.get(row.id, i + 1), "cells": cells})
+        grid.append({"number": numbers.get(row.id, i + 1), "label": row.label, "cells": cells})
+    svg, width = matrix_svg(grid)
     return {
         "rows": grid,
         "counts": {v: n for v, n in counts.items() if n},
-        "width_mm": 52 + 4.6 * len(ordered),  # the row labels, then one square per candidate
+        "uri": "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode(),
+        "width_mm": round(width, 1),
     }
 
 
