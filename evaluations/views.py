@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from catalog.engine.text import render as say
 from catalog.models import EnforcementPoint, Layer, ResourceUnit
 from evaluations import selectors, services
 from evaluations.errors import EvaluationError, InvalidInput
@@ -592,9 +593,10 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
         actor=request.user,
         rows=list(chosen.rows),
         pools=pools,
-        rationale=chosen.explanation,
+        # Written in the reader's language: from here on it is the team's own text.
+        rationale=say(chosen.explanation, _),
         risks="\n".join(selectors.failure_modes_of(chosen.rows)),
-        acceptance_checks="\n".join(chosen.acceptance_checks),
+        acceptance_checks="\n".join(say(check, _) for check in chosen.acceptance_checks),
     )
     messages.success(request, _("Recommended stack adopted as the decision; edit it as needed."))
     return redirect("evaluations:decision", pk=evaluation.pk)

@@ -9,6 +9,7 @@ from typing import Any
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
 from catalog.engine.rows import Row
+from catalog.engine.text import _
 
 WORKLOAD_TYPES: tuple[str, ...] = ("training", "batch", "online_inference", "interactive")
 PRIMARY_OBJECTIVES: tuple[str, ...] = ("throughput", "p99_latency", "cost")
@@ -226,7 +227,10 @@ def _missing_layers(
                 MissingLayer(
                     name,
                     "data_plane",
-                    f"pool {name} has no data-plane row: nothing presents or shares its GPUs",
+                    _(
+                        "pool %(pool)s has no data-plane row: nothing presents or shares its GPUs",
+                        pool=name,
+                    ),
                 )
             )
     everything = [r for members in own.values() for r in members] + cluster_wide
@@ -239,8 +243,10 @@ def _missing_layers(
             MissingLayer(
                 None,
                 "control_plane",
-                "multi-tenant workload with no control-plane row: nothing enforces queues, "
-                "quotas or priority between tenants",
+                _(
+                    "multi-tenant workload with no control-plane row: nothing enforces queues, "
+                    "quotas or priority between tenants"
+                ),
             )
         )
     return missing
@@ -249,7 +255,7 @@ def _missing_layers(
 def _isolation_fit(pools: Mapping[str, list[Row]], profile: Profile) -> Finding:
     demanded = profile.isolation
     if demanded == "none":
-        return Finding("isolation", "ok", "no isolation demanded")
+        return Finding("isolation", "ok", _("no isolation demanded"))
     # Shape C: one hard-isolation pool next to a shared pool is enough.
     offering = sorted(
         name
@@ -264,14 +270,22 @@ def _isolation_fit(pools: Mapping[str, list[Row]], profile: Profile) -> Finding:
         return Finding(
             "isolation",
             "ok",
-            f"{demanded} memory isolation demanded; offered by a data-plane row in pool "
-            f"{', '.join(offering)}",
+            _(
+                "%(level)s memory isolation demanded; offered by a data-plane row in pool "
+                "%(pools)s",
+                level=_(demanded),
+                pools=", ".join(offering),
+            ),
         )
     return Finding(
         "isolation",
         "gap",
-        f"{demanded} memory isolation demanded; no pool has a data-plane row offering "
-        f"{'it' if demanded == 'hard' else 'at least soft'}",
+        _(
+            "hard memory isolation demanded; no pool has a data-plane row offering it"
+            if demanded == "hard"
+            else "soft memory isolation demanded; no pool has a data-plane row offering at "
+            "least soft"
+        ),
     )
 
 
@@ -293,29 +307,39 @@ def _signals_fit(rows: list[Row], profile: Profile) -> list[Finding]:
     if profile.primary_objective == "p99_latency" or profile.p99_target_ms is not None:
         if offered:
             findings.append(
-                Finding("signals", "ok", f"P99 objective; data plane offers {len(offered)} signals")
+                Finding(
+                    "signals",
+                    "ok",
+                    _("P99 objective; data plane offers %(count)s signals", count=len(offered)),
+                )
             )
         else:
             findings.append(
                 Finding(
                     "signals",
                     "gap",
-                    "P99 objective, but no data-plane row offers signals: P99 and interference "
-                    "cannot be observed",
+                    _(
+                        "P99 objective, but no data-plane row offers signals: P99 and "
+                        "interference cannot be observed"
+                    ),
                 )
             )
     if profile.tenancy == "multi":
         if offered:
             findings.append(
-                Finding("metering", "ok", "multi-tenant; data-plane signals available for metering")
+                Finding(
+                    "metering", "ok", _("multi-tenant; data-plane signals available for metering")
+                )
             )
         else:
             findings.append(
                 Finding(
                     "metering",
                     "warning",
-                    "multi-tenant, but no data-plane row offers signals: usage per tenant "
-                    "cannot be metered",
+                    _(
+                        "multi-tenant, but no data-plane row offers signals: usage per tenant "
+                        "cannot be metered"
+                    ),
                 )
             )
     return findings
@@ -328,26 +352,42 @@ def _capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
     demands: list[tuple[str, str, str]] = []  # (capability, status when missing, why)
     if batchy:
         demands.append(
-            ("capability:gang-scheduling", "gap", f"{' and '.join(sorted(batchy))} workloads")
+            (
+                "capability:gang-scheduling",
+                "gap",
+                _("batch and training workloads")
+                if len(batchy) == 2
+                else _("%(kind)s workloads", kind=_(next(iter(batchy)))),
+            )
         )
     if profile.tenancy == "multi":
-        demands.append(("capability:quota", "gap", "multi-tenant workload"))
+        demands.append(("capability:quota", "gap", _("multi-tenant workload")))
     if batchy and "online_inference" in kinds:
         demands.append(
-            ("capability:preemption", "gap", "online inference shares GPUs with training/batch")
+            ("capability:preemption", "gap", _("online inference shares GPUs with training/batch"))
         )
     if profile.tenancy == "multi":
-        demands.append(("capability:fair-sharing", "warning", "multi-tenant workload"))
+        demands.append(("capability:fair-sharing", "warning", _("multi-tenant workload")))
     findings = []
     for capability, missing_status, why in demands:
         if capability in offered:
-            findings.append(Finding("capabilities", "ok", f"{why} needs {capability}: offered"))
+            findings.append(
+                Finding(
+                    "capabilities",
+                    "ok",
+                    _("%(why)s needs %(capability)s: offered", why=why, capability=capability),
+                )
+            )
         else:
             findings.append(
                 Finding(
                     "capabilities",
                     missing_status,
-                    f"{why} needs {capability}: no row in the stack provides it",
+                    _(
+                        "%(why)s needs %(capability)s: no row in the stack provides it",
+                        why=why,
+                        capability=capability,
+                    ),
                 )
             )
     return findings

@@ -5,7 +5,9 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from django import template
+from django.utils.translation import gettext
 
+from catalog.engine.text import render
 from catalog.selectors import contracts_of
 
 register = template.Library()
@@ -15,6 +17,12 @@ register = template.Library()
 def contracts(row) -> dict[str, list[str]]:
     """The row's interface identifiers grouped by relation (uses the prefetched contracts)."""
     return contracts_of(row)
+
+
+@register.filter
+def say(text) -> str:
+    """An engine's sentence (catalog.engine.text) in the reader's language."""
+    return render(text, gettext)
 
 
 @register.filter

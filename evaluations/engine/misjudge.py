@@ -8,13 +8,18 @@ from typing import Any
 
 from catalog.engine.oracle import INCOMPARABLE, Link, pair_verdicts
 from catalog.engine.rows import LAYERS, Row
+from catalog.engine.text import _, joined
 
 CROSS_LAYER = "cross_layer"
 PLATFORM_AS_MECHANISM = "platform_as_mechanism"
 NO_COMMON_UNIT = "no_common_unit"
 KINDS: tuple[str, ...] = (CROSS_LAYER, PLATFORM_AS_MECHANISM, NO_COMMON_UNIT)
 
-LAYER_NAMES = {"data_plane": "data plane", "control_plane": "control plane", "platform": "platform"}
+LAYER_NAMES = {
+    "data_plane": _("data plane"),
+    "control_plane": _("control plane"),
+    "platform": _("platform"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,16 +41,17 @@ class Misjudgement:
 
 
 def _named(row: Row) -> str:
-    return f"{row.label} ({LAYER_NAMES[row.layer]})"
+    return _("%(row)s (%(layer)s)", row=row.label, layer=LAYER_NAMES[row.layer])
 
 
 def _listed(items: Sequence[str], keep: int = 4) -> str:
     # Past a handful the list stops being read; the full set travels in `links`.
+    items = list(items)
     if len(items) > keep:
-        items = [*items[: keep - 1], f"{len(items) - keep + 1} more"]
+        items = [*items[: keep - 1], _("%(count)s more", count=len(items) - keep + 1)]
     if len(items) <= 1:
         return "".join(items)
-    return f"{', '.join(items[:-1])} and {items[-1]}"
+    return _("%(items)s and %(last)s", items=joined(", ", items[:-1]), last=items[-1])
 
 
 def _link_sentences(links: Sequence[Link], labels: dict[str, str]) -> list[str]:
@@ -54,8 +60,13 @@ def _link_sentences(links: Sequence[Link], labels: dict[str, str]) -> list[str]:
     for link in links:
         grouped.setdefault((link.provider, link.consumer, link.relation), []).append(link.interface)
     return [
-        f"{labels[provider]} provides {_listed(sorted(set(interfaces)))}, "
-        f"which {labels[consumer]} {relation}"
+        _(
+            "%(provider)s provides %(interfaces)s, which %(consumer)s %(relation)s",
+            provider=labels[provider],
+            interfaces=_listed(sorted(set(interfaces))),
+            consumer=labels[consumer],
+            relation=_(relation),
+        )
         for (provider, consumer, relation), interfaces in sorted(grouped.items())
     ]
 
@@ -63,45 +74,59 @@ def _link_sentences(links: Sequence[Link], labels: dict[str, str]) -> list[str]:
 def _cross_layer(a: Row, b: Row) -> Misjudgement:
     lower, upper = sorted((a, b), key=lambda r: LAYERS.index(r.layer))
     result = pair_verdicts(lower, upper)
-    head = f"{_named(lower)} and {_named(upper)} are not competitors"
+    head = _("%(a)s and %(b)s are not competitors", a=_named(lower), b=_named(upper))
     if result.links:
         labels = {lower.id: lower.label, upper.id: upper.label}
-        message = (
-            f"{head} — they compose through interface contracts: "
-            f"{'; '.join(_link_sentences(result.links, labels))}. Compare them only through "
-            "that contract: can the control plane express the data plane's unit, and does the "
-            "data plane give the signals the control plane's policies need?"
+        message = _(
+            "%(head)s — they compose through interface contracts: %(links)s. Compare them only "
+            "through that contract: can the control plane express the data plane's unit, and "
+            "does the data plane give the signals the control plane's policies need?",
+            head=head,
+            links=joined("; ", _link_sentences(result.links, labels)),
         )
     else:
-        message = (
-            f"{head} — no contract ties them: they can coexist; "
-            "compare them only through interface contracts"
+        message = _(
+            "%(head)s — no contract ties them: they can coexist; compare them only through "
+            "interface contracts",
+            head=head,
         )
     if result.shared_exclusive:
-        message += f"; note they cannot share a node pool ({', '.join(result.shared_exclusive)})"
+        message = _(
+            "%(message)s; note they cannot share a node pool (%(tokens)s)",
+            message=message,
+            tokens=", ".join(result.shared_exclusive),
+        )
     return Misjudgement(CROSS_LAYER, (lower.id, upper.id), message, result.links)
 
 
 def _platform_as_mechanism(platform: Row, mechanisms: Sequence[Row]) -> Misjudgement:
     relies = [
-        f"requires {', '.join(sorted(platform.requires))}" if platform.requires else "",
-        f"accepts {', '.join(sorted(platform.accepts))}" if platform.accepts else "",
+        _("requires %(ids)s", ids=", ".join(sorted(platform.requires)))
+        if platform.requires
+        else "",
+        _("accepts %(ids)s", ids=", ".join(sorted(platform.accepts))) if platform.accepts else "",
     ]
-    relies_on = "; ".join(part for part in relies if part) or (
+    relies_on = joined("; ", [part for part in relies if part]) or _(
         "it declares no requires or accepts, so ask its vendor which mechanisms it runs on"
     )
     links = tuple(link for m in mechanisms for link in pair_verdicts(platform, m).links)
     labels = {r.id: r.label for r in (platform, *mechanisms)}
     if links:
-        among = "among the candidates, " + "; ".join(_link_sentences(links, labels))
+        among = _(
+            "Among the candidates, %(links)s",
+            links=joined("; ", _link_sentences(links, labels)),
+        )
     else:
-        among = (
-            "none of the other candidates provides or uses these: evaluate the mechanisms it "
+        among = _(
+            "None of the other candidates provides or uses these: evaluate the mechanisms it "
             "relies on on their own layer"
         )
-    message = (
-        f"{_named(platform)} is not a substitute for a mechanism: decompose which data-plane "
-        f"and control-plane capabilities it relies on: {relies_on}. {among[0].upper()}{among[1:]}"
+    message = _(
+        "%(platform)s is not a substitute for a mechanism: decompose which data-plane and "
+        "control-plane capabilities it relies on: %(relies_on)s. %(among)s",
+        platform=_named(platform),
+        relies_on=relies_on,
+        among=among,
     )
     rows = (platform.id, *(m.id for m in mechanisms))
     return Misjudgement(PLATFORM_AS_MECHANISM, rows, message, links)
@@ -111,15 +136,23 @@ def _no_common_unit(a: Row, b: Row) -> Misjudgement:
     result = pair_verdicts(a, b)
 
     def units(row: Row) -> str:
-        return ", ".join(sorted(row.resource_units)) or "no unit listed"
+        return ", ".join(sorted(row.resource_units)) or _("no unit listed")
 
-    message = (
-        f"{a.label} and {b.label} are both {LAYER_NAMES[a.layer]} but present disjoint units "
-        f"({units(a)} vs {units(b)}): compare only after fixing a common unit"
+    message = _(
+        "%(a)s and %(b)s are both %(layer)s but present disjoint units (%(units_a)s vs "
+        "%(units_b)s): compare only after fixing a common unit",
+        a=a.label,
+        b=b.label,
+        layer=LAYER_NAMES[a.layer],
+        units_a=units(a),
+        units_b=units(b),
     )
     if {a.resource_units, b.resource_units} & {frozenset(), frozenset({"none"})}:
         # A row that presents no unit (an exporter, a labeller) is never the other's alternative.
-        message += "; one of them presents no resource unit, so it is no alternative at all"
+        message = _(
+            "%(message)s; one of them presents no resource unit, so it is no alternative at all",
+            message=message,
+        )
     return Misjudgement(NO_COMMON_UNIT, (a.id, b.id), message, result.links)
 
 

@@ -14,15 +14,16 @@ from catalog.engine.baseline import KUBERNETES_BASELINE
 from catalog.engine.oracle import links_between
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.stack import DEFAULT_POOL, Profile, StackReport, check_stack
+from catalog.engine.text import _, joined
 
 HARD_POOL = "hard-isolation"
 SHARED_POOL = "shared"
 
 SHAPES: Mapping[str, str] = MappingProxyType(
     {
-        "A": "offline training / batch first",
-        "B": "online inference / multi-tenant first",
-        "C": "mixed training, inference and interactive work on split pools",
+        "A": _("offline training / batch first"),
+        "B": _("online inference / multi-tenant first"),
+        "C": _("mixed training, inference and interactive work on split pools"),
     }
 )
 
@@ -320,9 +321,9 @@ def _add_signal_sources(draft: _Draft, index: _Index) -> None:
             and index.feeds(presenter, row)
         ]
         if options:
-            _, source = min(options, key=lambda option: (-option[0], option[1].id))
+            _rank, source = min(options, key=lambda option: (-option[0], option[1].id))
             draft.pools[plan.name].append(source)
-            draft.why[source.id] = f"exports signals for pool {plan.name}"
+            draft.why[source.id] = _("exports signals for pool %(pool)s", pool=plan.name)
             in_stack.add(source.id)
 
 
@@ -344,10 +345,10 @@ def _add_visibility(draft: _Draft, index: _Index) -> None:
         if seen:
             options.append((seen, row))
     if options:
-        _, row = min(options, key=lambda option: (-option[0], option[1].id))
+        _rank, row = min(options, key=lambda option: (-option[0], option[1].id))
         draft.cluster_wide.append(row)
         draft.watcher = row
-        draft.why[row.id] = "cost and usage visibility"
+        draft.why[row.id] = _("cost and usage visibility")
 
 
 def _unmet(draft: _Draft, index: _Index) -> list[tuple[str, str, str | None]]:
@@ -371,14 +372,14 @@ def _unmet(draft: _Draft, index: _Index) -> list[tuple[str, str, str | None]]:
 
 def _close_gaps(draft: _Draft, index: _Index) -> bool:
     """Add catalog providers until nothing is unmet; False when a gap has no safe provider."""
-    for _ in range(len(index.rows) + 1):
+    for _attempt in range(len(index.rows) + 1):
         unmet = _unmet(draft, index)
         if not unmet:
             return True
         consumer, pattern, pool_of_gap = unmet[0]
         stack = draft.rows()
         in_stack = {r.id for r in stack}
-        open_patterns = {p for _, p, _ in unmet}
+        open_patterns = {p for _row, p, _pool in unmet}
         best: tuple[tuple[int, int, str], Row, str | None] | None = None
         for row in index.rows:
             if row.id in in_stack or not index.offers(row, pattern):
@@ -397,11 +398,13 @@ def _close_gaps(draft: _Draft, index: _Index) -> bool:
                 best = (key, row, pool)
         if best is None:
             return False
-        _, row, pool = best
+        _gain, row, pool = best
         (draft.pools[pool] if pool else draft.cluster_wide).append(row)
-        closed = sorted({p for _, p, _ in unmet if index.offers(row, p)})
-        needing = sorted({c for c, p, _ in unmet if p in closed})
-        draft.why[row.id] = f"provides {', '.join(closed)} for {', '.join(needing)}"
+        closed = sorted({p for _row, p, _pool in unmet if index.offers(row, p)})
+        needing = sorted({c for c, p, _pool in unmet if p in closed})
+        draft.why[row.id] = _(
+            "provides %(ids)s for %(rows)s", ids=", ".join(closed), rows=", ".join(needing)
+        )
     return False
 
 
@@ -432,13 +435,19 @@ def _drafts(profile: Profile, index: _Index) -> Iterable[tuple[_Draft, _Needs]]:
                     pools={p.name: list(b) for p, b in zip(plans, bundles, strict=True)},
                 )
                 for plan, bundle in zip(plans, bundles, strict=True):
-                    draft.why[bundle[0].id] = f"presents the GPUs of pool {plan.name}"
+                    draft.why[bundle[0].id] = _(
+                        "presents the GPUs of pool %(pool)s", pool=plan.name
+                    )
                     for partner in bundle[1:]:
-                        draft.why[partner.id] = f"completes {bundle[0].label} in pool {plan.name}"
+                        draft.why[partner.id] = _(
+                            "completes %(row)s in pool %(pool)s",
+                            row=bundle[0].label,
+                            pool=plan.name,
+                        )
                 if governor is not None:
                     draft.governor = governor
                     draft.cluster_wide.append(governor)
-                    draft.why[governor.id] = "governs queues, quotas and priority"
+                    draft.why[governor.id] = _("governs queues, quotas and priority")
                 # Observability belongs to every data plane (METHOD), not only to P99 profiles.
                 _add_signal_sources(draft, index)
                 if needs.visibility:
@@ -478,37 +487,75 @@ def _score_pool(
     presenter = draft.presenters[plan.name]
     units = _known_units(presenter)
     traits = [UNIT_TRAITS[u] for u in units]
-    where = f"pool {plan.name}"
+    where = _("pool %(pool)s", pool=plan.name)
 
     demanded = _demanded_isolation(plan, profile)
     short = [a for a, level in demanded.items() if _LEVEL[presenter.isolation[a]] < _LEVEL[level]]
     isolation = 1.0 - len(short) / len(demanded) if demanded else 1.0
-    offered = ", ".join(f"{a} {presenter.isolation[a]}" for a in ("memory", "compute", "fault"))
+    offered = joined(
+        ", ",
+        (
+            _("%(aspect)s %(level)s", aspect=_(a), level=_(presenter.isolation[a]))
+            for a in ("memory", "compute", "fault")
+        ),
+    )
     if short:
         out.missing.extend(
-            f"{where}: {a} isolation is {presenter.isolation[a]}, {demanded[a]} is demanded"
+            _(
+                "%(where)s: %(aspect)s isolation is %(level)s, %(demanded)s is demanded",
+                where=where,
+                aspect=_(a),
+                level=_(presenter.isolation[a]),
+                demanded=_(demanded[a]),
+            )
             for a in short
         )
     else:
-        out.fits.append(
-            f"{where}: {presenter.label} presents {', '.join(units)} ({offered} isolation)"
-            + (f", meeting the {plan.isolation} isolation demanded" if demanded else "")
+        presents = _(
+            "%(where)s: %(row)s presents %(units)s (%(offered)s isolation)",
+            where=where,
+            row=presenter.label,
+            units=", ".join(units),
+            offered=offered,
         )
+        if demanded:
+            presents = _(
+                "%(presents)s, meeting the %(level)s isolation demanded",
+                presents=presents,
+                level=_(plan.isolation),
+            )
+        out.fits.append(presents)
 
     cost = 0.0
     if profile.tenancy == "multi" or weights["cost"] > 1.0:
         if any(t.shares for t in traits):
             cost += 1.0
-            out.fits.append(f"{where}: one GPU can be split between tenants ({', '.join(units)})")
+            out.fits.append(
+                _(
+                    "%(where)s: one GPU can be split between tenants (%(units)s)",
+                    where=where,
+                    units=", ".join(units),
+                )
+            )
         else:
-            out.missing.append(f"{where}: {', '.join(units)} gives each pod whole devices")
+            out.missing.append(
+                _(
+                    "%(where)s: %(units)s gives each pod whole devices",
+                    where=where,
+                    units=", ".join(units),
+                )
+            )
     cheapest = min(_COST_LEVEL[t.reconfiguration] for t in traits)
     strongest = max(_LEVEL[level] for level in presenter.isolation.values())
     if cheapest == _COST_LEVEL["high"] and strongest > _LEVEL[plan.isolation]:
         cost -= 1.0
         out.notes.append(
-            f"{where} pays {', '.join(units)}'s high reconfiguration cost for isolation "
-            "stronger than demanded"
+            _(
+                "%(where)s pays %(units)s's high reconfiguration cost for isolation stronger "
+                "than demanded",
+                where=where,
+                units=", ".join(units),
+            )
         )
 
     # Behind a device shared below hard isolation only the sharing mechanism itself can tell
@@ -520,13 +567,23 @@ def _score_pool(
         attributable = own
     observability = len(attributable) / (len(attributable) + 5)
     if attributable:
-        out.fits.append(f"{where}: {len(attributable)} GPU signals attributable per pod")
+        out.fits.append(
+            _(
+                "%(where)s: %(count)s GPU signals attributable per pod",
+                where=where,
+                count=len(attributable),
+            )
+        )
     elif _pool_signals(index, draft, plan.name):
         out.missing.append(
-            f"{where}: only device-level signals; none attributes GPU use to the pods sharing it"
+            _(
+                "%(where)s: only device-level signals; none attributes GPU use to the pods "
+                "sharing it",
+                where=where,
+            )
         )
     else:
-        out.missing.append(f"{where}: no data-plane row exports GPU signals")
+        out.missing.append(_("%(where)s: no data-plane row exports GPU signals", where=where))
 
     return (
         3.0 * weights["isolation"] * isolation
@@ -548,9 +605,15 @@ def _score_coverage(draft: _Draft, profile: Profile, out: _Verdict) -> float:
         ]
         if pools:
             served += 1
-            out.fits.append(f"{kind} runs on a unit that suits it (pool {', '.join(pools)})")
+            out.fits.append(
+                _(
+                    "%(kind)s runs on a unit that suits it (pool %(pools)s)",
+                    kind=_(kind),
+                    pools=", ".join(pools),
+                )
+            )
         else:
-            out.missing.append(f"{kind}: no pool offers a unit that suits it")
+            out.missing.append(_("%(kind)s: no pool offers a unit that suits it", kind=_(kind)))
     return 3.0 * served / len(profile.workload_types)
 
 
@@ -570,14 +633,22 @@ def _score_governor(
     if needs.enforcement_points:
         score += 2.0 * len(covered) / len(needs.enforcement_points)
     for point in sorted(needs.enforcement_points - covered):
-        out.missing.append(f"{governor.label} does not enforce at {point}")
+        out.missing.append(
+            _("%(row)s does not enforce at %(point)s", row=governor.label, point=_(point))
+        )
     extra = sorted(({"scheduler", "admission"} & governor.enforcement_points) - covered)
     for point in extra:
         score -= 0.5 * weights["compatibility"]
-        out.notes.append(f"{governor.label} also enforces at {point}, which this profile needs not")
+        out.notes.append(
+            _(
+                "%(row)s also enforces at %(point)s, which this profile needs not",
+                row=governor.label,
+                point=_(point),
+            )
+        )
     provided = [c for c in needs.capabilities if c in governor.provides]
     if provided:
-        out.fits.append(f"{governor.label} provides {', '.join(provided)}")
+        out.fits.append(_("%(row)s provides %(ids)s", row=governor.label, ids=", ".join(provided)))
 
     expresses = 0.0
     for plan in draft.plans:
@@ -587,20 +658,33 @@ def _score_governor(
         expresses += 0.5 * bool(units) + 0.5 * bool(resources)
         if units and resources:
             out.fits.append(
-                f"{governor.label} can express pool {plan.name}'s unit ({', '.join(units)}) "
-                f"through {', '.join(resources[:3])}{' …' if len(resources) > 3 else ''}"
+                _(
+                    "%(row)s can express pool %(pool)s's unit (%(units)s) through %(resources)s",
+                    row=governor.label,
+                    pool=plan.name,
+                    units=", ".join(units),
+                    resources=", ".join(resources[:3]) + (" …" if len(resources) > 3 else ""),
+                )
             )
         else:
             out.missing.append(
-                f"{governor.label} cannot express pool {plan.name}'s unit or resources"
+                _(
+                    "%(row)s cannot express pool %(pool)s's unit or resources",
+                    row=governor.label,
+                    pool=plan.name,
+                )
             )
         # A shared unit has sizes (slices, memory, cores); a quota on a single count of
         # "GPUs" cannot tell a 1g slice from a 7g one.
         shares = any(UNIT_TRAITS[u].shares for u in _known_units(presenter))
         if shares and len(resources) < 2:
             out.missing.append(
-                f"pool {plan.name} advertises its {', '.join(_known_units(presenter))} under one "
-                "resource name: quotas cannot tell the sizes apart"
+                _(
+                    "pool %(pool)s advertises its %(units)s under one resource name: quotas "
+                    "cannot tell the sizes apart",
+                    pool=plan.name,
+                    units=", ".join(_known_units(presenter)),
+                )
             )
         else:
             expresses += 0.25
@@ -610,10 +694,12 @@ def _score_governor(
     coupling = sorted(p for p in governor.requires if not index.satisfied(p, ()))
     score -= 0.25 * weights["compatibility"] * len(coupling)
     if coupling:
-        out.notes.append(f"{governor.label} is tied to {', '.join(coupling)}")
+        out.notes.append(
+            _("%(row)s is tied to %(ids)s", row=governor.label, ids=", ".join(coupling))
+        )
     if "training" in profile.workload_types and TOPOLOGY in governor.provides:
         score += 0.5
-        out.fits.append(f"{governor.label} places distributed training by topology")
+        out.fits.append(_("%(row)s places distributed training by topology", row=governor.label))
     return score
 
 
@@ -628,9 +714,9 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     if needs.visibility:
         if draft.watcher is not None:
             out.score += weights["cost"]
-            out.fits.append(f"{draft.watcher.label} gives cost and usage visibility")
+            out.fits.append(_("%(row)s gives cost and usage visibility", row=draft.watcher.label))
         else:
-            out.missing.append("no platform row gives cost and usage visibility")
+            out.missing.append(_("no platform row gives cost and usage visibility"))
     out.score -= _PER_COMPONENT * len(draft.rows())
     return out
 
@@ -639,7 +725,7 @@ def _score_report(out: _Verdict, report: StackReport) -> None:
     for finding in report.fit:
         out.score -= _FINDING_PENALTY[finding.status]
         (out.fits if finding.status == "ok" else out.missing).append(
-            f"{finding.aspect}: {finding.message}"
+            _("%(aspect)s: %(message)s", aspect=_(finding.aspect), message=finding.message)
         )
     for missing in report.missing_layers:
         out.score -= _FINDING_PENALTY["gap"]
@@ -648,28 +734,32 @@ def _score_report(out: _Verdict, report: StackReport) -> None:
 
 def _acceptance_checks(shape: str, profile: Profile) -> list[str]:
     training = [
-        "throughput (samples or jobs per GPU-hour) against the current setup",
-        "job wait time in the queue, per queue",
-        "effect of the preemption policy on job success rate",
+        _("throughput (samples or jobs per GPU-hour) against the current setup"),
+        _("job wait time in the queue, per queue"),
+        _("effect of the preemption policy on job success rate"),
     ]
-    target = f"the {profile.p99_target_ms:g} ms target" if profile.p99_target_ms else "the SLO"
+    target = (
+        _("the %(ms)s ms target", ms=f"{profile.p99_target_ms:g}")
+        if profile.p99_target_ms
+        else _("the SLO")
+    )
     serving = [
-        f"P99 latency against {target} under co-located load",
-        "jitter while other tenants load the same GPUs",
-        "blast radius of a failing or noisy tenant",
-        "fault isolation and the rollback path",
+        _("P99 latency against %(target)s under co-located load", target=target),
+        _("jitter while other tenants load the same GPUs"),
+        _("blast radius of a failing or noisy tenant"),
+        _("fault isolation and the rollback path"),
     ]
     if shape == "A":
         return training
     if shape == "B":
         return serving
     return (
-        [f"pool {HARD_POOL}: {check}" for check in training]
-        + [f"pool {SHARED_POOL}: {check}" for check in serving]
+        [_("pool %(pool)s: %(check)s", pool=HARD_POOL, check=check) for check in training]
+        + [_("pool %(pool)s: %(check)s", pool=SHARED_POOL, check=check) for check in serving]
         + [
-            "self-service GPU requests per team",
-            "audit trail of who requested and used which GPUs",
-            "cost visibility per team and per pool",
+            _("self-service GPU requests per team"),
+            _("audit trail of who requested and used which GPUs"),
+            _("cost visibility per team and per pool"),
         ]
     )
 
@@ -679,22 +769,42 @@ def _ordered(rows: Iterable[Row]) -> list[str]:
 
 
 def _explanation(draft: _Draft, verdict: _Verdict) -> str:
-    parts = [f"Shape {draft.shape} ({SHAPES[draft.shape]})."]
+    parts = [_("Shape %(shape)s (%(name)s).", shape=draft.shape, name=SHAPES[draft.shape])]
     for plan in draft.plans:
         members = ", ".join(r.label for r in draft.pools[plan.name])
-        serves = ", ".join(plan.workloads) or "all work"
-        parts.append(f"Pool {plan.name} ({plan.isolation} isolation, for {serves}): {members}.")
+        serves = joined(", ", (_(kind) for kind in plan.workloads)) or _("all work")
+        parts.append(
+            _(
+                "Pool %(pool)s (%(level)s isolation, for %(serves)s): %(members)s.",
+                pool=plan.name,
+                level=_(plan.isolation),
+                serves=serves,
+                members=members,
+            )
+        )
     if draft.governor is not None:
-        points = ", ".join(sorted(draft.governor.enforcement_points))
-        parts.append(f"Control plane: {draft.governor.label}, enforcing at {points}.")
+        points = joined(", ", (_(point) for point in sorted(draft.governor.enforcement_points)))
+        parts.append(
+            _(
+                "Control plane: %(row)s, enforcing at %(points)s.",
+                row=draft.governor.label,
+                points=points,
+            )
+        )
     support = [r for r in draft.cluster_wide if r is not draft.governor]
     if support:
         parts.append(
-            "Cluster-wide: " + "; ".join(f"{r.label} ({draft.why[r.id]})" for r in support) + "."
+            _(
+                "Cluster-wide: %(rows)s.",
+                rows=joined(
+                    "; ",
+                    (_("%(row)s (%(why)s)", row=r.label, why=draft.why[r.id]) for r in support),
+                ),
+            )
         )
     if verdict.notes:
-        parts.append("Costs: " + "; ".join(verdict.notes) + ".")
-    return " ".join(parts)
+        parts.append(_("Costs: %(notes)s.", notes=joined("; ", verdict.notes)))
+    return joined(" ", parts)
 
 
 def recommend(profile: Profile, rows: Sequence[Row], *, limit: int = 5) -> list[Recommendation]:
@@ -738,4 +848,4 @@ def recommend(profile: Profile, rows: Sequence[Row], *, limit: int = 5) -> list[
         ranked.append((order(verdict.score, draft), recommendation))
         ranked.sort(key=lambda item: item[0])
         del ranked[limit:]
-    return [replace(rec, rank=rank) for rank, (_, rec) in enumerate(ranked, start=1)]
+    return [replace(rec, rank=rank) for rank, (_score, rec) in enumerate(ranked, start=1)]

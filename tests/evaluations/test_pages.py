@@ -165,6 +165,22 @@ def test_candidates_of_different_layers_as_alternatives_raise_a_misjudgement(cli
     assert "compose through interface contracts" in content
 
 
+def test_misjudgement_warnings_are_written_in_chinese_for_a_chinese_reader(client, cast):
+    evaluation = with_candidates(
+        cast,
+        {"row": "hami/device-plugin", "alternative_group": "sharing"},
+        {"row": "volcano/scheduler", "alternative_group": "sharing"},
+    )
+    client.force_login(cast.bob)
+    client.cookies.load({"django_language": "zh-hans"})
+
+    content = client.get(reverse("evaluations:comparison", args=[evaluation.pk])).content.decode()
+
+    assert "HAMi device-plugin（数据平面） 与 Volcano scheduler（控制面） 不是竞品" in content
+    assert "它们通过接口契约组合" in content
+    assert "are not competitors" not in content
+
+
 def test_a_platform_put_up_against_a_mechanism_is_flagged(client, cast):
     evaluation = with_candidates(
         cast,
@@ -228,6 +244,34 @@ def test_recommendations_are_ranked_explained_and_checked_for_a_profile(client, 
     assert "What fits" in content
     assert "Stack check: no gaps, no conflicts" in content
     assert f"/map/?stack={','.join(recommendations[0].rows)}" in content
+
+
+def test_recommendations_explain_themselves_in_chinese_for_a_chinese_reader(client, cast):
+    call_command("load_catalog", verbosity=0)
+    evaluation = make_evaluation(cast, profile=MIXED_PROFILE)
+    client.force_login(cast.bob)
+    client.cookies.load({"django_language": "zh-hans"})
+
+    content = client.get(
+        reverse("evaluations:recommendations", args=[evaluation.pk])
+    ).content.decode()
+
+    assert "训练、推理与交互式工作混合，按节点池拆分" in content  # the shape, in the explanation
+    assert "节点池 hard-isolation：吞吐" in content  # an acceptance check
+    assert "Shape C (mixed training" not in content
+
+
+def test_a_recommendation_adopted_in_chinese_keeps_a_chinese_rationale(client, cast):
+    call_command("load_catalog", verbosity=0)
+    evaluation = make_evaluation(cast, profile=MIXED_PROFILE)
+    client.force_login(cast.bob)
+    client.cookies.load({"django_language": "zh-hans"})
+
+    client.post(reverse("evaluations:decision", args=[evaluation.pk]), {"adopt": "1"})
+
+    decision = Evaluation.objects.get(pk=evaluation.pk).decision
+    assert decision.rationale.startswith("形态 ")
+    assert "混部负载下的 P99 延迟" in decision.acceptance_checks
 
 
 def test_a_recommendation_can_be_adopted_as_the_decision(client, cast):
