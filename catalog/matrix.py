@@ -238,7 +238,9 @@ def rows_by_id(rows: Sequence[Row]) -> dict[str, Row]:
     return {row.id: row for row in rows}
 
 
-def localized_reasons(detail: PairResult, a: Row, b: Row) -> list[tuple[str, str]]:
+def localized_reasons(
+    detail: PairResult, a: Row, b: Row, layer_names: dict[str, str] | None = None
+) -> list[tuple[str, str]]:
     """(verdict, reason) pairs in the active language.
 
     The engine words its reasons in English (it has no Django, hence no gettext); in English they
@@ -249,9 +251,10 @@ def localized_reasons(detail: PairResult, a: Row, b: Row) -> list[tuple[str, str
 
     if not (translation.get_language() or "en").lower().startswith("zh"):
         return list(zip(detail.holds, detail.reasons, strict=True))
-    from catalog.models import Layer
+    if layer_names is None:
+        from catalog.models import Layer
 
-    layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
+        layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
     out = []
     for verdict in detail.holds:
         if verdict == "conflicts":

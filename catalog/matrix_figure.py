@@ -8,7 +8,8 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.compatibility import MatrixResult
 from catalog.engine.oracle import VERDICTS, pair_verdicts
-from catalog.matrix import CellFilter, selected_indices
+from catalog.matrix import CellFilter, localized_reasons, selected_indices
+from catalog.models import Layer
 
 # One colour per verdict, in VERDICTS order; same-row cells stay blank.
 VERDICT_COLOURS = {
@@ -39,6 +40,7 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
     ids = [rows[i].id for i in indices]
     labels = verdict_labels()
     explain = len(indices) <= REASONS_UP_TO_ROWS
+    layer_names = {layer.key: layer.name for layer in Layer.objects.all()} if explain else {}
     z: list[list[float | None]] = []
     text: list[list[str]] = []
     for i in indices:
@@ -53,8 +55,9 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
             z_row.append(VERDICTS.index(verdict))
             hover = f"<b>{rows[i].id}</b> × <b>{rows[j].id}</b><br>{labels[verdict]}"
             if explain:
-                reasons = pair_verdicts(rows[i], rows[j]).reasons
-                hover += "<br>" + "<br>".join(_wrap(reason) for reason in reasons[:2])
+                detail = pair_verdicts(rows[i], rows[j])
+                reasons = localized_reasons(detail, rows[i], rows[j], layer_names)
+                hover += "<br>" + "<br>".join(_wrap(reason) for _verdict, reason in reasons[:2])
             text_row.append(hover)
         z.append(z_row)
         text.append(text_row)

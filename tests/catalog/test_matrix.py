@@ -249,3 +249,16 @@ def test_the_pair_page_explains_in_chinese(bob_client, computed):
 
     assert "两者都持有独占令牌 owner:node/nvidia-gpu" in content
     assert "先确定共同的资源单位再比较" in content
+
+
+def test_the_heatmap_hover_explains_in_chinese(bob_client, computed, django_assert_max_num_queries):
+    bob_client.cookies["django_language"] = "zh-hans"
+
+    with django_assert_max_num_queries(30):  # one layer query, not one per pair
+        response = bob_client.get(reverse("matrix:page"))
+
+    hover = " ".join(
+        text for line in response.context["figure"]["data"][0]["text"] for text in line
+    )
+    assert "两者都持有独占令牌" in hover
+    assert "they cannot run on the same node pool" not in hover
