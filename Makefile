@@ -36,7 +36,7 @@ format:
 	.venv/bin/ruff format .
 
 messages:  ## regenerate and compile the translations (needs gettext)
-	$(PY) manage.py makemessages -l zh_Hans --ignore=.venv --ignore=staticfiles
+	$(PY) manage.py makemessages -l zh_Hans --ignore=.venv --ignore=staticfiles --ignore=tests --ignore=test-artifacts
 	$(PY) manage.py compilemessages -l zh_Hans --ignore=.venv
 
 check-deploy:
