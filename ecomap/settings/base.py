@@ -115,7 +115,8 @@ MEDIA_URL = "/media/"
 
 # Celery: an unset broker means the demo runs every task in-process.
 BROKER_URL = env.str("BROKER_URL", default="")
-CELERY_BROKER_URL = BROKER_URL or "memory://"
+# Eager: an in-memory broker nothing reaches; the host only spares kombu a warning per command.
+CELERY_BROKER_URL = BROKER_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = env.str("RESULT_BACKEND_URL", default=BROKER_URL) or None
 CELERY_TASK_ALWAYS_EAGER = not BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True

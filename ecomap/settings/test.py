@@ -17,7 +17,7 @@ TEST_REDIS_URL = env.str("TEST_REDIS_URL", default="redis://127.0.0.1:6379/14")
 # Tests run tasks eagerly, except those that start a real worker: they point both the test
 # process and the worker at Redis through TEST_WORKER_BROKER_URL (see tests/worker.py).
 TEST_WORKER_BROKER_URL = env.str("TEST_WORKER_BROKER_URL", default="")
-CELERY_BROKER_URL = TEST_WORKER_BROKER_URL or "memory://"
+CELERY_BROKER_URL = TEST_WORKER_BROKER_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_ALWAYS_EAGER = not TEST_WORKER_BROKER_URL
 # A killed worker's unacknowledged job comes back after this many seconds; the key prefix keeps
