@@ -10,13 +10,13 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from catalog.engine.bundle import BUNDLE_FORMAT, BundleInvalid
+from catalog.imports.models import ImportJob
+from catalog.matrix.models import MatrixSnapshot
 from catalog.models import (
     CatalogChange,
     EnforcementPoint,
-    ImportJob,
     Interface,
     Layer,
-    MatrixSnapshot,
     PlacementRow,
     Project,
     ResourceUnit,

@@ -10,7 +10,11 @@ class CatalogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from catalog.matrix import matrix_refresh_request
+        # Register the rooms' jobs in every process (web and worker): services enqueue them by
+        # name through ecomap.dispatch, so nothing else imports these modules.
+        import catalog.imports.tasks  # noqa: F401
+        import catalog.matrix.tasks  # noqa: F401
+        from catalog.matrix.services import matrix_refresh_request
         from catalog.services import on_catalog_change
 
         # Every committed catalog write asks for a fresh matrix (coalesced into one job).

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.utils import translation
@@ -323,124 +321,6 @@ class CatalogChange(models.Model):
         return f"{self.action} {target}"
 
 
-class ImportJob(models.Model):
-    """One import of vendor data (bundle, CSV or landscape): who, when, source, counts, diff."""
-
-    class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        RUNNING = "running", _("running")
-        SUCCEEDED = "succeeded", _("succeeded")
-        FAILED = "failed", _("failed")
-
-    class Format(models.TextChoices):
-        BUNDLE = "bundle", _("EcoMap bundle v1")
-        CSV = "csv", _("CSV")
-        LANDSCAPE = "landscape", _("CNCF landscape.yml")
-
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
-    created_at = models.DateTimeField(_("submitted"), auto_now_add=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.SET_NULL,
-        null=True,
-        blank=True,
-        related_name="+",
-        verbose_name=_("submitted by"),
-    )
-    started_at = models.DateTimeField(_("started"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
-    source = models.CharField(_("source"), max_length=500, blank=True)
-    format = models.CharField(_("format"), max_length=20, choices=Format.choices)
-    dry_run = models.BooleanField(_("dry run"), default=False)
-    status = models.CharField(
-        _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
-    )
-    total = models.PositiveIntegerField(_("items"), default=0)
-    done = models.PositiveIntegerField(_("items done"), default=0)
-    counts = models.JSONField(_("counts"), default=dict, blank=True)
-    changes = models.JSONField(_("changes"), default=list, blank=True)
-    errors = models.JSONField(_("errors"), default=list, blank=True)
-    linked = models.JSONField(_("linked to existing projects"), default=list, blank=True)
-    # The validated bundle waiting for a worker, as compressed JSON (catalog.imports packs it:
-    # ten times smaller and ~0.3 s faster per 10,000 rows than a jsonb column); emptied once
-    # applied.
-    payload = models.BinaryField(null=True, blank=True, editable=False)
-
-    class Meta:
-        ordering = ["-created_at"]
-        verbose_name = _("import")
-        verbose_name_plural = _("imports")
-        indexes = [
-            # the imports page and API list newest first
-            models.Index(fields=["-created_at"], name="import_recent_idx"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.get_format_display()} import {self.created_at:%Y-%m-%d %H:%M}"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
-
-    @property
-    def percent(self) -> int:
-        return round(100 * self.done / self.total) if self.total else (100 if self.finished else 0)
-
-
-class MatrixSnapshot(models.Model):
-    """The compatibility matrix of the catalog (or of a set of rows) at one catalog revision.
-
-    Stored compactly: the engine's `ecomap.matrix/v1` bytes (one byte per pair, zlib) plus the
-    rows it was computed from, so any cell can be explained later without the live catalog.
-    """
-
-    class Status(models.TextChoices):
-        PENDING = "pending", _("pending")
-        RUNNING = "running", _("computing")
-        SUCCEEDED = "succeeded", _("ready")
-        FAILED = "failed", _("failed")
-
-    CATALOG_SCOPE = "catalog"
-
-    scope = models.CharField(_("scope"), max_length=80, default=CATALOG_SCOPE)
-    catalog_revision = models.PositiveIntegerField(_("catalog revision"), null=True, blank=True)
-    status = models.CharField(
-        _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
-    )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
-    started_at = models.DateTimeField(_("started"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
-    row_count = models.PositiveIntegerField(_("rows"), default=0)
-    counts = models.JSONField(_("pairs per verdict"), default=dict, blank=True)
-    timings = models.JSONField(_("timings (s)"), default=dict, blank=True)
-    error = models.TextField(_("error"), blank=True)
-    matrix = models.BinaryField(null=True, blank=True, editable=False)
-    rows = models.JSONField(default=list, blank=True, editable=False)
-
-    class Meta:
-        ordering = ["-id"]
-        verbose_name = _("matrix snapshot")
-        verbose_name_plural = _("matrix snapshots")
-        constraints = [
-            # A burst of catalog edits queues one job: at most one waiting snapshot per scope.
-            models.UniqueConstraint(
-                fields=["scope"],
-                condition=models.Q(status="pending"),
-                name="matrix_one_pending_per_scope",
-            ),
-            # A rerun for the same revision never duplicates a finished snapshot.
-            models.UniqueConstraint(
-                fields=["scope", "catalog_revision"],
-                condition=models.Q(status="succeeded"),
-                name="matrix_one_per_revision",
-            ),
-        ]
-        indexes = [
-            # the matrix page: latest snapshot of a scope by status
-            models.Index(fields=["scope", "status", "-id"], name="matrix_latest_idx"),
-        ]
-
-    def __str__(self) -> str:
-        return f"{self.scope}@{self.catalog_revision} ({self.status})"
+# Subsystem models live in their rooms; importing them here registers them with the catalog app.
+from catalog.imports.models import ImportJob  # noqa: E402,F401
+from catalog.matrix.models import MatrixSnapshot  # noqa: E402,F401

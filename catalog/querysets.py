@@ -40,11 +40,11 @@ class ProjectQuerySet(models.QuerySet):
 
     def with_cards(self) -> ProjectQuerySet:
         """Everything a list or a card shows, in a fixed number of queries."""
-        from catalog.models import PlacementRow
-
+        # The row model through the relation: models.py imports this module, not the reverse.
+        rows = self.model._meta.get_field("placements").related_model
         return self.prefetch_related(
             "tags",
-            Prefetch("placements", queryset=PlacementRow.objects.with_cards()),
+            Prefetch("placements", queryset=rows.objects.with_cards()),
         )
 
 

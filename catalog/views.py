@@ -7,7 +7,6 @@ from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
 
-from catalog.coverage import catalog_coverage
 from catalog.forms import CatalogFilterForm
 from catalog.models import Project
 from catalog.selectors import (
@@ -64,8 +63,3 @@ def project_detail_view(request, slug: str):
         "catalog/project_detail.html",
         {"project": project, "history": project_history(project=project)},
     )
-
-
-@login_required
-def coverage_view(request):
-    return render(request, "catalog/coverage.html", {"coverage": catalog_coverage()})

@@ -8,6 +8,5 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "ecomap.settings.local")
 
 app = Celery("ecomap")
 app.config_from_object("django.conf:settings", namespace="CELERY")
-app.autodiscover_tasks()
-# Report jobs live in evaluations/report_tasks.py, next to the rest of the report code.
-app.autodiscover_tasks(related_name="report_tasks")
+# Jobs live in the rooms they serve (docs/architecture.md), each in a `tasks.py` that the app's
+# AppConfig.ready() imports, so web and worker processes both know every task by name.

@@ -17,12 +17,12 @@ urlpatterns = [
     path("api/", include("ecomap.api")),
     path("account/", include("ecomap.account_urls")),
     # imports and the unplaced work queue live under catalog/ but in their own module
-    path("catalog/", include("catalog.import_urls")),
+    path("catalog/", include("catalog.imports.urls")),
     path("catalog/", include("catalog.urls")),
     path("evaluations/", include("evaluations.urls")),
-    path("reports/", include("evaluations.report_urls")),
-    path("map/", include("catalog.map_urls")),
-    path("matrix/", include("catalog.matrix_urls")),
+    path("reports/", include("evaluations.reports.urls")),
+    path("map/", include("catalog.map.urls")),
+    path("matrix/", include("catalog.matrix.urls")),
 ]
 
 handler404 = "ecomap.errors.not_found"

@@ -8,3 +8,8 @@ class EvaluationsConfig(AppConfig):
     name = "evaluations"
     verbose_name = _("Evaluations")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Register the report job in every process (web and worker): services enqueue it by
+        # name through ecomap.dispatch, so nothing else imports this module.
+        import evaluations.reports.tasks  # noqa: F401

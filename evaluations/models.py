@@ -268,6 +268,3 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.step}".strip()
-
-
-from evaluations.report_models import Report  # noqa: E402,F401 — reports live in their own module

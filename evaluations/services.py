@@ -14,10 +14,10 @@ from django.utils.translation import gettext as _
 from catalog.engine.stack import Profile, check_stack
 from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.selectors import engine_rows
-from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
+from evaluations.editing import audit_write, edit_begin, edit_commit, evaluation_lock, role_require
+from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import (
     PLACEMENT_STEPS,
-    AuditEntry,
     Candidate,
     Decision,
     Evaluation,
@@ -29,7 +29,7 @@ from evaluations.models import (
     UnitChoice,
     Verdict,
 )
-from evaluations.selectors import placement_rows_by_ref, role_allows
+from evaluations.selectors import placement_rows_by_ref
 from evaluations.workflow import EvaluationWorkflow
 
 PROFILE_FIELDS: tuple[str, ...] = (
@@ -64,88 +64,11 @@ def membership_set(*, team: Team, user, role: str) -> Membership:
     return membership
 
 
-# ---------------------------------------------------------------------------------------------
-# Helpers
-
-
-def _require_role(*, evaluation: Evaluation | None, team: Team, actor, role: str) -> str:
-    """The actor's role in the team; NotAllowed when weaker than `role`."""
-    current = (
-        Membership.objects.filter(team=team, user=actor).values_list("role", flat=True).first()
-    )
-    if not role_allows(current, role):
-        messages = {
-            Role.EDITOR: _("Changing an evaluation needs the editor role in its team."),
-            Role.REVIEWER: _("Only the team's reviewers (role reviewer or admin) can review."),
-            Role.ADMIN: _("Only a team admin can do this."),
-        }
-        raise NotAllowed(messages.get(role, _("Your role in this team does not allow this.")))
-    return current
-
-
 def evaluation_check_editable(*, evaluation: Evaluation, actor) -> None:
     """Raise what an edit by `actor` would raise, before any input is validated."""
-    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
     if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
-        _begin_edit(evaluation)
-
-
-def _locked(evaluation: Evaluation) -> Evaluation:
-    """Re-read the evaluation under a row lock so two saves never interleave."""
-    fresh = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
-    for name in ("user_role",):
-        if hasattr(evaluation, name):
-            setattr(fresh, name, getattr(evaluation, name))
-    return fresh
-
-
-def _audit(
-    evaluation: Evaluation,
-    actor,
-    action: str,
-    *,
-    step: str = "",
-    changes: dict[str, Any] | None = None,
-    transition: tuple[str, str] | None = None,
-) -> AuditEntry:
-    state_from, state_to = transition or ("", "")
-    return AuditEntry.objects.create(
-        evaluation=evaluation,
-        actor=actor,
-        action=action,
-        step=step,
-        changes=changes or {},
-        state_from=state_from,
-        state_to=state_to,
-        revision=evaluation.revision,
-    )
-
-
-def _begin_edit(evaluation: Evaluation) -> tuple[str, str] | None:
-    """Refuse edits in review or archived; an edit after approval or a change request reopens."""
-    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
-        raise InvalidTransition(
-            _("This evaluation is {state}: it cannot be edited now.").format(
-                state=State(evaluation.state).label
-            )
-        )
-    if evaluation.state in (State.APPROVED, State.CHANGES_REQUESTED):
-        return EvaluationWorkflow(evaluation).reopen()
-    return None
-
-
-def _commit_edit(
-    evaluation: Evaluation, actor, *, step: str, changes: dict[str, Any], fields: list[str]
-) -> Evaluation:
-    transition = _begin_edit(evaluation)
-    evaluation.revision += 1
-    evaluation.save(update_fields=[*fields, "state", "revision", "updated_at"])
-    action = "step_saved" if step != Step.DECISION else "decided"
-    if transition and transition[0] == State.APPROVED:
-        # An approval covers the revision it saw; a later change needs approval again.
-        changes = {**changes, "approval": _("withdrawn: the approved evaluation was edited")}
-    _audit(evaluation, actor, action, step=step, changes=changes, transition=transition)
-    return evaluation
+        edit_begin(evaluation)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,12 +79,14 @@ def _commit_edit(
 def evaluation_create(
     *, actor, team: Team, title: str, profile: dict[str, Any] | None = None
 ) -> Evaluation:
-    _require_role(evaluation=None, team=team, actor=actor, role=Role.EDITOR)
+    role_require(evaluation=None, team=team, actor=actor, role=Role.EDITOR)
     title = (title or "").strip()
     if not title:
         raise InvalidInput(_("An evaluation needs a title."), errors={"title": [_("Required.")]})
     evaluation = Evaluation.objects.create(team=team, title=title[:200], created_by=actor)
-    _audit(evaluation, actor, "created", changes={"title": {"old": None, "new": evaluation.title}})
+    audit_write(
+        evaluation, actor, "created", changes={"title": {"old": None, "new": evaluation.title}}
+    )
     if profile:
         evaluation_step_save(evaluation=evaluation, actor=actor, step=Step.PROFILE, data=profile)
         evaluation.refresh_from_db()
@@ -371,17 +296,17 @@ def evaluation_step_save(
                 step=step, steps=", ".join(PLACEMENT_STEPS)
             )
         )
-    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
-    evaluation = _locked(evaluation)
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
     if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
-        _begin_edit(evaluation)  # raises with the reason
+        edit_begin(evaluation)  # raises with the reason
     done_before = evaluation.step_done(step)
     changes, fields = _STEP_SAVERS[step](evaluation, data)
     if not changes:
         if evaluation.step_done(step) != done_before:
             evaluation.save(update_fields=[*fields, "updated_at"])
         return evaluation
-    return _commit_edit(evaluation, actor, step=step, changes=changes, fields=fields)
+    return edit_commit(evaluation, actor, step=step, changes=changes, fields=fields)
 
 
 @transaction.atomic
@@ -397,10 +322,10 @@ def evaluation_decide(
 ) -> Decision:
     """Record the chosen stack; it must exist in the catalog and pass the stack check's input
     rules (each row once, pools naming only rows of the stack)."""
-    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
-    evaluation = _locked(evaluation)
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
     if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
-        _begin_edit(evaluation)
+        edit_begin(evaluation)
     rows = list(dict.fromkeys(ref.strip() for ref in rows if ref.strip()))
     if not rows:
         raise InvalidInput(
@@ -442,7 +367,7 @@ def evaluation_decide(
         setattr(decision, name, value)
     decision.decided_by = actor
     decision.save()
-    _commit_edit(evaluation, actor, step=Step.DECISION, changes=changes, fields=[])
+    edit_commit(evaluation, actor, step=Step.DECISION, changes=changes, fields=[])
     return decision
 
 
@@ -462,8 +387,8 @@ def submission_missing(evaluation: Evaluation) -> list[str]:
 
 @transaction.atomic
 def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
-    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
-    evaluation = _locked(evaluation)
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
     missing = submission_missing(evaluation)
     if missing:
         raise InvalidInput(
@@ -474,7 +399,7 @@ def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
         )
     transition = EvaluationWorkflow(evaluation).submit()
     evaluation.save(update_fields=["state", "updated_at"])
-    _audit(evaluation, actor, "submitted", transition=transition)
+    audit_write(evaluation, actor, "submitted", transition=transition)
     return evaluation
 
 
@@ -488,8 +413,8 @@ def evaluation_review(
     step_comments: dict[str, str] | None = None,
 ) -> Evaluation:
     """A reviewer approves or requests changes, with comments per step."""
-    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
-    evaluation = _locked(evaluation)
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
+    evaluation = evaluation_lock(evaluation)
     if evaluation.created_by_id == actor.pk:
         raise NotAllowed(_("An author cannot review their own evaluation."))
     step_comments = {
@@ -519,15 +444,15 @@ def evaluation_review(
     )
     action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
     changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
-    _audit(evaluation, actor, action, changes=changes, transition=transition)
+    audit_write(evaluation, actor, action, changes=changes, transition=transition)
     return evaluation
 
 
 @transaction.atomic
 def evaluation_archive(*, evaluation: Evaluation, actor) -> Evaluation:
-    _require_role(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.ADMIN)
-    evaluation = _locked(evaluation)
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.ADMIN)
+    evaluation = evaluation_lock(evaluation)
     transition = EvaluationWorkflow(evaluation).archive()
     evaluation.save(update_fields=["state", "updated_at"])
-    _audit(evaluation, actor, "archived", transition=transition)
+    audit_write(evaluation, actor, "archived", transition=transition)
     return evaluation

@@ -3,6 +3,7 @@
 from django.urls import path
 
 from evaluations import views
+from evaluations.steps import views as step_views
 
 app_name = "evaluations"
 
@@ -10,7 +11,7 @@ urlpatterns = [
     path("", views.evaluation_list_view, name="list"),
     path("new/", views.evaluation_create_view, name="create"),
     path("<int:pk>/", views.evaluation_detail_view, name="detail"),
-    path("<int:pk>/steps/<int:number>/", views.evaluation_step_view, name="step"),
+    path("<int:pk>/steps/<int:number>/", step_views.evaluation_step_view, name="step"),
     path("<int:pk>/comparison/", views.evaluation_comparison_view, name="comparison"),
     path(
         "<int:pk>/recommendations/",

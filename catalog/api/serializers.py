@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from catalog.imports import import_progress
-from catalog.models import COST_ASPECTS, ImportJob, Interface, PlacementRow, Project
+from catalog.models import COST_ASPECTS, Interface, PlacementRow, Project
 from catalog.selectors import contracts_of
 
 
@@ -138,40 +135,6 @@ class ErrorItemSerializer(serializers.Serializer):
     message = serializers.CharField()
     allowed = serializers.ListField(child=serializers.CharField(), required=False)
     where = serializers.CharField(required=False)
-
-
-class ImportJobSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(
-        slug_field="username", read_only=True, allow_null=True
-    )
-    errors = ErrorItemSerializer(many=True, read_only=True)
-    progress = serializers.SerializerMethodField()
-    url = serializers.SerializerMethodField()
-
-    class Meta:
-        model = ImportJob
-        fields = [
-            "id", "url", "status", "format", "dry_run", "source", "created_by", "created_at",
-            "started_at", "finished_at", "progress", "counts", "errors", "linked", "changes",
-        ]  # fmt: skip
-
-    @extend_schema_field(
-        {
-            "type": "object",
-            "properties": {"done": {"type": "integer"}, "total": {"type": "integer"},
-                           "percent": {"type": "integer"}},
-        }
-    )  # fmt: skip
-    def get_progress(self, job: ImportJob) -> dict[str, int]:
-        done, total = import_progress(job)
-        percent = round(100 * done / total) if total else (100 if job.finished else 0)
-        return {"done": done, "total": total, "percent": percent}
-
-    @extend_schema_field(OpenApiTypes.URI)
-    def get_url(self, job: ImportJob) -> str:
-        url = reverse("api:import-detail", args=[job.id])
-        request = self.context.get("request")
-        return request.build_absolute_uri(url) if request is not None else url
 
 
 class ErrorSerializer(serializers.Serializer):

@@ -1,4 +1,4 @@
-"""Catalog API: projects, placements, vocabulary, interfaces, imports, export, bundle schema."""
+"""Catalog API: projects, placements, vocabulary, interfaces, export, bundle schema."""
 
 from __future__ import annotations
 
@@ -6,30 +6,31 @@ import json
 
 import django_filters
 import yaml
-from django.conf import settings
 from django.http import HttpResponse
-from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
-    PolymorphicProxySerializer,
     extend_schema,
     extend_schema_view,
 )
 from rest_framework import mixins, status, viewsets
-from rest_framework.decorators import action
 from rest_framework.exceptions import ParseError
-from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from catalog.api.parsers import IMPORT_PARSERS, PayloadTooLarge
 from catalog.api.permissions import CatalogPermission, WriteThrottle
+from catalog.api.schema import (
+    DETAIL_ERRORS,
+    ERRORS,
+    LIST_ERRORS,
+    PROJECT_REQUEST_SCHEMA,
+    PROJECT_UPDATE_SCHEMA,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    BundleBodySchema,
+)
 from catalog.api.serializers import (
-    ErrorSerializer,
-    ImportJobSerializer,
     InterfaceSerializer,
     PlacementSerializer,
     ProjectSerializer,
@@ -38,86 +39,11 @@ from catalog.api.serializers import (
 from catalog.engine.bundle import (
     BUNDLE_FORMAT,
     BundleInvalid,
-    base_schema,
     schema_with_vocabulary,
 )
-from catalog.engine.formats import csv_template
-from catalog.imports import ImportRejected, import_submit
-from catalog.models import (
-    EnforcementPoint,
-    ImportJob,
-    Interface,
-    Layer,
-    PlacementRow,
-    Project,
-    ResourceUnit,
-)
+from catalog.models import EnforcementPoint, Interface, Layer, PlacementRow, Project, ResourceUnit
 from catalog.selectors import bundle_export, vocabulary_current
 from catalog.services import bundle_apply, placement_row_delete, project_delete
-
-ERRORS = {
-    400: OpenApiResponse(ErrorSerializer, description="invalid input, with every error's path"),
-    401: OpenApiResponse(ErrorSerializer, description="not signed in"),
-    403: OpenApiResponse(ErrorSerializer, description="needs the catalog-maintainer permission"),
-    404: OpenApiResponse(ErrorSerializer, description="no such object"),
-}
-READ_ERRORS = {code: ERRORS[code] for code in (401, 403)}
-DETAIL_ERRORS = {code: ERRORS[code] for code in (401, 403, 404)}
-# A bad filter value: the API's one error shape, the parameter as the error's path.
-FILTER_ERRORS = OpenApiResponse(ErrorSerializer, description="a filter value is not valid")
-LIST_ERRORS = {
-    400: FILTER_ERRORS,
-    **READ_ERRORS,
-    404: OpenApiResponse(ErrorSerializer, description="no such page"),
-}
-WRITE_ERRORS = {
-    **ERRORS,
-    429: OpenApiResponse(ErrorSerializer, description="too many writes; retry later"),
-}
-
-
-def _openapi_schema(schema: dict, defs: dict | None = None) -> dict:
-    """A JSON Schema (2020-12, with `$defs`) inlined into the OpenAPI 3.0 dialect."""
-    defs = schema.get("$defs", {}) if defs is None else defs
-
-    def convert(node):
-        if isinstance(node, list):
-            return [convert(item) for item in node]
-        if not isinstance(node, dict):
-            return node
-        if "$ref" in node:
-            return convert(defs[node["$ref"].rsplit("/", 1)[-1]])
-        converted = {}
-        for key, value in node.items():
-            if key in ("$schema", "$id", "$defs"):
-                continue
-            if key == "const":
-                converted["enum"] = [value]
-            else:
-                converted[key] = convert(value)
-        return converted
-
-    return convert(schema)
-
-
-# Request bodies documented with the bundle's own JSON Schema (the seeded vocabulary).
-BUNDLE_REQUEST_SCHEMA = _openapi_schema(base_schema())
-PROJECT_REQUEST_SCHEMA = _openapi_schema(
-    base_schema()["$defs"]["project"], defs=base_schema()["$defs"]
-)
-# PUT takes the slug from the URL; a body may repeat it.
-PROJECT_UPDATE_SCHEMA = {
-    **PROJECT_REQUEST_SCHEMA,
-    "required": [key for key in PROJECT_REQUEST_SCHEMA["required"] if key != "slug"],
-}
-
-
-class BundleBodySchema(AutoSchema):
-    """Bodies documented with a raw JSON Schema are required (drf-spectacular assumes not)."""
-
-    def _get_request_for_media_type(self, serializer, direction="request"):
-        schema, required = super()._get_request_for_media_type(serializer, direction)
-        return schema, required or isinstance(serializer, dict)
 
 
 def _bounded_filters(filterset) -> list[OpenApiParameter]:
@@ -336,162 +262,6 @@ class InterfaceViewSet(viewsets.ReadOnlyModelViewSet):
     lookup_field = "identifier"
     lookup_value_regex = "[^/]+(?:/[^/]+)*"
     ordering_fields = ["identifier", "kind"]
-
-
-TRUE_VALUES = ("1", "true", "yes", "on")
-FALSE_VALUES = ("", "0", "false", "no", "off")
-
-IMPORT_PARAMETERS = [
-    OpenApiParameter("dry_run", OpenApiTypes.BOOL, description="report, write nothing"),
-    OpenApiParameter(
-        "format",
-        OpenApiTypes.STR,
-        enum=["", "bundle", "csv", "landscape"],
-        description="override the format detected from the content (empty: detect)",
-    ),
-    OpenApiParameter(
-        "source", OpenApiTypes.STR, description="who supplied the data (at most 500 characters)"
-    ),
-]
-IMPORT_FILTER_PARAMETERS = [
-    OpenApiParameter(
-        "status", OpenApiTypes.STR, enum=["", *ImportJob.Status.values], description="empty: any"
-    ),
-    OpenApiParameter(
-        "format", OpenApiTypes.STR, enum=["", *ImportJob.Format.values], description="empty: any"
-    ),
-]
-
-
-class _NoFormatOverride:
-    # DRF reads ?format= as a renderer name and answers 404 to ?format=csv; here it is the
-    # import format. The Accept header still chooses the renderer.
-    URL_FORMAT_OVERRIDE = None
-
-
-class ImportFormatNegotiation(DefaultContentNegotiation):
-    """`?format=` names the import format on this endpoint, not a DRF renderer."""
-
-    settings = _NoFormatOverride
-
-
-def _query_flag(request, name: str) -> bool:
-    value = request.query_params.get(name, "").lower()
-    if value in TRUE_VALUES:
-        return True
-    if value in FALSE_VALUES:
-        return False
-    raise ParseError(f"'{name}' must be true or false, not {value[:40]!r}")
-
-
-@extend_schema_view(
-    list=extend_schema(
-        parameters=IMPORT_FILTER_PARAMETERS,
-        responses={200: ImportJobSerializer(many=True), **LIST_ERRORS},
-    ),
-    retrieve=extend_schema(responses={200: ImportJobSerializer, **DETAIL_ERRORS}),
-)
-class ImportViewSet(
-    mixins.CreateModelMixin,
-    mixins.ListModelMixin,
-    mixins.RetrieveModelMixin,
-    viewsets.GenericViewSet,
-):
-    """Imports of bundles (JSON/YAML), CSV and CNCF landscape.yml. Each is a job resource."""
-
-    serializer_class = ImportJobSerializer
-    schema = BundleBodySchema()
-    permission_classes = [CatalogPermission]
-    lookup_value_regex = "[^/]+"  # a malformed id is a JSON 404, not Django's HTML one
-    throttle_classes = [WriteThrottle]
-    throttle_scope = "import"
-    parser_classes = [*IMPORT_PARSERS, MultiPartParser]
-    content_negotiation_class = ImportFormatNegotiation
-    ordering = ["-created_at"]
-    ordering_fields = ["created_at"]
-    filterset_fields = ["status", "format"]
-
-    def get_queryset(self):
-        return ImportJob.objects.select_related("created_by").defer("payload")
-
-    @extend_schema(
-        parameters=IMPORT_PARAMETERS,
-        request={
-            "application/json": BUNDLE_REQUEST_SCHEMA,
-            "application/yaml": {"type": "string", "description": "a bundle or landscape.yml"},
-            "text/csv": {"type": "string", "description": "one placement row per line"},
-            "multipart/form-data": {
-                "type": "object",
-                "properties": {"file": {"type": "string", "format": "binary"}},
-            },
-        },
-        responses={
-            201: OpenApiResponse(ImportJobSerializer, description="applied (or dry run)"),
-            202: OpenApiResponse(ImportJobSerializer, description="queued for a worker"),
-            400: OpenApiResponse(
-                PolymorphicProxySerializer(
-                    component_name="ImportRejection",
-                    serializers=[ImportJobSerializer, ErrorSerializer],
-                    resource_type_field_name=None,
-                ),
-                description="rejected, nothing written: the failed job with every error, or "
-                "the reason the request itself was unusable",
-            ),
-            401: ERRORS[401],
-            403: ERRORS[403],
-            413: OpenApiResponse(ErrorSerializer, description="body over the size limit"),
-            415: OpenApiResponse(ErrorSerializer, description="unsupported content type"),
-            429: WRITE_ERRORS[429],
-        },
-    )
-    def create(self, request, *args, **kwargs):
-        text, media_type, name = self._body(request)
-        try:
-            job = import_submit(
-                text=text,
-                actor=request.user,
-                source=request.query_params.get("source") or name or "api",
-                dry_run=_query_flag(request, "dry_run"),
-                format_hint=request.query_params.get("format", ""),
-                content_type=media_type,
-            )
-        except ImportRejected as rejected:
-            return Response(self.get_serializer(rejected.job).data, status=400)
-        code = status.HTTP_201_CREATED if job.finished else status.HTTP_202_ACCEPTED
-        return Response(self.get_serializer(job).data, status=code)
-
-    def _body(self, request) -> tuple[str, str, str]:
-        data = request.data
-        if "text" in data and "media_type" in data:
-            return data["text"], data["media_type"], ""
-        upload = request.FILES.get("file")
-        if upload is None:
-            raise ParseError("upload the data as the form field 'file'")
-        if upload.size > settings.IMPORT_MAX_BYTES:
-            raise PayloadTooLarge(
-                f"The file is over the limit of {settings.IMPORT_MAX_BYTES} bytes."
-            )
-        try:
-            text = upload.read().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise ParseError(f"the file is not UTF-8 text: {exc}") from exc
-        name = upload.name or ""
-        media = "text/csv" if name.endswith(".csv") else upload.content_type or ""
-        return text, media, name
-
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("format", exclude=True),
-            OpenApiParameter("status", exclude=True),
-        ],
-        responses={(200, "text/csv"): OpenApiTypes.STR, **READ_ERRORS},
-    )
-    @action(detail=False, methods=["get"], url_path="csv-template")
-    def csv_template(self, request):
-        """A CSV file with the header and one example row."""
-        response = HttpResponse(csv_template(), content_type="text/csv; charset=utf-8")
-        response["Content-Disposition"] = 'attachment; filename="ecomap-import-template.csv"'
-        return response
 
 
 class ExportView(APIView):

@@ -2,13 +2,14 @@
 
 from rest_framework.routers import SimpleRouter
 
-from evaluations.api import report_views, views
+from evaluations.api import views
+from evaluations.reports import api as report_api
 
 router = SimpleRouter()
 router.register("evaluations", views.EvaluationViewSet, basename="evaluation")
 router.register(
     r"evaluations/(?P<evaluation_pk>[^/.]+)/reports",
-    report_views.ReportViewSet,
+    report_api.ReportViewSet,
     basename="evaluation-report",
 )
 

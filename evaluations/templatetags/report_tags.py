@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from evaluations.reports import report_panel
+from evaluations.reports.services import report_panel
 
 register = template.Library()
 

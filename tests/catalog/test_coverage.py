@@ -7,7 +7,8 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils import translation
 
-from catalog.coverage import catalog_coverage, coverage_markdown
+from catalog.coverage.markdown import coverage_markdown
+from catalog.coverage.selectors import catalog_coverage
 from catalog.stacks import stack_check
 
 pytestmark = pytest.mark.django_db

@@ -10,7 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from catalog.engine.formats import csv_template
-from catalog.models import ImportJob, Project, Tag
+from catalog.imports.models import ImportJob
+from catalog.models import Project, Tag
 from tests.factories import apply, bundle, placement, project
 
 pytestmark = pytest.mark.django_db

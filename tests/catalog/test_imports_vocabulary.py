@@ -5,8 +5,9 @@ import json
 import pytest
 from django.test import override_settings
 
-from catalog.imports import import_run, import_submit
-from catalog.models import ImportJob, Project, ResourceUnit
+from catalog.imports.models import ImportJob
+from catalog.imports.services import import_run, import_submit
+from catalog.models import Project, ResourceUnit
 from tests.factories import synthetic_bundle
 
 pytestmark = pytest.mark.django_db

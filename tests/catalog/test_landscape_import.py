@@ -5,7 +5,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from catalog.models import ImportJob, Project
+from catalog.imports.models import ImportJob
+from catalog.models import Project
 
 # A copy of the CNCF landscape (cncf/landscape, Apache-2.0) as of 2026-11, 2,413 items.
 LANDSCAPE = Path(__file__).resolve().parents[1] / "data" / "cncf-landscape.yml"

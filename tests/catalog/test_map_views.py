@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from catalog.engine.map_layout import BANDS
 from catalog.engine.oracle import links_between
-from catalog.mapfigure import MapFilters, map_catalog, map_figure, map_payload, map_svg
+from catalog.map.figure import MapFilters, map_catalog, map_figure, map_payload, map_svg
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
 
 pytestmark = pytest.mark.django_db

@@ -6,8 +6,9 @@ import pytest
 from django.core.management import call_command
 from django.urls import reverse
 
-from catalog.matrix import matrix_refresh_request, matrix_snapshot_compute, matrix_state
-from catalog.models import MatrixSnapshot
+from catalog.matrix.models import MatrixSnapshot
+from catalog.matrix.selectors import matrix_state
+from catalog.matrix.services import matrix_refresh_request, matrix_snapshot_compute
 from catalog.selectors import catalog_revision
 from tests.factories import apply, bundle, placement, project
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from catalog.engine.compatibility import compute_matrix
-from catalog.models import MatrixSnapshot
+from catalog.matrix.models import MatrixSnapshot
 from catalog.selectors import catalog_revision, engine_rows
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
 from tests.worker import Worker, wait_for

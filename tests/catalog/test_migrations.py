@@ -4,7 +4,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
-from catalog.imports import unpack_payload
+from catalog.imports.services import unpack_payload
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

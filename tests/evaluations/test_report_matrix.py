@@ -2,7 +2,7 @@
 
 import xml.etree.ElementTree as ET
 
-from evaluations.report_matrix import CELL_MM, COLOURS, LABEL_MM, MARKS, matrix_svg
+from evaluations.reports.matrix_svg import CELL_MM, COLOURS, LABEL_MM, MARKS, matrix_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

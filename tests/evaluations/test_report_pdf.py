@@ -12,7 +12,7 @@ from django.db import transaction
 from django.utils import translation
 
 from evaluations import services
-from evaluations.reports import render_report, report_context
+from evaluations.reports.content import render_report, report_context
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 
 # The marker also tells pytest-django to create the test database for the module fixtures.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from evaluations import reports
-from evaluations.report_models import Report
+from evaluations.reports import services as reports
+from evaluations.reports.models import Report
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 from tests.worker import Worker, wait_for
 

@@ -13,10 +13,12 @@ from rest_framework.test import APIClient
 
 from catalog.selectors import catalog_revision
 from ecomap.urls import urlpatterns as site_urlpatterns
-from evaluations import reports, services
+from evaluations import services
 from evaluations.errors import NotAllowed
-from evaluations.report_models import Report
-from evaluations.report_tasks import build_report
+from evaluations.reports import content as report_content
+from evaluations.reports import services as reports
+from evaluations.reports.models import Report
+from evaluations.reports.tasks import build_report
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 
 # The lead mounts evaluations.api.urls under /api/v1/; mounted the same way here (as test_api).
@@ -36,8 +38,8 @@ def _media(settings, tmp_path):
 def quick_map(monkeypatch):
     """Kaleido drives Chromium (seconds per map on a loaded machine): test_report_pdf draws
     the real map; here a stand-in figure keeps the job tests fast."""
-    monkeypatch.setattr(reports, "_kaleido_server", lambda: None)
-    monkeypatch.setattr(reports, "map_svg", lambda **kwargs: TINY_SVG)
+    monkeypatch.setattr(report_content, "_kaleido_server", lambda: None)
+    monkeypatch.setattr(report_content, "map_svg", lambda **kwargs: TINY_SVG)
 
 
 @pytest.fixture
@@ -154,7 +156,7 @@ def test_the_report_still_builds_when_the_map_cannot_be_drawn(evaluation, cast, 
     def no_browser(**kwargs):
         raise RuntimeError("Chromium not found")
 
-    monkeypatch.setattr(reports, "map_svg", no_browser)
+    monkeypatch.setattr(report_content, "map_svg", no_browser)
     report = reports.report_create(evaluation=evaluation, actor=cast.bob)
 
     reports.report_build(report_id=report.pk)

@@ -7,7 +7,8 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.utils import translation
 
-from catalog.coverage import catalog_coverage, coverage_markdown
+from catalog.coverage.markdown import coverage_markdown
+from catalog.coverage.selectors import catalog_coverage
 
 
 class Command(BaseCommand):

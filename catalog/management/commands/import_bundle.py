@@ -8,7 +8,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.engine.formats import FORMATS
-from catalog.imports import ImportRejected, import_submit
+from catalog.imports.services import ImportRejected, import_submit
 
 
 class Command(BaseCommand):

@@ -7,8 +7,8 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.bundle_io import BundleParseError, merge_bundles, read_document
 from catalog.engine.bundle import BundleInvalid
+from catalog.imports.parsing import BundleParseError, merge_bundles, read_document
 from catalog.services import bundle_apply
 
 

@@ -7,7 +7,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix import CellFilter, cells, live_result
+from catalog.matrix.selectors import CellFilter, cells, live_result
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from evaluations.models import Evaluation
-from evaluations.reports import report_build, report_create, report_fail
+from evaluations.reports.services import report_build, report_create, report_fail
 
 
 class Command(BaseCommand):

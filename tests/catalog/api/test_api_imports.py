@@ -8,7 +8,8 @@ from django.test import override_settings
 from rest_framework.test import APIClient
 
 from catalog.engine.formats import csv_template
-from catalog.models import CatalogChange, ImportJob, PlacementRow, Project
+from catalog.imports.models import ImportJob
+from catalog.models import CatalogChange, PlacementRow, Project
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
 
 pytestmark = pytest.mark.django_db

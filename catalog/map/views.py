@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
-from catalog.mapfigure import MapFilters, map_page_data, stack_from_query
+from catalog.map.figure import MapFilters, map_page_data, stack_from_query
 from catalog.models import Project
 from catalog.selectors import project_get
 

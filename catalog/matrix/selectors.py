@@ -1,140 +1,19 @@
-"""Matrix snapshots: request (coalesced), compute (idempotent), read, and cells for pages and API.
-
-The engine (catalog.engine.compatibility) does the work; this module adapts the catalog into it
-and stores the result compactly with the rows it was computed from.
-"""
+"""Matrix reads: the latest snapshot and its state, live results, and cells for pages and API."""
 
 from __future__ import annotations
 
-import logging
-import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
-from django.db.models import F
-from django.utils import timezone
-
 from catalog.engine.compatibility import MatrixResult, compute_matrix
 from catalog.engine.oracle import VERDICTS, PairResult, pair_verdicts
 from catalog.engine.rows import Row
-from catalog.models import MatrixSnapshot
+from catalog.matrix.models import MatrixSnapshot
+from catalog.matrix.storage import row_from_dict
 from catalog.selectors import catalog_revision, engine_rows
 
-logger = logging.getLogger(__name__)
 Status = MatrixSnapshot.Status
-
-
-# Rows as stored in a snapshot: enough to rebuild engine Rows and explain any pair later.
-def row_to_dict(row: Row) -> dict[str, Any]:
-    return {
-        "id": row.id,
-        "project": row.project,
-        "key": row.key,
-        "layer": row.layer,
-        "name": row.name,
-        "resource_units": sorted(row.resource_units),
-        "enforcement_points": sorted(row.enforcement_points),
-        "provides": sorted(row.provides),
-        "requires": sorted(row.requires),
-        "accepts": sorted(row.accepts),
-        "exclusive": sorted(row.exclusive),
-        "signals": sorted(row.signals),
-        "isolation": dict(row.isolation),
-    }
-
-
-def row_from_dict(data: dict[str, Any]) -> Row:
-    return Row(**data)
-
-
-# ---- requesting and computing ------------------------------------------------------------------
-
-
-def matrix_refresh_request(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> MatrixSnapshot | None:
-    """Ask for a fresh snapshot. Coalesced: while one is waiting, further requests add nothing,
-    because the waiting job computes whatever revision is current when it starts."""
-    if MatrixSnapshot.objects.filter(scope=scope, status=Status.PENDING).exists():
-        return None
-    try:
-        with transaction.atomic():
-            snapshot = MatrixSnapshot.objects.create(scope=scope)
-    except IntegrityError:  # another request created the pending one first
-        return None
-    from catalog.tasks import compute_matrix_snapshot
-
-    transaction.on_commit(lambda: compute_matrix_snapshot.delay(snapshot.id))
-    return snapshot
-
-
-def _set_progress(snapshot_id: int, percent: int) -> None:
-    MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(progress=percent)
-
-
-def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
-    """Compute a requested snapshot. Safe to run twice or after a crash mid-way: the claim is a
-    conditional update, and a finished snapshot for the same revision is never duplicated."""
-    claimed = MatrixSnapshot.objects.filter(
-        id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING]
-    ).update(
-        status=Status.RUNNING, started_at=timezone.now(), progress=0, attempts=F("attempts") + 1
-    )
-    if not claimed:
-        return None  # gone, or finished by an earlier delivery
-    snapshot = MatrixSnapshot.objects.get(id=snapshot_id)
-    started = time.perf_counter()
-    revision = catalog_revision()
-    rows = engine_rows()
-    loaded = time.perf_counter()
-    _set_progress(snapshot_id, 20)
-    existing = MatrixSnapshot.objects.filter(
-        scope=snapshot.scope, catalog_revision=revision, status=Status.SUCCEEDED
-    ).first()
-    if existing is not None:
-        snapshot.delete()  # this revision is already computed: the request is satisfied
-        return existing
-    result = compute_matrix(rows)
-    computed = time.perf_counter()
-    _set_progress(snapshot_id, 80)
-    data = result.to_bytes()
-    try:
-        with transaction.atomic():
-            updated = MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(
-                status=Status.SUCCEEDED,
-                catalog_revision=revision,
-                progress=100,
-                finished_at=timezone.now(),
-                row_count=len(rows),
-                counts=result.counts(),
-                matrix=data,
-                rows=[row_to_dict(row) for row in rows],
-                timings={
-                    "load_s": round(loaded - started, 4),
-                    "compute_s": round(computed - loaded, 4),
-                    "store_s": round(time.perf_counter() - computed, 4),
-                    "bytes": len(data),
-                },
-            )
-    except IntegrityError:  # a concurrent run finished the same revision first
-        snapshot.delete()
-        return MatrixSnapshot.objects.filter(
-            scope=snapshot.scope, catalog_revision=revision, status=Status.SUCCEEDED
-        ).first()
-    if not updated:
-        return None
-    if catalog_revision() != revision:
-        matrix_refresh_request(scope=snapshot.scope)  # edits landed while we computed
-    return MatrixSnapshot.objects.get(id=snapshot_id)
-
-
-def matrix_snapshot_fail(*, snapshot_id: int, error: str) -> None:
-    MatrixSnapshot.objects.filter(id=snapshot_id).update(
-        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
-
-
-# ---- reading -----------------------------------------------------------------------------------
 
 
 @dataclass

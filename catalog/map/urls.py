@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from catalog import map_views
+from catalog.map import views as map_views
 
 app_name = "map"
 

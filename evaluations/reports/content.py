@@ -1,19 +1,16 @@
-"""PDF review reports: request (enqueued on commit), build (claimed, idempotent), read, render."""
+"""What a report says: the evaluation gathered into the template context, rendered to PDF."""
 
 from __future__ import annotations
 
 import base64
 import logging
 import threading
-import time
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.core.files.base import ContentFile
-from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -21,12 +18,11 @@ from django.utils.translation import gettext as _
 from catalog.engine.compatibility import compute_matrix
 from catalog.engine.oracle import VERDICTS
 from catalog.engine.rows import Row
-from catalog.mapfigure import map_svg
+from catalog.map.figure import map_svg
 from catalog.models import EnforcementPoint, Layer, PlacementRow, ResourceUnit
 from catalog.selectors import catalog_revision, engine_rows
 from evaluations import selectors
 from evaluations.engine.misjudge import NO_COMMON_UNIT
-from evaluations.errors import NotAllowed
 from evaluations.forms import (
     FAILURE_CHOICES,
     ISOLATION_CHOICES,
@@ -36,12 +32,10 @@ from evaluations.forms import (
     TENANCY_CHOICES,
     WORKLOAD_CHOICES,
 )
-from evaluations.models import Evaluation, Role, Step, Verdict
-from evaluations.report_matrix import matrix_svg
-from evaluations.report_models import Report
+from evaluations.models import Evaluation, Step, Verdict
+from evaluations.reports.matrix_svg import matrix_svg
 
 logger = logging.getLogger(__name__)
-Status = Report.Status
 TEMPLATE = "evaluations/report/report.html"
 LAYER_ORDER = {"platform": 0, "control_plane": 1, "data_plane": 2}
 # One glyph per verdict in the matrix grid (DejaVu Sans has them all); the legend names them.
@@ -54,131 +48,6 @@ VERDICT_MARKS = {
 }
 MAP_SIZE = (960, 640)
 AUTHOR_ACTIONS = ("created", "step_saved", "decided")
-
-
-# ---- requesting ---------------------------------------------------------------------------------
-
-
-def report_create(*, evaluation: Evaluation, actor=None, language: str = "") -> Report:
-    """A pending report row, not yet enqueued (the shell command builds it in-process)."""
-    return Report.objects.create(
-        evaluation=evaluation,
-        requested_by=actor,
-        language=language or translation.get_language() or "en",
-    )
-
-
-@transaction.atomic
-def report_request(*, evaluation: Evaluation, actor, language: str = "") -> Report:
-    """Ask for a report of the evaluation as it is now; the build runs as a Celery job.
-
-    Editors and reviewers of the team may ask. While a build in the same language is queued or
-    running, asking again returns that one: it will see the evaluation as it is when it starts.
-    """
-    role = selectors.user_role_in(evaluation, actor)
-    if not selectors.role_allows(role, Role.EDITOR):
-        raise NotAllowed(_("Building a report needs the editor or reviewer role in the team."))
-    language = language or translation.get_language() or "en"
-    waiting = Report.objects.filter(
-        evaluation=evaluation, language=language, status=Status.PENDING
-    ).first()
-    if waiting is not None:
-        return waiting
-    report = report_create(evaluation=evaluation, actor=actor, language=language)
-    from evaluations.report_tasks import build_report
-
-    transaction.on_commit(lambda: build_report.delay(report.id))
-    return report
-
-
-# ---- building -----------------------------------------------------------------------------------
-
-
-def _set_progress(report_id: int, percent: int) -> None:
-    Report.objects.filter(id=report_id, status=Status.RUNNING).update(progress=percent)
-
-
-def report_build(*, report_id: int) -> Report | None:
-    """Build a requested report. Safe to run twice or after a worker died mid-way: the claim is a
-    conditional update, and a finished report is never rebuilt."""
-    claimed = Report.objects.filter(
-        id=report_id, status__in=[Status.PENDING, Status.RUNNING]
-    ).update(status=Status.RUNNING, started_at=timezone.now(), progress=5, error="")
-    if not claimed:
-        return None  # gone with its evaluation, or finished by an earlier delivery
-    report = Report.objects.select_related("evaluation").get(id=report_id)
-    Report.objects.filter(id=report_id).update(attempts=report.attempts + 1)
-    started = time.perf_counter()
-    with translation.override(report.language):
-        context = report_context(
-            evaluation=report.evaluation,
-            progress=lambda percent: _set_progress(report_id, percent),
-        )
-        _set_progress(report_id, 60)
-        rendered = render_report(context)
-    _set_progress(report_id, 90)
-    if report.file:
-        report.file.delete(save=False)  # an earlier attempt's file, orphaned by a crash
-    report.file.save(f"evaluation-{report.evaluation_id}-report-{report_id}.pdf",
-                     ContentFile(rendered.pdf), save=False)  # fmt: skip
-    evaluation = context["evaluation"]
-    Report.objects.filter(id=report_id, status=Status.RUNNING).update(
-        status=Status.SUCCEEDED,
-        progress=100,
-        file=report.file.name,
-        pages=rendered.pages,
-        seconds=round(time.perf_counter() - started, 3),
-        catalog_revision=context["catalog_revision"],
-        evaluation_revision=evaluation.revision,
-        evaluation_updated_at=evaluation.updated_at,
-        finished_at=timezone.now(),
-    )
-    report.refresh_from_db()
-    logger.info(
-        "report built",
-        extra={"report": report_id, "pages": report.pages, "seconds": report.seconds},
-    )
-    return report
-
-
-def report_fail(*, report_id: int, error: str) -> None:
-    Report.objects.filter(id=report_id).exclude(status=Status.SUCCEEDED).update(
-        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
-
-
-# ---- reading ------------------------------------------------------------------------------------
-
-
-def report_is_stale(report: Report, evaluation: Evaluation | None = None) -> bool:
-    """The evaluation changed (content, state or reviews) after the report was built from it."""
-    if report.status != Status.SUCCEEDED or report.evaluation_updated_at is None:
-        return False
-    evaluation = evaluation or report.evaluation
-    return (
-        evaluation.revision != report.evaluation_revision
-        or evaluation.updated_at > report.evaluation_updated_at
-    )
-
-
-def reports_of(evaluation: Evaluation) -> list[Report]:
-    return list(evaluation.reports.select_related("requested_by")[:50])
-
-
-def report_panel(*, evaluation: Evaluation, user) -> dict[str, Any]:
-    """What the evaluation page's report panel shows: the latest build, the latest good one."""
-    latest = evaluation.reports.first()
-    ready = latest if latest and latest.status == Status.SUCCEEDED else None
-    if ready is None:
-        ready = evaluation.reports.filter(status=Status.SUCCEEDED).first()
-    role = selectors.user_role_in(evaluation, user)
-    return {
-        "latest": latest,
-        "ready": ready,
-        "stale": bool(ready and report_is_stale(ready, evaluation)),
-        "building": bool(latest and not latest.finished),
-        "can_request": selectors.role_allows(role, Role.EDITOR),
-    }
 
 
 # ---- gathering ----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from catalog import matrix_views
+from catalog.matrix import views as matrix_views
 
 app_name = "matrix"
 

@@ -12,9 +12,10 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
-from evaluations import reports, selectors
+from evaluations import selectors
 from evaluations.errors import EvaluationError
-from evaluations.report_models import Report
+from evaluations.reports import services as reports
+from evaluations.reports.models import Report
 
 ERRORS = {
     401: OpenApiResponse(ErrorSerializer, description="not signed in"),

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from evaluations import report_views
+from evaluations.reports import views as report_views
 
 app_name = "reports"
 

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.template.defaultfilters import filesizeformat
 from django.utils.translation import gettext_lazy as _
 
-from catalog.models import ImportJob
+from catalog.imports.models import ImportJob
 
 # What the file name says about the content; the import service also detects it from the text.
 MEDIA_TYPES = {

@@ -8,14 +8,14 @@ from django.shortcuts import render
 
 from catalog.engine.express import expressibility_table
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix import (
+from catalog.matrix.figure import VERDICT_COLOURS, heatmap_figure, verdict_labels
+from catalog.matrix.selectors import (
     CellFilter,
     localized_reasons,
     matrix_state,
     selected_indices,
     snapshot_result,
 )
-from catalog.matrix_figure import VERDICT_COLOURS, heatmap_figure, verdict_labels
 from catalog.models import Layer
 
 

@@ -8,7 +8,7 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.compatibility import MatrixResult
 from catalog.engine.oracle import VERDICTS, pair_verdicts
-from catalog.matrix import CellFilter, localized_reasons, selected_indices
+from catalog.matrix.selectors import CellFilter, localized_reasons, selected_indices
 from catalog.models import Layer
 
 # One colour per verdict, in VERDICTS order; same-row cells stay blank.

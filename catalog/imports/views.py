@@ -15,16 +15,16 @@ from django.views.decorators.http import require_GET, require_POST
 
 from catalog.api.permissions import MAINTAIN_CATALOG
 from catalog.forms import CatalogFilterForm
-from catalog.import_forms import ImportUploadForm
-from catalog.imports import ImportRejected, import_progress, import_submit
-from catalog.models import ImportJob
-from catalog.selectors_imports import (
+from catalog.imports.forms import ImportUploadForm
+from catalog.imports.models import ImportJob
+from catalog.imports.selectors import (
     import_job_changes,
     import_job_get,
     import_job_list,
     unplaced_projects,
     unplaced_tag_counts,
 )
+from catalog.imports.services import ImportRejected, import_progress, import_submit
 
 JOBS_PER_PAGE = 25
 CHANGES_PER_PAGE = 100

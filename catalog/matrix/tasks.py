@@ -1,22 +1,18 @@
-"""Catalog background jobs: applying large imports and computing matrix snapshots."""
+"""Matrix jobs: compute a snapshot of the compatibility matrix on the matrix queue."""
 
 from __future__ import annotations
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from catalog.imports import import_run
-from catalog.matrix import matrix_snapshot_compute, matrix_snapshot_fail
+from catalog.matrix.services import matrix_snapshot_compute, matrix_snapshot_fail
 
 
-# A 10,000-row import takes seconds; the limits only stop a runaway job.
-@shared_task(acks_late=True, reject_on_worker_lost=True, soft_time_limit=540, time_limit=600)
-def run_import(job_id: str) -> None:
-    import_run(job_id=job_id)
-
-
-# Retries only for database hiccups; a rerun is harmless (matrix_snapshot_compute is idempotent).
+# The name is the one messages already queued carry (the task lived in catalog/tasks.py); routes
+# in settings key on it. Retries only for database hiccups; a rerun is harmless
+# (matrix_snapshot_compute is idempotent).
 @shared_task(
+    name="catalog.tasks.compute_matrix_snapshot",
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,

@@ -21,7 +21,7 @@ from catalog.engine.map_layout import (
     layout_map,
 )
 from catalog.engine.rows import Row
-from catalog.mapdraw import (
+from catalog.map.draw import (
     LABELS_UP_TO,
     WEBGL_ABOVE,
     MapCatalog,

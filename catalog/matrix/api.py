@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from catalog.api.serializers import ErrorSerializer
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix import CellFilter, cells, matrix_state, snapshot_result
+from catalog.matrix.selectors import CellFilter, cells, matrix_state, snapshot_result
 
 BOOLEAN_VALUES = ("true", "false", "1", "0")
 ERRORS = {

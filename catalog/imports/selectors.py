@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
-from catalog.models import ImportJob, Tag
+from catalog.imports.models import ImportJob
+from catalog.models import Tag
 from catalog.selectors import CatalogFilters, project_list
 
 

@@ -11,9 +11,10 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from evaluations import reports, selectors
+from evaluations import selectors
 from evaluations.errors import EvaluationError
-from evaluations.report_models import Report
+from evaluations.reports import services as reports
+from evaluations.reports.models import Report
 
 
 def report_status(report: Report, evaluation) -> dict:

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from catalog import import_views
+from catalog.imports import views as import_views
 
 app_name = "imports"
 

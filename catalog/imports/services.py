@@ -15,11 +15,9 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.core.cache import cache
-from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from catalog.bundle_io import BundleParseError, parse_document
 from catalog.engine.bundle import BundleInvalid, normalize_bundle
 from catalog.engine.formats import (
     FORMATS,
@@ -30,9 +28,12 @@ from catalog.engine.formats import (
     detect_format,
     landscape_to_bundle,
 )
-from catalog.models import ImportJob, Project
+from catalog.imports.models import ImportJob
+from catalog.imports.parsing import BundleParseError, parse_document
+from catalog.models import Project
 from catalog.selectors import vocabulary_current
 from catalog.services import BundleResult, bundle_apply
+from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit
 from ecomap.gcpause import gc_paused
 
 logger = logging.getLogger(__name__)
@@ -179,9 +180,7 @@ def import_submit(
     # Validated once: the worker applies the normalised projects, re-checking only vocabulary.
     job.payload = pack_payload({"normalized": normalized})
     job.save()
-    from catalog.tasks import run_import
-
-    transaction.on_commit(lambda: run_import.delay(str(job.id)))
+    enqueue_on_commit(RUN_IMPORT, str(job.id))
     return job
 
 

@@ -1,0 +1,1 @@
+"""Catalog coverage: which layers, units and rows are filled, sourced and recently verified."""

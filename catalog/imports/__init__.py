@@ -1,0 +1,1 @@
+"""Imports of vendor data: parse, validate, record as a job, apply through the one write path."""

@@ -1,0 +1,1 @@
+"""The interactive three-layer map: figure data, drawing and pages."""

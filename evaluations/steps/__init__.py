@@ -1,0 +1,1 @@
+"""The four placement steps of an evaluation: their pages."""

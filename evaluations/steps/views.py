@@ -1,0 +1,208 @@
+"""The four placement steps: each page renders its form and saves through the step service,
+by autosave (JSON) or by a button press (back, next, stay)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from catalog.models import EnforcementPoint
+from evaluations import selectors, services
+from evaluations.errors import InvalidInput
+from evaluations.forms import (
+    BoundariesForm,
+    CandidatesForm,
+    ProfileForm,
+    UnitsForm,
+    candidates_as_data,
+)
+from evaluations.guidance import granularity, guidance
+from evaluations.models import Step
+from evaluations.pages import (
+    STAGES,
+    STEP_INDEX,
+    STEP_NUMBERS,
+    evaluation_for,
+    maps_domain_errors,
+    page_context,
+    save_or_form_error,
+    stage_url,
+    wants_json,
+)
+
+# ---------------------------------------------------------------------------------------------
+# The four steps
+
+
+def _after_save(request, evaluation, number: int, form=None) -> HttpResponse:
+    """Autosave answers JSON; a button press moves back, next, or stays."""
+    evaluation.refresh_from_db()
+    step = STEP_NUMBERS[number]
+    if wants_json(request):
+        return JsonResponse(
+            {
+                "saved": True,
+                "saved_at": timezone.localtime().strftime("%H:%M:%S"),
+                "done": evaluation.step_done(step),
+                "revision": evaluation.revision,
+                "state": evaluation.state,
+                "missing": _missing_labels(evaluation) if step == Step.PROFILE else [],
+            }
+        )
+    go = request.POST.get("go", "")
+    if go == "next":
+        return redirect(stage_url(evaluation, STAGES[number][0]))
+    if go == "back" and number > 1:
+        return redirect("evaluations:step", pk=evaluation.pk, number=number - 1)
+    return redirect("evaluations:step", pk=evaluation.pk, number=number)
+
+
+def _invalid(request, form, template: str, context: dict[str, Any]) -> HttpResponse:
+    if wants_json(request):
+        return JsonResponse(
+            {"detail": _("Not saved: please correct the marked fields."), "errors": form.errors},
+            status=400,
+        )
+    return render(request, template, context, status=400)
+
+
+def _step_response(
+    request, evaluation, form, step: str, template: str, context: dict[str, Any], data=None
+) -> HttpResponse:
+    """GET renders the step; POST saves it through the service, or shows the form's errors."""
+    if request.method != "POST":
+        return render(request, template, context)
+    if form.is_valid() and save_or_form_error(
+        form,
+        lambda: services.evaluation_step_save(
+            evaluation=evaluation, actor=request.user, step=step, data=form.to_data(**(data or {}))
+        ),
+    ):
+        return _after_save(request, evaluation, STEP_INDEX[step])
+    return _invalid(request, form, template, context)
+
+
+def _missing_labels(evaluation) -> list[str]:
+    labels = {name: str(field.label) for name, field in ProfileForm.base_fields.items()}
+    labels["priorities"] = _("Priorities")
+    return [labels.get(name, name) for name in services.profile_missing(evaluation.profile or {})]
+
+
+@login_required
+@maps_domain_errors
+def evaluation_step_view(request, pk: int, number: int):
+    if number not in STEP_NUMBERS:
+        raise Http404("No such step")
+    evaluation = evaluation_for(request, pk)
+    if request.method == "POST":
+        services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
+    return {1: _profile_step, 2: _units_step, 3: _candidates_step, 4: _boundaries_step}[number](
+        request, evaluation
+    )
+
+
+def _profile_step(request, evaluation) -> HttpResponse:
+    template = "evaluations/step_profile.html"
+    form = ProfileForm(request.POST or None, initial=ProfileForm.initial_from(evaluation.profile))
+    context = page_context(
+        request,
+        evaluation,
+        "step-1",
+        form=form,
+        missing=_missing_labels(evaluation),
+        guide={name: guidance(name) for name in ("step_profile", *ProfileForm.base_fields)},
+        priorities_guide=guidance("priorities"),
+    )
+    return _step_response(request, evaluation, form, Step.PROFILE, template, context)
+
+
+def _units_step(request, evaluation) -> HttpResponse:
+    template = "evaluations/step_units.html"
+    implications = selectors.unit_implications()
+    keys = [item.unit.key for item in implications]
+    chosen = {choice.unit.key: choice.note for choice in evaluation.units.select_related("unit")}
+    initial = {"units": list(chosen)} | {f"note_{key}": note for key, note in chosen.items()}
+    form = UnitsForm(request.POST or None, initial=initial, unit_keys=keys)
+    for item in implications:
+        item.granularity = granularity(item.unit.key)
+        item.checked = item.unit.key in (form.data.getlist("units") if form.is_bound else chosen)
+        item.note_field = form[f"note_{item.unit.key}"]
+        item.caution = guidance(f"units_{item.unit.key}")
+    context = page_context(
+        request,
+        evaluation,
+        "step-2",
+        form=form,
+        implications=implications,
+        guide={"step": guidance("step_units")},
+    )
+    return _step_response(request, evaluation, form, Step.UNITS, template, context)
+
+
+def _candidates_step(request, evaluation) -> HttpResponse:
+    template = "evaluations/step_candidates.html"
+    candidates = selectors.candidates_of(evaluation)
+    point_choices = [(point.key, point.name) for point in EnforcementPoint.objects.all()]
+    if request.method == "POST" and request.POST.get("add"):
+        data = candidates_as_data(candidates)
+        data.append({"row": request.POST["add"], "points_confirmed": False})
+        try:
+            services.evaluation_step_save(
+                evaluation=evaluation,
+                actor=request.user,
+                step=Step.CANDIDATES,
+                data={"candidates": data},
+            )
+        except InvalidInput as exc:
+            messages.error(request, exc.message)
+        query = request.POST.get("q", "")
+        url = reverse("evaluations:step", args=[evaluation.pk, 3])
+        return redirect(f"{url}?q={query}" if query else url)
+    form = CandidatesForm(request.POST or None, candidates=candidates, point_choices=point_choices)
+    query = request.GET.get("q", "").strip()[:200]
+    in_evaluation = {candidate.row_id for candidate in candidates}
+    for candidate in candidates:
+        candidate.points_field = form[f"points_{candidate.pk}"]
+        candidate.confirmed_field = form[f"confirmed_{candidate.pk}"]
+        candidate.group_field = form[f"group_{candidate.pk}"]
+        candidate.catalog_points = {point.key for point in candidate.row.enforcement_points.all()}
+    context = page_context(
+        request,
+        evaluation,
+        "step-3",
+        form=form,
+        candidates=candidates,
+        query=query,
+        results=selectors.catalog_search(text=query),
+        in_evaluation=in_evaluation,
+        guide={"step": guidance("step_candidates"), "group": guidance("alternative_group")},
+    )
+    remove = {int(request.POST["remove"])} if request.POST.get("remove", "").isdigit() else set()
+    return _step_response(
+        request, evaluation, form, Step.CANDIDATES, template, context, data={"remove": remove}
+    )
+
+
+def _boundaries_step(request, evaluation) -> HttpResponse:
+    template = "evaluations/step_boundaries.html"
+    candidates = selectors.candidates_of(evaluation)
+    form = BoundariesForm(request.POST or None, candidates=candidates)
+    for candidate in candidates:
+        candidate.promise_field = form[f"promise_{candidate.pk}"]
+        candidate.non_promise_field = form[f"non_promise_{candidate.pk}"]
+    context = page_context(
+        request,
+        evaluation,
+        "step-4",
+        form=form,
+        candidates=candidates,
+        guide={"step": guidance("step_boundaries")},
+    )
+    return _step_response(request, evaluation, form, Step.BOUNDARIES, template, context)

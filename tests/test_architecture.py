@@ -1,0 +1,126 @@
+"""The house rules of docs/architecture.md, checked on the source: no import circles, modules of a
+readable size, layering (evaluations -> catalog -> ecomap) and engines free of Django."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+APPS = ("catalog", "evaluations", "ecomap")
+MAX_LINES = 600
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _sources() -> dict[str, Path]:
+    return {
+        _module_name(path): path
+        for app in APPS
+        for path in (ROOT / app).rglob("*.py")
+        if "migrations" not in path.parts
+    }
+
+
+SOURCES = _sources()
+
+
+def _imports(path: Path) -> set[str]:
+    """First-party modules `path` imports, at module level or inside functions."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            # `from pkg import mod` imports the module pkg.mod; `from mod import name` imports mod.
+            names = [
+                f"{node.module}.{alias.name}"
+                if f"{node.module}.{alias.name}" in SOURCES
+                else node.module
+                for alias in node.names
+            ]
+        else:
+            continue
+        found.update(name for name in names if name in SOURCES)
+    return found
+
+
+GRAPH = {name: _imports(path) - {name} for name, path in SOURCES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for succ in sorted(graph[node]):
+            if succ not in index:
+                visit(succ)
+                low[node] = min(low[node], low[succ])
+            elif succ in on_stack:
+                low[node] = min(low[node], index[succ])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_the_cycle_finder_finds_a_circle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_module_imports_itself_back_through_others():
+    assert _cycles(GRAPH) == []
+
+
+@pytest.mark.parametrize("name", sorted(SOURCES))
+def test_modules_stay_readable_in_size(name):
+    lines = SOURCES[name].read_text().count("\n")
+    assert lines <= MAX_LINES, f"{name} has {lines} lines; split it by subdomain"
+
+
+def test_the_catalog_never_imports_evaluations():
+    offenders = {
+        name: sorted(target for target in targets if target.startswith("evaluations"))
+        for name, targets in GRAPH.items()
+        if name.startswith(("catalog", "ecomap"))
+    }
+    assert {name: targets for name, targets in offenders.items() if targets} == {}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in SOURCES if ".engine" in n))
+def test_engines_import_no_django_and_no_django_code(name):
+    tree = ast.parse(SOURCES[name].read_text())
+    nodes = list(ast.walk(tree))
+    imported = {a.name for n in nodes if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in nodes if isinstance(n, ast.ImportFrom) and n.module}
+    assert not {m for m in imported if m.split(".")[0] == "django"}
+    assert not {
+        m for m in GRAPH[name] if ".engine" not in m and m not in ("catalog", "evaluations")
+    }
