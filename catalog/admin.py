@@ -15,6 +15,7 @@ from catalog.matrix.models import MatrixSnapshot
 from catalog.models import (
     CatalogChange,
     EnforcementPoint,
+    Function,
     Interface,
     Layer,
     PlacementRow,
@@ -24,6 +25,13 @@ from catalog.models import (
 )
 from catalog.selectors import contracts_of
 from catalog.services import bundle_apply, placement_row_delete, project_delete
+
+
+@admin.register(Function)
+class FunctionAdmin(admin.ModelAdmin):
+    list_display = ("key", "name_en", "name_zh", "layer", "position")
+    list_filter = ("layer",)
+    search_fields = ("key", "name_en", "name_zh")
 
 
 @admin.register(Layer, ResourceUnit, EnforcementPoint)
@@ -127,6 +135,14 @@ class PlacementRowAdminForm(forms.ModelForm):
     unverified_lines = forms.CharField(
         label=_("unverified claims"), widget=forms.Textarea(attrs={"rows": 2}), required=False
     )
+    function_choices = forms.ModelMultipleChoiceField(
+        label=_("functions"),
+        queryset=Function.objects.select_related("layer"),
+        to_field_name="key",
+        required=False,
+        help_text=_("What question the row answers. Empty: inferred from the enforcement points "
+                    "and capabilities, and shown as inferred."),
+    )  # fmt: skip
 
     class Meta:
         model = PlacementRow
@@ -152,6 +168,7 @@ class PlacementRowAdminForm(forms.ModelForm):
             "cost_compatibility_note",
             "project_version",
             "reviewed_on",
+            "verified_at",
         ]
 
     def __init__(self, *args: Any, **kwargs: Any):
@@ -163,6 +180,8 @@ class PlacementRowAdminForm(forms.ModelForm):
                 self.fields[name].initial = "\n".join(contracts[name])
             self.fields["failure_mode_lines"].initial = "\n".join(row.failure_modes)
             self.fields["unverified_lines"].initial = "\n".join(row.unverified)
+            if not row.functions_inferred:
+                self.fields["function_choices"].initial = list(row.functions)
             self.fields["evidence_lines"].initial = "\n".join(
                 f"{e['url']} — {e['claim']}" if e.get("claim") else e["url"] for e in row.evidence
             )
@@ -179,6 +198,7 @@ class PlacementRowAdminForm(forms.ModelForm):
             "layer": data["layer"].key,
             "resource_units": [unit.key for unit in data["resource_units"]],
             "enforcement_points": [point.key for point in data["enforcement_points"]],
+            "functions": [function.key for function in data["function_choices"]],
             "isolation": {
                 aspect: data[f"isolation_{aspect}"] for aspect in ("memory", "compute", "fault")
             },
@@ -197,6 +217,8 @@ class PlacementRowAdminForm(forms.ModelForm):
         }
         if data["reviewed_on"]:
             placement["reviewed"] = data["reviewed_on"].isoformat()
+        if data["verified_at"]:
+            placement["verified_at"] = data["verified_at"].isoformat()
         return {key: value for key, value in placement.items() if value not in ("", [], {})}
 
     def clean(self):

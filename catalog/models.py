@@ -59,6 +59,18 @@ class EnforcementPoint(VocabularyTerm):
         verbose_name_plural = _("enforcement points")
 
 
+class Function(VocabularyTerm):
+    """What question a placement row answers (a job); two rows compete only when they share one."""
+
+    layer = models.ForeignKey(
+        Layer, on_delete=models.PROTECT, related_name="functions", verbose_name=_("layer")
+    )
+
+    class Meta(VocabularyTerm.Meta):
+        verbose_name = _("function")
+        verbose_name_plural = _("functions")
+
+
 class InterfaceKind(models.TextChoices):
     RESOURCE = "resource", _("extended resource")
     CRD = "crd", _("custom resource definition")
@@ -67,6 +79,7 @@ class InterfaceKind(models.TextChoices):
     LABEL = "label", _("node label")
     CAPABILITY = "capability", _("capability")
     OWNER = "owner", _("ownership token")
+    ASSIGNER = "assigner", _("device assigner (scheduler)")
 
 
 class Interface(models.Model):
@@ -170,6 +183,15 @@ class PlacementRow(models.Model):
     enforcement_points = models.ManyToManyField(
         EnforcementPoint, related_name="placements", verbose_name=_("enforcement points")
     )
+    # Keys of the Function vocabulary (validated on the way in, like units); a list rather than
+    # a relation so the bulk import writes them in its COPY and the engine reads them in one go.
+    functions = models.JSONField(_("functions"), default=list, blank=True)
+    functions_inferred = models.BooleanField(
+        _("functions inferred"),
+        default=False,
+        help_text=_("The bundle listed no functions: they were inferred from enforcement points "
+                    "and capabilities, not sourced."),
+    )  # fmt: skip
     isolation_memory = models.CharField(
         _("memory isolation"), max_length=10, choices=IsolationLevel.choices, default="none"
     )
@@ -202,6 +224,12 @@ class PlacementRow(models.Model):
     unverified = models.JSONField(_("unverified claims"), default=list, blank=True)
     project_version = models.CharField(_("project version"), max_length=60, blank=True)
     reviewed_on = models.DateField(_("reviewed"), null=True, blank=True)
+    verified_at = models.DateField(
+        _("verified against upstream"),
+        null=True,
+        blank=True,
+        help_text=_("When the row was last re-read against the project's own docs and code."),
+    )
     interfaces = models.ManyToManyField(
         Interface, through="PlacementInterface", related_name="placements", blank=True
     )

@@ -14,6 +14,7 @@ from catalog.engine.rows import Row
 from catalog.models import (
     CatalogChange,
     EnforcementPoint,
+    Function,
     Layer,
     PlacementInterface,
     PlacementRow,
@@ -31,6 +32,7 @@ def vocabulary_current() -> Vocabulary:
         layers=tuple(Layer.objects.values_list("key", flat=True)),
         resource_units=tuple(ResourceUnit.objects.values_list("key", flat=True)),
         enforcement_points=tuple(EnforcementPoint.objects.values_list("key", flat=True)),
+        functions=tuple(Function.objects.values_list("key", "layer__key")),
     )
 
 
@@ -131,6 +133,9 @@ ROW_VALUE_FIELDS = (
     "unverified",
     "project_version",
     "reviewed_on",
+    "verified_at",
+    "functions",
+    "functions_inferred",
 )
 
 
@@ -202,6 +207,8 @@ def stored_projects(
             "enforcement_points": sorted(
                 points[row["id"]], key=lambda p: (point_order.get(p, 99), p)
             ),
+            "functions": list(row["functions"]),
+            "functions_inferred": row["functions_inferred"],
             "isolation": {
                 "memory": row["isolation_memory"],
                 "compute": row["isolation_compute"],
@@ -223,6 +230,7 @@ def stored_projects(
             "evidence": [{"url": e["url"], "claim": e.get("claim", "")} for e in row["evidence"]],
             "project_version": row["project_version"],
             "reviewed": row["reviewed_on"].isoformat() if row["reviewed_on"] else "",
+            "verified_at": row["verified_at"].isoformat() if row["verified_at"] else "",
             "unverified": list(row["unverified"]),
         }
         by_id[row["project_id"]].rows[row["key"]] = (row["id"], placement)
@@ -232,6 +240,15 @@ def stored_projects(
 def _compact(data: dict[str, Any], keep: tuple[str, ...]) -> dict[str, Any]:
     """Drop empty optional values so an exported document validates and re-imports unchanged."""
     return {key: value for key, value in data.items() if key in keep or value not in ("", [], {})}
+
+
+def _as_bundle_placement(placement: dict[str, Any]) -> dict[str, Any]:
+    """A stored placement as a bundle states it: inferred functions are left out, so importing
+    the export infers them again instead of passing a guess off as sourced."""
+    exported = {key: value for key, value in placement.items() if key != "functions_inferred"}
+    if placement.get("functions_inferred"):
+        exported.pop("functions", None)
+    return exported
 
 
 def bundle_export(
@@ -252,7 +269,7 @@ def bundle_export(
     for slug in sorted(stored):
         project = stored[slug]
         placements = [
-            _compact(placement, keep=REQUIRED_PLACEMENT_KEYS)
+            _compact(_as_bundle_placement(placement), keep=REQUIRED_PLACEMENT_KEYS)
             for _key, (_id, placement) in sorted(project.rows.items())
             if not layer or placement["layer"] == layer
         ]
@@ -276,6 +293,7 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
             "isolation_memory",
             "isolation_compute",
             "isolation_fault",
+            "functions",
         )
     )
     ids = [pk for pk, *_ in base]
@@ -295,7 +313,7 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
     ).values_list("row_id", "relation", "interface__identifier"):
         contracts[row_id][relation].append(identifier)
     result = []
-    for pk, slug, project_name, key, layer, memory, compute, fault in base:
+    for pk, slug, project_name, key, layer, memory, compute, fault, functions in base:
         contract = contracts[pk]
         result.append(
             Row(
@@ -310,8 +328,19 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
                 accepts=frozenset(contract["accepts"]),
                 exclusive=frozenset(contract["exclusive"]),
                 signals=frozenset(contract["signals"]),
+                functions=frozenset(functions),
                 isolation={"memory": memory, "compute": compute, "fault": fault},
                 name=f"{project_name} {key}",
             )
         )
     return result
+
+
+# Projects tagged so (the catalog audit flags archived or long-silent repositories) stay on the
+# map and in the matrix, but are never proposed as part of a recommended stack.
+UNMAINTAINED_TAG = "unmaintained"
+
+
+def recommendable_rows() -> list[Row]:
+    """Engine rows of maintained projects: what a recommendation may build a stack from."""
+    return engine_rows(rows=PlacementRow.objects.exclude(project__tags__slug=UNMAINTAINED_TAG))

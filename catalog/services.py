@@ -122,7 +122,7 @@ def interface_parts(identifier: str) -> tuple[str, str]:
 
 def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[str, Any]:
     """Model field values (attnames) of a normalised placement; M2M and contracts go separately."""
-    reviewed = placement["reviewed"]
+    reviewed, verified = placement["reviewed"], placement["verified_at"]
     values: dict[str, Any] = {
         "component": placement["component"],
         "layer_id": layer_ids[placement["layer"]],
@@ -133,6 +133,9 @@ def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[st
         "unverified": placement["unverified"],
         "project_version": placement["project_version"],
         "reviewed_on": dt.date.fromisoformat(reviewed) if reviewed else None,
+        "verified_at": dt.date.fromisoformat(verified) if verified else None,
+        "functions": placement["functions"],
+        "functions_inferred": placement["functions_inferred"],
     }
     for aspect, level in placement["isolation"].items():
         values[f"isolation_{aspect}"] = level
@@ -148,8 +151,8 @@ ROW_FIELD_NAMES = tuple(
         {
             "component": "", "layer": "x", "promise": "", "non_promise": "",
             "failure_modes": [], "evidence": [], "unverified": [], "project_version": "",
-            "reviewed": "", "isolation": {"memory": "", "compute": "", "fault": ""},
-            "costs": {},
+            "reviewed": "", "verified_at": "", "functions": [], "functions_inferred": False,
+            "isolation": {"memory": "", "compute": "", "fault": ""}, "costs": {},
         },
         {"x": 0},
     )

@@ -162,3 +162,92 @@ def seed_vocabulary(layer_model, unit_model, point_model) -> None:
                     "position": position,
                 },
             )
+
+
+class FunctionTerm(NamedTuple):
+    key: str
+    layer: str
+    name_en: str
+    name_zh: str
+    description_en: str
+    description_zh: str
+
+
+# What question a row answers (METHOD step 3: "what the project can and cannot solve"); two rows
+# are alternatives only when they share one. Keys match catalog.engine.functions.FUNCTION_LAYERS.
+FUNCTIONS: tuple[FunctionTerm, ...] = (
+    FunctionTerm("present", "data_plane", "Resource presentation", "资源呈现",
+                 "Advertises a resource unit to the kubelet and owns the node's devices.",
+                 "向 kubelet 通告资源单位，并管理节点上的设备。"),
+    FunctionTerm("partition", "data_plane", "Partitioning", "切分",
+                 "Changes the hardware layout of the devices, e.g. the MIG geometry.",
+                 "改变设备的硬件布局，例如 MIG 切分方式。"),
+    FunctionTerm("isolate", "data_plane", "Isolation", "隔离",
+                 "Enforces per-container limits (memory, compute) at run time.",
+                 "在运行时强制执行每个容器的限制（显存、算力）。"),
+    FunctionTerm("observe", "data_plane", "Observability", "可观测",
+                 "Exports device and workload metrics for SLOs, metering and audit.",
+                 "导出设备与负载指标，用于 SLO、计量与审计。"),
+    FunctionTerm("label", "data_plane", "Node labelling", "节点标注",
+                 "Publishes node facts (GPU model, memory, MIG capability) as labels.",
+                 "以标签形式发布节点事实（GPU 型号、显存、MIG 能力）。"),
+    FunctionTerm("runtime", "data_plane", "Container runtime", "容器运行时",
+                 "Gives containers their devices: runtime hooks, CDI injection.",
+                 "为容器注入设备：运行时钩子、CDI 注入。"),
+    FunctionTerm("quota", "control_plane", "Quota", "配额",
+                 "Per-team or per-queue limits on resources, enforced at admission.",
+                 "按团队或队列限制资源用量，在准入时执行。"),
+    FunctionTerm("fair_sharing", "control_plane", "Fair sharing", "公平共享",
+                 "Borrowing and reclaiming between queues by weight.",
+                 "按权重在队列之间借用与回收资源。"),
+    FunctionTerm("preemption", "control_plane", "Preemption", "抢占",
+                 "Evicting lower-priority work for higher-priority work.",
+                 "为高优先级任务驱逐低优先级任务。"),
+    FunctionTerm("gang", "control_plane", "Gang scheduling", "成组调度",
+                 "All-or-nothing placement of a group of pods.",
+                 "一组 Pod 要么全部调度，要么都不调度。"),
+    FunctionTerm("device_placement", "control_plane", "Device placement", "设备放置",
+                 "Chooses the node and the device for a device request (binpack, spread, "
+                 "topology); a helper, not governance.",
+                 "为设备请求选择节点与具体设备（装箱、打散、拓扑）；是辅助功能，不是治理。"),
+    FunctionTerm("allocation", "control_plane", "Claim allocation", "申领分配",
+                 "Resolves device claims against published devices (e.g. DRA).",
+                 "根据已发布的设备解析设备申领（例如 DRA）。"),
+    FunctionTerm("lifecycle_operator", "platform", "Lifecycle operation", "生命周期运维",
+                 "Installs, upgrades and validates drivers, runtimes and plugins.",
+                 "安装、升级并验证驱动、运行时与插件。"),
+    FunctionTerm("workload_operator", "platform", "Workload operation", "负载编排",
+                 "Runs a kind of workload (training jobs, Ray clusters, job sets) as resources.",
+                 "以资源对象的方式运行一类负载（训练任务、Ray 集群、任务集）。"),
+    FunctionTerm("serving", "platform", "Model serving", "模型服务",
+                 "Deploys and scales inference services.",
+                 "部署并伸缩推理服务。"),
+    FunctionTerm("cost", "platform", "Cost metering", "成本计量",
+                 "Attributes resource usage and cost to teams and workloads.",
+                 "把资源用量与成本归属到团队与负载。"),
+    FunctionTerm("self_service", "platform", "Self-service", "自助服务",
+                 "Lets users request and manage resources through a product UI or API.",
+                 "让用户通过产品界面或 API 申请并管理资源。"),
+    FunctionTerm("virtualization", "platform", "Virtual machines", "虚拟机",
+                 "Runs virtual machines with GPUs on Kubernetes.",
+                 "在 Kubernetes 上运行带 GPU 的虚拟机。"),
+)  # fmt: skip
+
+
+def seed_functions(function_model, layer_model) -> None:
+    """Create any missing seeded function (idempotent); models are passed in so migrations can
+    hand over their historical models."""
+    layer_ids = dict(layer_model.objects.values_list("key", "id"))
+    for position, term in enumerate(FUNCTIONS):
+        if term.layer in layer_ids:
+            function_model.objects.get_or_create(
+                key=term.key,
+                defaults={
+                    "layer_id": layer_ids[term.layer],
+                    "name_en": term.name_en,
+                    "name_zh": term.name_zh,
+                    "description_en": term.description_en,
+                    "description_zh": term.description_zh,
+                    "position": position,
+                },
+            )

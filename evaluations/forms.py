@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django import forms
@@ -147,6 +148,20 @@ class UnitsForm(forms.Form):
         }
 
 
+# Candidates put in the same group are the ones the team weighs against each other (step 3);
+# a few lettered groups cover real evaluations, and a group named earlier keeps its name.
+GROUP_LETTERS = tuple("ABCDEFGH")
+
+
+def alternative_group_choices(existing: Iterable[str] = ()) -> list[tuple[str, str]]:
+    named = sorted({name for name in existing if name and name not in GROUP_LETTERS})
+    return [
+        ("", _("— not weighed against others")),
+        *((letter, _("alternatives %(group)s") % {"group": letter}) for letter in GROUP_LETTERS),
+        *((name, _("alternatives %(group)s") % {"group": name}) for name in named),
+    ]
+
+
 class CandidatesForm(forms.Form):
     """Step 3: per candidate, its enforcement points, confirmation and alternatives group."""
 
@@ -159,6 +174,7 @@ class CandidatesForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = candidates
+        group_choices = alternative_group_choices(c.alternative_group for c in candidates)
         for candidate in candidates:
             self.fields[f"points_{candidate.pk}"] = forms.MultipleChoiceField(
                 label=_("Enforcement points"),
@@ -170,10 +186,10 @@ class CandidatesForm(forms.Form):
             self.fields[f"confirmed_{candidate.pk}"] = forms.BooleanField(
                 label=_("Confirmed"), required=False, initial=candidate.points_confirmed
             )
-            self.fields[f"group_{candidate.pk}"] = forms.CharField(
+            self.fields[f"group_{candidate.pk}"] = forms.ChoiceField(
                 label=_("Alternatives group"),
+                choices=group_choices,
                 required=False,
-                max_length=40,
                 initial=candidate.alternative_group,
             )
 

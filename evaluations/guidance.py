@@ -84,10 +84,11 @@ GUIDANCE: dict[str, dict[str, str]] = {
         "问题。逐一确认目录给出的执行点，或加以更正。",
     },
     "alternative_group": {
-        "en": "Give candidates you weigh against each other the same group label. Only same-layer, "
-        "same-unit rows are real alternatives; across layers, things compose.",
-        "zh": "把相互替代、需要取舍的候选填写相同的分组标签。只有同层同单位的组件才是真正的替代；"
-        "跨层的组件是组合关系。",
+        "en": "Put candidates you weigh against each other in the same alternatives group. Only "
+        "rows that do the same job on the same layer with a common unit are real alternatives; "
+        "across layers, things compose.",
+        "zh": "把相互替代、需要取舍的候选放进同一个备选组。只有同层、同职能、有共同资源单位的"
+        "组件才是真正的替代；跨层的组件是组合关系。",
     },
     # Step 4: write the boundary of responsibility
     "step_boundaries": {

@@ -5,17 +5,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any
 
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 
-from catalog.engine.oracle import PairResult, pair_verdicts
 from catalog.engine.rows import Row
 from catalog.engine.stack import Profile, StackReport, check_stack
 from catalog.models import PlacementRow, Project, ResourceUnit
-from catalog.selectors import engine_rows
+from catalog.selectors import engine_rows, recommendable_rows
 from evaluations.models import (
     ROLE_RANK,
     AuditEntry,
@@ -184,43 +182,40 @@ def candidate_engine_rows(candidates: Sequence[Candidate]) -> list[Row]:
 
 @dataclass
 class Comparison:
-    """What the comparison page shows: same-layer same-unit tables, cross-layer contracts,
-    and the misjudgements in what the team put up as alternatives."""
+    """What the comparison page and the report show: conflicts among the candidates, a table
+    per set of rows that compete, one line per project pair for the rest, and the
+    misjudgements in what the team put up as alternatives."""
 
     candidates: list[Candidate]
+    facts: Any  # evaluations.engine.comparison.ComparisonFacts
     groups: list[dict[str, Any]]
-    contracts: list[PairResult]
-    independent: list[PairResult]
+    alone: list[Candidate]
     misjudgements: list[Any]
     alternative_groups: dict[str, list[str]]
 
 
 def comparison_for(evaluation: Evaluation) -> Comparison:
-    from evaluations.engine.misjudge import comparison_groups, misjudgements
+    from evaluations.engine.comparison import compare
+    from evaluations.engine.misjudge import misjudgements
 
     candidates = candidates_of(evaluation)
     rows = candidate_engine_rows(candidates)
     by_id = {row.id: row for row in rows}
     candidate_by_ref = {candidate.row.ref: candidate for candidate in candidates}
-
-    groups = []
-    for (layer, unit), ids in comparison_groups(rows).items():
-        groups.append(
-            {
-                "layer": layer,
-                "unit": unit,
-                "candidates": [candidate_by_ref[i] for i in ids if i in candidate_by_ref],
-                "signals": {i: sorted(by_id[i].signals) for i in ids if i in by_id},
-            }
-        )
-
-    contracts, independent = [], []
-    for a, b in combinations(rows, 2):
-        if a.layer == b.layer:
-            continue
-        verdict = pair_verdicts(a, b)
-        (contracts if verdict.links or verdict.shared_exclusive else independent).append(verdict)
-
+    decision = getattr(evaluation, "decision", None)
+    facts = compare(
+        rows,
+        project_names={c.row.project.slug: c.row.project.name for c in candidates},
+        pools=(decision.pools or None) if decision else None,
+    )
+    groups = [
+        {
+            "group": group,
+            "candidates": [candidate_by_ref[i] for i in group.rows if i in candidate_by_ref],
+            "signals": {i: sorted(by_id[i].signals) for i in group.rows if i in by_id},
+        }
+        for group in facts.groups
+    ]
     alternatives: dict[str, list[str]] = defaultdict(list)
     for candidate in candidates:
         if candidate.alternative_group:
@@ -230,9 +225,9 @@ def comparison_for(evaluation: Evaluation) -> Comparison:
         warnings.extend(misjudgements([by_id[i] for i in ids if i in by_id]))
     return Comparison(
         candidates=candidates,
+        facts=facts,
         groups=groups,
-        contracts=contracts,
-        independent=independent,
+        alone=[candidate_by_ref[i] for i in facts.alone if i in candidate_by_ref],
         misjudgements=warnings,
         alternative_groups=dict(alternatives),
     )
@@ -242,7 +237,7 @@ def recommendations_for(*, evaluation: Evaluation, limit: int = 5) -> list[Any]:
     """Ranked candidate stacks from the whole catalog for the evaluation's step-1 profile."""
     from evaluations.engine.recommend import recommend
 
-    return recommend(evaluation.engine_profile(), engine_rows(), limit=limit)
+    return recommend(evaluation.engine_profile(), recommendable_rows(), limit=limit)
 
 
 def decision_report(evaluation: Evaluation) -> StackReport | None:

@@ -12,7 +12,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from catalog.engine.text import render as say
-from catalog.models import Layer, ResourceUnit
 from evaluations import selectors, services
 from evaluations.errors import InvalidInput
 from evaluations.forms import (
@@ -179,19 +178,6 @@ def evaluation_comparison_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
     comparison = selectors.comparison_for(evaluation)
     candidates = comparison.candidates
-    layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
-    unit_names = {unit.key: unit.name for unit in ResourceUnit.objects.all()}
-    tables, alone = [], {}
-    for group in comparison.groups:
-        group["layer_name"] = layer_names.get(group["layer"], group["layer"])
-        group["unit_name"] = unit_names.get(group["unit"], group["unit"])
-        if len(group["candidates"]) > 1:
-            tables.append(group)
-            continue
-        # A row alone in its (layer, unit) has nothing to be compared with: listed once, with
-        # every unit it is alone in, instead of a one-row table per unit.
-        for candidate in group["candidates"]:
-            alone.setdefault(candidate.pk, (candidate, []))[1].append(group["unit_name"])
     return render(
         request,
         "evaluations/comparison.html",
@@ -200,8 +186,7 @@ def evaluation_comparison_view(request, pk: int):
             evaluation,
             "comparison",
             comparison=comparison,
-            tables=tables,
-            alone=list(alone.values()),
+            facts=comparison.facts,
             candidates=candidates,
             project_slugs=sorted({candidate.row.project.slug for candidate in candidates}),
             guide={"step": guidance("comparison"), "group": guidance("alternative_group")},

@@ -45,11 +45,12 @@ def _seeded_vocabulary(request):
     """Transactional tests flush every table, the seeded vocabulary included: put it back."""
     marker = request.node.get_closest_marker("django_db")
     if marker and marker.kwargs.get("transaction"):
-        from catalog.models import EnforcementPoint, Layer, ResourceUnit
-        from catalog.vocabulary import seed_vocabulary
+        from catalog.models import EnforcementPoint, Function, Layer, ResourceUnit
+        from catalog.vocabulary import seed_functions, seed_vocabulary
 
         request.getfixturevalue("transactional_db")
         seed_vocabulary(Layer, ResourceUnit, EnforcementPoint)
+        seed_functions(Function, Layer)
 
 
 @pytest.fixture

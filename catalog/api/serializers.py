@@ -17,10 +17,15 @@ class VocabularyTermSerializer(serializers.Serializer):
     description_zh = serializers.CharField()
 
 
+class FunctionTermSerializer(VocabularyTermSerializer):
+    layer_key = serializers.CharField(help_text="the layer whose question the function answers")
+
+
 class VocabularySerializer(serializers.Serializer):
     layers = VocabularyTermSerializer(many=True)
     resource_units = VocabularyTermSerializer(many=True)
     enforcement_points = VocabularyTermSerializer(many=True)
+    functions = FunctionTermSerializer(many=True)
 
 
 class InterfaceSerializer(serializers.ModelSerializer):
@@ -46,6 +51,10 @@ class PlacementSerializer(serializers.ModelSerializer):
     layer = serializers.SlugRelatedField(slug_field="key", read_only=True)
     resource_units = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
     enforcement_points = serializers.SlugRelatedField(slug_field="key", many=True, read_only=True)
+    functions = serializers.ListField(child=serializers.CharField(), read_only=True)
+    functions_inferred = serializers.BooleanField(
+        read_only=True, help_text="the bundle listed no functions: inferred, not sourced"
+    )
     isolation = serializers.SerializerMethodField()
     costs = serializers.SerializerMethodField()
     signals = serializers.SerializerMethodField()
@@ -62,9 +71,9 @@ class PlacementSerializer(serializers.ModelSerializer):
         model = PlacementRow
         fields = [
             "id", "project", "key", "component", "layer", "resource_units", "enforcement_points",
-            "isolation", "promise", "non_promise", "costs", "signals", "provides", "requires",
-            "accepts", "exclusive", "failure_modes", "evidence", "project_version", "reviewed",
-            "unverified", "updated_at",
+            "functions", "functions_inferred", "isolation", "promise", "non_promise", "costs",
+            "signals", "provides", "requires", "accepts", "exclusive", "failure_modes",
+            "evidence", "project_version", "reviewed", "verified_at", "unverified", "updated_at",
         ]  # fmt: skip
 
     @extend_schema_field(

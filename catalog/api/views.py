@@ -6,6 +6,7 @@ import json
 
 import django_filters
 import yaml
+from django.db.models import F
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -41,7 +42,15 @@ from catalog.engine.bundle import (
     BundleInvalid,
     schema_with_vocabulary,
 )
-from catalog.models import EnforcementPoint, Interface, Layer, PlacementRow, Project, ResourceUnit
+from catalog.models import (
+    EnforcementPoint,
+    Function,
+    Interface,
+    Layer,
+    PlacementRow,
+    Project,
+    ResourceUnit,
+)
 from catalog.selectors import bundle_export, vocabulary_current
 from catalog.services import bundle_apply, placement_row_delete, project_delete
 
@@ -233,6 +242,11 @@ class VocabularyView(APIView):
                 "layers": list(Layer.objects.values(*fields)),
                 "resource_units": list(ResourceUnit.objects.values(*fields)),
                 "enforcement_points": list(EnforcementPoint.objects.values(*fields)),
+                "functions": list(
+                    Function.objects.annotate(layer_key=F("layer__key")).values(
+                        *fields, "layer_key"
+                    )
+                ),
             }
         )
 

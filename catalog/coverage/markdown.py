@@ -49,4 +49,18 @@ def coverage_markdown(coverage: Coverage) -> str:
             f"| {project.name} (`{project.slug}`) | {layers} | {project.rows} | "
             f"{project.version} | {reviewed} | {project.unverified} |"
         )
+    lines += [
+        "",
+        "## Rows, least recently verified against upstream first",
+        "",
+        "Each row's `verified_at` is the day it was last re-read against the project's own docs "
+        "and code; the coverage page (`/catalog/coverage/`) flags rows not verified for 12 months.",
+        "",
+        "| row | layer | version | verified |",
+        "|---|---|---|---|",
+    ]
+    for row in coverage.rows:
+        verified = row.verified_at.isoformat() if row.verified_at else "never"
+        layer = layer_names.get(row.layer, row.layer)
+        lines.append(f"| `{row.ref}` | {layer} | {row.version} | {verified} |")
     return "\n".join(lines) + "\n"

@@ -1,12 +1,17 @@
-"""Catalog coverage: rows per layer and unit, unsourced rows, review dates (page and docs)."""
+"""Catalog coverage: rows per layer and unit, unsourced rows, review and verification dates."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, timedelta
+
+from django.utils import timezone
 
 from catalog.models import Layer, PlacementRow, ResourceUnit
+
+# A row not re-read against upstream for this long is flagged: GPU projects move fast.
+STALE_AFTER = timedelta(days=365)
 
 
 @dataclass
@@ -21,6 +26,18 @@ class ProjectReview:
 
 
 @dataclass
+class RowVerification:
+    ref: str
+    project: str
+    layer: str
+    version: str
+    verified_at: date | None
+
+    def stale(self, today: date) -> bool:
+        return self.verified_at is None or today - self.verified_at > STALE_AFTER
+
+
+@dataclass
 class Coverage:
     layers: list[tuple[str, str]]  # (key, name)
     units: list[tuple[str, str]]
@@ -29,9 +46,14 @@ class Coverage:
     rows_by_layer: dict[str, int] = field(default_factory=dict)
     unsourced: list[str] = field(default_factory=list)
     projects: list[ProjectReview] = field(default_factory=list)
+    rows: list[RowVerification] = field(default_factory=list)  # least recently verified first
     total_rows: int = 0
     total_projects: int = 0
     unverified_claims: int = 0
+
+    def stale_rows(self, today: date | None = None) -> list[RowVerification]:
+        today = today or timezone.localdate()
+        return [row for row in self.rows if row.stale(today)]
 
     def unit_totals(self) -> dict[str, int]:
         totals: Counter[str] = Counter()
@@ -49,7 +71,7 @@ def catalog_coverage() -> Coverage:
     rows = list(
         PlacementRow.objects.values_list(
             "id", "project__slug", "project__name", "key", "layer__key", "evidence",
-            "unverified", "project_version", "reviewed_on",
+            "unverified", "project_version", "reviewed_on", "verified_at",
         ).order_by("project__slug", "key")
     )  # fmt: skip
     units: dict[int, list[str]] = defaultdict(list)
@@ -59,8 +81,9 @@ def catalog_coverage() -> Coverage:
         units[row_id].append(unit)
     projects_in_layer: dict[str, set[str]] = defaultdict(set)
     per_project: dict[str, ProjectReview] = {}
-    for row_id, slug, name, key, layer, evidence, unverified, version, reviewed in rows:
+    for row_id, slug, name, key, layer, evidence, unverified, version, reviewed, verified in rows:
         coverage.total_rows += 1
+        coverage.rows.append(RowVerification(f"{slug}/{key}", name, layer, version, verified))
         coverage.rows_by_layer[layer] = coverage.rows_by_layer.get(layer, 0) + 1
         projects_in_layer[layer].add(slug)
         for unit in units[row_id]:
@@ -81,4 +104,5 @@ def catalog_coverage() -> Coverage:
     coverage.projects_by_layer = {layer: len(slugs) for layer, slugs in projects_in_layer.items()}
     coverage.projects = sorted(per_project.values(), key=lambda p: (p.reviewed or date.min, p.slug))
     coverage.total_projects = len(per_project)
+    coverage.rows.sort(key=lambda row: (row.verified_at or date.min, row.ref))
     return coverage

@@ -10,4 +10,9 @@ from catalog.coverage.selectors import catalog_coverage
 
 @login_required
 def coverage_view(request):
-    return render(request, "catalog/coverage.html", {"coverage": catalog_coverage()})
+    coverage = catalog_coverage()
+    return render(
+        request,
+        "catalog/coverage.html",
+        {"coverage": coverage, "stale": {row.ref for row in coverage.stale_rows()}},
+    )

@@ -1,7 +1,10 @@
 """The Kubernetes baseline: interfaces every conformant cluster offers without extra components.
 
-A placement row's `requires` may name these; a stack check treats them as always satisfied, and
-the matrix never shows them as a link, because no row in the catalog has to bring them.
+A placement row's `requires` may name these; a stack check treats them as always satisfied. They
+bind (show as a link in the matrix) only when offered by the catalog project that stands for
+Kubernetes' own implementation of them: the `kubernetes-dra` rows compose with the DRA drivers
+and the claim consumers they serve; a device plugin that merely implements the kubelet API binds
+nothing.
 """
 
 from __future__ import annotations
@@ -39,3 +42,19 @@ KUBERNETES_BASELINE: frozenset[str] = frozenset(
         "resource:memory",
     }
 )
+
+# Baseline interfaces (by prefix) and the catalog project whose rows define them.
+BASELINE_DEFINED_BY: dict[str, str] = {
+    "api:resource.k8s.io/": "kubernetes-dra",
+    "api:kubelet/dra-plugin/": "kubernetes-dra",
+}
+
+
+def binds(interface: str, provider_project: str) -> bool:
+    """Whether `interface`, offered by a row of `provider_project`, can link two rows."""
+    if interface not in KUBERNETES_BASELINE:
+        return True
+    return any(
+        interface.startswith(prefix) and provider_project == project
+        for prefix, project in BASELINE_DEFINED_BY.items()
+    )

@@ -20,6 +20,8 @@ from typing import Any
 import jsonschema
 import jsonschema_rs
 
+from catalog.engine.functions import FUNCTION_LAYERS, infer_functions
+
 BUNDLE_FORMAT = "ecomap.bundle/v1"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "bundle-v1.schema.json"
 
@@ -30,6 +32,8 @@ PLACEMENT_KEYS = (
     "layer",
     "resource_units",
     "enforcement_points",
+    "functions",
+    "functions_inferred",
     "isolation",
     "promise",
     "non_promise",
@@ -43,6 +47,7 @@ PLACEMENT_KEYS = (
     "evidence",
     "project_version",
     "reviewed",
+    "verified_at",
     "unverified",
 )
 PROJECT_KEYS = (
@@ -65,6 +70,12 @@ class Vocabulary:
     layers: tuple[str, ...]
     resource_units: tuple[str, ...]
     enforcement_points: tuple[str, ...]
+    # (function key, layer key) pairs: a function answers a question of one layer.
+    functions: tuple[tuple[str, str], ...] = tuple(FUNCTION_LAYERS.items())
+
+    @property
+    def function_keys(self) -> tuple[str, ...]:
+        return tuple(key for key, _layer in self.functions)
 
 
 @dataclass(frozen=True)
@@ -103,6 +114,7 @@ def schema_with_vocabulary(vocabulary: Vocabulary) -> dict[str, Any]:
     defs["layer"] = {"enum": list(vocabulary.layers)}
     defs["resource_unit"] = {"enum": list(vocabulary.resource_units)}
     defs["enforcement_point"] = {"enum": list(vocabulary.enforcement_points)}
+    defs["function"] = {"enum": list(vocabulary.function_keys)}
     return schema
 
 
@@ -136,6 +148,7 @@ _VOCABULARY_FIELDS = {
     "layer": ("layer", "layers"),
     "resource_units": ("resource unit", "resource_units"),
     "enforcement_points": ("enforcement point", "enforcement_points"),
+    "functions": ("function", "function_keys"),
 }
 
 
@@ -174,6 +187,29 @@ def validate_bundle(document: Any, vocabulary: Vocabulary) -> list[BundleError]:
     errors.extend(_duplicate_identities(document))
     if not errors:
         errors.extend(_impossible_dates(document))
+        errors.extend(_functions_of_other_layers(document, vocabulary))
+    return errors
+
+
+def _functions_of_other_layers(
+    document: dict[str, Any], vocabulary: Vocabulary
+) -> list[BundleError]:
+    """A function answers a question of one layer: `quota` on a data-plane row is a mistake."""
+    layer_of = dict(vocabulary.functions)
+    errors: list[BundleError] = []
+    for index, project in enumerate(document.get("projects") or []):
+        for row_index, placement in enumerate(project.get("placements") or []):
+            layer = placement.get("layer")
+            for f_index, function in enumerate(placement.get("functions") or []):
+                if layer_of.get(function, layer) != layer:
+                    errors.append(
+                        BundleError(
+                            f"projects[{index}].placements[{row_index}].functions[{f_index}]",
+                            f"function {function!r} belongs to the {layer_of[function]} layer, "
+                            f"not to {layer}",
+                            tuple(key for key, owner in vocabulary.functions if owner == layer),
+                        )
+                    )
     return errors
 
 
@@ -214,18 +250,19 @@ def _impossible_dates(document: dict[str, Any]) -> list[BundleError]:
     errors: list[BundleError] = []
     for index, project in enumerate(document.get("projects") or []):
         for row_index, placement in enumerate(project.get("placements") or []):
-            reviewed = placement.get("reviewed")
-            if not reviewed:
-                continue
-            try:
-                datetime.date.fromisoformat(reviewed)
-            except ValueError:
-                errors.append(
-                    BundleError(
-                        f"projects[{index}].placements[{row_index}].reviewed",
-                        f"{reviewed!r} is not a calendar date (YYYY-MM-DD)",
+            for name in ("reviewed", "verified_at"):
+                value = placement.get(name)
+                if not value:
+                    continue
+                try:
+                    datetime.date.fromisoformat(value)
+                except ValueError:
+                    errors.append(
+                        BundleError(
+                            f"projects[{index}].placements[{row_index}].{name}",
+                            f"{value!r} is not a calendar date (YYYY-MM-DD)",
+                        )
                     )
-                )
     return errors
 
 
@@ -268,11 +305,14 @@ def _unique(values: Iterable[str]) -> list[str]:
 
 
 @functools.lru_cache(maxsize=8)
-def _term_orders(vocabulary: Vocabulary) -> tuple[dict[str, int], dict[str, int]]:
-    """Units and points are kept in vocabulary order (then by key, for unknown ones)."""
+def _term_orders(
+    vocabulary: Vocabulary,
+) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Units, points and functions are kept in vocabulary order (then by key, for unknown ones)."""
     return (
         {key: i for i, key in enumerate(vocabulary.resource_units)},
         {key: i for i, key in enumerate(vocabulary.enforcement_points)},
+        {key: i for i, key in enumerate(vocabulary.function_keys)},
     )
 
 
@@ -280,7 +320,16 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
     """The canonical form of a valid placement: every key present, defaults filled, order fixed."""
     isolation = placement.get("isolation") or {}
     costs = placement.get("costs") or {}
-    unit_order, point_order = _term_orders(vocabulary)
+    unit_order, point_order, function_order = _term_orders(vocabulary)
+    functions = _unique(placement.get("functions") or [])
+    inferred = not functions
+    if inferred:
+        functions = infer_functions(
+            layer=placement["layer"],
+            enforcement_points=placement["enforcement_points"],
+            provides=placement.get("provides") or [],
+            resource_units=placement["resource_units"],
+        )
     evidence = []
     for item in placement.get("evidence") or []:
         if isinstance(item, str):
@@ -297,6 +346,8 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         "enforcement_points": sorted(
             _unique(placement["enforcement_points"]), key=lambda p: (point_order.get(p, 99), p)
         ),
+        "functions": sorted(functions, key=lambda f: (function_order.get(f, 99), f)),
+        "functions_inferred": inferred,
         "isolation": {aspect: isolation.get(aspect, "none") for aspect in ISOLATION_ASPECTS},
         "promise": placement["promise"],
         "non_promise": placement.get("non_promise", ""),
@@ -310,6 +361,7 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         "evidence": evidence,
         "project_version": placement.get("project_version", ""),
         "reviewed": placement.get("reviewed", ""),
+        "verified_at": placement.get("verified_at", ""),
         "unverified": list(placement.get("unverified") or []),
     }
     return {key: normal[key] for key in PLACEMENT_KEYS}
@@ -345,6 +397,7 @@ def vocabulary_errors(projects: list[dict[str, Any]], vocabulary: Vocabulary) ->
         ("layer", "layer", vocabulary.layers),
         ("resource_units", "resource unit", vocabulary.resource_units),
         ("enforcement_points", "enforcement point", vocabulary.enforcement_points),
+        ("functions", "function", vocabulary.function_keys),
     )
     allowed_sets = {name: set(allowed) for name, _label, allowed in fields}
     for p, project in enumerate(projects):

@@ -14,23 +14,41 @@ from itertools import islice, takewhile
 
 import numpy as np
 
-from catalog.engine.baseline import KUBERNETES_BASELINE
-from catalog.engine.oracle import VERDICTS, PairResult, pair_verdicts
+from catalog.engine.baseline import binds
+from catalog.engine.functions import comparable_functions
+from catalog.engine.oracle import (
+    COMPETES,
+    COMPLEMENTS,
+    COMPOSES,
+    CONFLICTS,
+    INCOMPARABLE,
+    INDEPENDENT,
+    NO_UNIT,
+    SCHEDULING_POINT,
+    VERDICTS,
+    PairResult,
+    is_pattern,
+    pair_verdicts,
+)
 from catalog.engine.rows import LAYERS, Row
 
-# Each pair is first reduced to four facts, packed as a 4-bit code; a table then maps the code to
+# Each pair is first reduced to five facts, packed as a 5-bit code; a table then maps the code to
 # its holds flags. The table is the one place the verdict rules of oracle.pair_verdicts are
 # restated, and building it from the rules keeps the two readable side by side.
-_SHARES_TOKEN, _LINKED, _UNITS_OVERLAP, _SAME_LAYER = 1, 2, 4, 8
+_SHARES_TOKEN, _LINKED, _UNITS_OVERLAP, _SAME_LAYER, _SAME_JOB = 1, 2, 4, 8, 16
+_BIT = {verdict: 1 << i for i, verdict in enumerate(VERDICTS)}
 
 
 def _holds_for(code: int) -> int:
     conflicts, composes = bool(code & _SHARES_TOKEN), bool(code & _LINKED)
-    flags = int(conflicts) | int(composes) << 1
+    flags = (_BIT[CONFLICTS] if conflicts else 0) | (_BIT[COMPOSES] if composes else 0)
     if code & _SAME_LAYER:
-        flags |= 1 << (2 if code & _UNITS_OVERLAP else 3)  # competes / incomparable
+        if code & _SAME_JOB:
+            flags |= _BIT[COMPETES] if code & _UNITS_OVERLAP else _BIT[INCOMPARABLE]
+        else:
+            flags |= _BIT[COMPLEMENTS]  # different jobs on one layer
     elif not (conflicts or composes):
-        flags |= 1 << 4  # independent: different layers and nothing ties them
+        flags |= _BIT[INDEPENDENT]  # different layers and nothing ties them
     return flags
 
 
@@ -40,11 +58,12 @@ def _first_verdict(flags: int) -> int:
 
 # 256-byte tables for bytes.translate, which maps a whole n x n uint8 matrix in one C pass
 # (several times faster than NumPy fancy indexing for a lookup this small).
-_HOLDS_TABLE = bytes(_holds_for(code) if code < 16 else 0 for code in range(256))
-_VERDICT_TABLE = bytes(_first_verdict(flags) & 0xFF if flags < 32 else 0xFF for flags in range(256))
+_HOLDS_TABLE = bytes(_holds_for(code) if code < 32 else 0 for code in range(256))
+_VERDICT_TABLE = bytes(_first_verdict(flags) & 0xFF if flags < 64 else 0xFF for flags in range(256))
 
 _MAGIC = b"EMX1"
-_FORMAT = "ecomap.matrix/v1"
+# v2: six verdicts (complements) and the functions rule; a v1 snapshot is recomputed, not read.
+_FORMAT = "ecomap.matrix/v2"
 _GLOB_CHARS = re.compile(r"[*?\[]")
 
 
@@ -111,38 +130,73 @@ class _PatternMatcher:
         return hit
 
 
+def _offered(row: Row) -> list[str]:
+    return [i for i in row.provides if binds(i, row.project)]
+
+
 def _composes(rows: Sequence[Row]) -> np.ndarray:
-    """Boolean n x n: a provides of one row matches a requires/accepts pattern of the other."""
-    provided = _index(p for r in rows for p in r.provides if p not in KUBERNETES_BASELINE)
+    """Boolean n x n: a provides of one row matches a requires/accepts pattern of the other.
+
+    A scheduling row's wildcard patterns are kept apart: they bind a provider only when the
+    scheduler provides every `assigner:` contract the provider requires (oracle.links_between).
+    """
+    offered = [_offered(r) for r in rows]
+    provided = _index(p for ids in offered for p in ids)
     matcher = _PatternMatcher(provided)
-    consumed = [
-        {c for pattern in r.requires | r.accepts for c in matcher.columns(pattern)} for r in rows
-    ]
+    free, restricted = [], []
+    for r in rows:
+        patterns = r.requires | r.accepts
+        scheduler = SCHEDULING_POINT in r.enforcement_points
+        wild = {p for p in patterns if scheduler and is_pattern(p)}
+        free.append({c for p in patterns - wild for c in matcher.columns(p)})
+        restricted.append({c for p in wild for c in matcher.columns(p)})
     # An identifier nobody consumes links nothing; dropping it shrinks the product (signals and
     # labels are mostly offered, rarely required).
-    live = sorted(set().union(*consumed)) if consumed else []
+    live = sorted(set().union(*free, *restricted)) if rows else []
     column = {c: k for k, c in enumerate(live)}
     provides = _incidence(
-        [[column[provided[p]] for p in r.provides if provided.get(p) in column] for r in rows],
+        [[column[provided[p]] for p in ids if provided[p] in column] for ids in offered],
         len(live),
     )
-    consumes = _incidence([[column[c] for c in cols] for cols in consumed], len(live))
+    consumes = _incidence([[column[c] for c in cols] for cols in free], len(live))
     # feeds[i, j]: row i provides something row j consumes; one product, then both directions.
     feeds = (provides @ consumes.T) > 0.5
+    if any(restricted):
+        wildcard = _incidence([[column[c] for c in cols] for cols in restricted], len(live))
+        feeds |= ((provides @ wildcard.T) > 0.5) & ~_assigners_missing(rows)
     return feeds | feeds.T
 
 
+def _assigners_missing(rows: Sequence[Row]) -> np.ndarray:
+    """missing[i, j]: row i requires an `assigner:` contract that row j does not provide."""
+    needed = _index(i for r in rows for i in r.requires if i.startswith("assigner:"))
+    if not needed:
+        return np.zeros((len(rows), len(rows)), dtype=bool)
+    required = _incidence(
+        [[needed[i] for i in r.requires if i in needed] for r in rows], len(needed)
+    )
+    offered = _incidence(
+        [[needed[i] for i in r.provides if i in needed] for r in rows], len(needed)
+    )
+    return (required @ (1.0 - offered).T) > 0.5
+
+
 def _pair_codes(rows: Sequence[Row]) -> np.ndarray:
-    """uint8 n x n of the four facts per pair (token shared, linked, units overlap, same layer)."""
+    """uint8 n x n of the five facts per pair (token shared, linked, a common unit other than
+    `none`, same layer, a common comparable function)."""
     tokens = _index(t for r in rows for t in r.exclusive)
-    units = _index(u for r in rows for u in r.resource_units)
+    units = _index(u for r in rows for u in r.resource_units if u != NO_UNIT)
+    jobs = [comparable_functions(r.layer, r.functions) for r in rows]
+    functions = _index(f for fs in jobs for f in fs)
     layers = np.array([LAYERS.index(r.layer) for r in rows], dtype=np.int8)
 
     code = _overlaps([[tokens[t] for t in r.exclusive] for r in rows], len(tokens)).view(np.uint8)
     code |= _composes(rows).view(np.uint8) << 1
-    unit_sets = [[units[u] for u in r.resource_units] for r in rows]
+    unit_sets = [[units[u] for u in r.resource_units if u != NO_UNIT] for r in rows]
     code |= _overlaps(unit_sets, len(units)).view(np.uint8) << 2
     code |= (layers[:, None] == layers[None, :]).view(np.uint8) << 3
+    job_sets = [[functions[f] for f in fs] for fs in jobs]
+    code |= _overlaps(job_sets, len(functions)).view(np.uint8) << 4
     return code
 
 
@@ -203,6 +257,8 @@ class MatrixResult:
 
     def pair(self, i: int, j: int) -> PairResult:
         """The detail of one cell with its reasons; explaining a single pair is cheap."""
+        if i == j:
+            raise ValueError("a row paired with itself is not a pair")
         if self.rows is None:
             raise ValueError("this matrix was loaded without its rows; pass rows= to from_bytes")
         return pair_verdicts(self.rows[i], self.rows[j])

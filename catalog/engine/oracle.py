@@ -1,4 +1,12 @@
-"""Pairwise verdicts one pair at a time, straight from DESIGN.md: the reference for the matrix."""
+"""Pairwise verdicts one pair at a time, straight from DESIGN.md: the reference for the matrix.
+
+Two rows are alternatives only when they sit on the same layer, see a common unit other than
+`none` and do the same job (a common function). For rows r, s of a pair, in display order:
+conflicts (a shared exclusive token) > composes (a provides of one matches a requires/accepts of
+the other) > competes (same layer, common unit, common function) > incomparable (same layer,
+common function, no common unit) > complements (same layer, different jobs) > independent
+(different layers, nothing ties them).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +14,25 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.baseline import binds
+from catalog.engine.functions import comparable_functions
 from catalog.engine.rows import Row
+from catalog.engine.text import Text, _, joined
+from catalog.engine.words import FUNCTION_WORDS, LAYER_WORDS, UNIT_WORDS, words
 
 # Display order: a cell shows the first verdict that holds. Bit i of a holds flag is VERDICTS[i].
-VERDICTS: tuple[str, ...] = ("conflicts", "composes", "competes", "incomparable", "independent")
-CONFLICTS, COMPOSES, COMPETES, INCOMPARABLE, INDEPENDENT = VERDICTS
+VERDICTS: tuple[str, ...] = (
+    "conflicts",
+    "composes",
+    "competes",
+    "incomparable",
+    "complements",
+    "independent",
+)
+CONFLICTS, COMPOSES, COMPETES, INCOMPARABLE, COMPLEMENTS, INDEPENDENT = VERDICTS
+NO_UNIT = "none"  # presents no unit: never a common unit
+SCHEDULING_POINT = "scheduler"
+_GLOB_CHARS = frozenset("*?[")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +68,7 @@ class PairResult:
     shared_units: tuple[str, ...]
     same_project: bool
     reasons: tuple[str, ...]
+    shared_functions: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -57,20 +79,40 @@ class PairResult:
             "links": [link.to_dict() for link in self.links],
             "shared_exclusive": list(self.shared_exclusive),
             "shared_units": list(self.shared_units),
+            "shared_functions": list(self.shared_functions),
             "same_project": self.same_project,
             "reasons": list(self.reasons),
         }
 
 
+def assigners_missing(provider: Row, consumer: Row) -> frozenset[str]:
+    """The `assigner:` contracts `provider` requires that `consumer` does not provide."""
+    return frozenset(i for i in provider.requires if i.startswith("assigner:")) - consumer.provides
+
+
+def wildcard_restricted(provider: Row, consumer: Row) -> bool:
+    """A scheduling row's wildcard accepts does not bind resources that only another scheduler
+    can assign (the provider requires an assigner the consumer does not provide)."""
+    return SCHEDULING_POINT in consumer.enforcement_points and bool(
+        assigners_missing(provider, consumer)
+    )
+
+
+def is_pattern(identifier: str) -> bool:
+    return not _GLOB_CHARS.isdisjoint(identifier)
+
+
 def links_between(provider: Row, consumer: Row) -> list[Link]:
     """Every provides of `provider` matched by a requires/accepts pattern of `consumer`."""
+    restricted = wildcard_restricted(provider, consumer)
+    offered = [i for i in provider.provides if binds(i, provider.project)]
     links = [
         Link(provider.id, consumer.id, interface, pattern, relation)
         for relation, patterns in (("requires", consumer.requires), ("accepts", consumer.accepts))
         for pattern in patterns
-        for interface in provider.provides
-        # The cluster already offers baseline interfaces, so providing one again binds nothing.
-        if interface not in KUBERNETES_BASELINE and fnmatchcase(interface, pattern)
+        if not (restricted and is_pattern(pattern))
+        for interface in offered
+        if fnmatchcase(interface, pattern)
     ]
     # Sets have no order; sort once so results (and reasons) are reproducible.
     return sorted(
@@ -78,34 +120,57 @@ def links_between(provider: Row, consumer: Row) -> list[Link]:
     )
 
 
-def _composes_reason(links: Sequence[Link], labels: dict[str, str]) -> str:
+def _composes_reason(links: Sequence[Link], labels: dict[str, str]) -> Text:
     parts = []
     for link in links:
         named = "" if link.pattern == link.interface else f" ({link.pattern})"
         parts.append(
-            f"{labels[link.provider]} provides {link.interface}, "
-            f"which {labels[link.consumer]} {link.relation}{named}"
+            _(
+                "%(provider)s provides %(interface)s, which %(consumer)s %(relation)s%(named)s",
+                provider=labels[link.provider],
+                interface=link.interface,
+                consumer=labels[link.consumer],
+                relation=_(link.relation),
+                named=named,
+            )
         )
-    return "; ".join(parts)
+    return joined("; ", parts)
 
 
-def _units(units: frozenset[str]) -> str:
-    return ", ".join(sorted(units)) or "no unit listed"
+def common_units(r: Row, s: Row) -> frozenset[str]:
+    return (r.resource_units & s.resource_units) - {NO_UNIT}
+
+
+def common_functions(r: Row, s: Row) -> frozenset[str]:
+    """The jobs both rows do, each compared on what it may be compared on."""
+    return comparable_functions(r.layer, r.functions) & comparable_functions(s.layer, s.functions)
+
+
+def _jobs(row: Row) -> Text:
+    jobs = comparable_functions(row.layer, row.functions)
+    return words(FUNCTION_WORDS, jobs) if jobs else _("no listed job")
+
+
+def _units(row: Row) -> Text:
+    return words(UNIT_WORDS, row.resource_units) if row.resource_units else _("no unit listed")
 
 
 def pair_verdicts(r: Row, s: Row) -> PairResult:
     """The verdicts that hold for rows r and s, in display order, each with its reason."""
+    if r.id == s.id:
+        raise ValueError(f"a row paired with itself is not a pair: {r.id}")
     labels = {r.id: r.label, s.id: s.label}
     holds: list[str] = []
     reasons: list[str] = []
 
     shared_exclusive = tuple(sorted(r.exclusive & s.exclusive))
     if shared_exclusive:
-        plural = "s" if len(shared_exclusive) > 1 else ""
         holds.append(CONFLICTS)
         reasons.append(
-            f"both hold the exclusive token{plural} {', '.join(shared_exclusive)}: "
-            "they cannot run on the same node pool"
+            _(
+                "both hold the exclusive token %(tokens)s: they cannot run on the same node pool",
+                tokens=", ".join(shared_exclusive),
+            )
         )
 
     links = tuple(links_between(r, s) + links_between(s, r))
@@ -113,20 +178,46 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
         holds.append(COMPOSES)
         reasons.append(_composes_reason(links, labels))
 
-    shared_units = tuple(sorted(r.resource_units & s.resource_units))
+    shared_units = tuple(sorted(common_units(r, s)))
+    shared_functions = tuple(sorted(common_functions(r, s)))
     if r.layer == s.layer:
-        if shared_units:
+        layer = LAYER_WORDS.get(r.layer, r.layer)
+        if shared_functions and shared_units:
             holds.append(COMPETES)
             reasons.append(
-                f"same layer ({r.layer}) and overlapping resource units: "
-                f"{', '.join(shared_units)} — alternatives; compare isolation, overhead, "
-                "observability, reconfiguration cost"
+                _(
+                    "same layer (%(layer)s), a common unit (%(units)s) and the same job "
+                    "(%(functions)s): alternatives — compare isolation, overhead, "
+                    "observability, reconfiguration cost",
+                    layer=layer,
+                    units=words(UNIT_WORDS, shared_units),
+                    functions=words(FUNCTION_WORDS, shared_functions),
+                )
             )
-        else:
+        elif shared_functions:
             holds.append(INCOMPARABLE)
             reasons.append(
-                f"same layer ({r.layer}), disjoint units ({_units(r.resource_units)} vs "
-                f"{_units(s.resource_units)}): compare them only after fixing a common unit"
+                _(
+                    "same layer (%(layer)s) and the same job (%(functions)s) but no common unit "
+                    "(%(a)s vs %(b)s): fix a common unit before comparing them",
+                    layer=layer,
+                    functions=words(FUNCTION_WORDS, shared_functions),
+                    a=_units(r),
+                    b=_units(s),
+                )
+            )
+        else:
+            holds.append(COMPLEMENTS)
+            reasons.append(
+                _(
+                    "same layer (%(layer)s), different jobs: %(a)s does %(jobs_a)s, %(b)s does "
+                    "%(jobs_b)s — not alternatives; compare them only through contracts",
+                    layer=layer,
+                    a=r.label,
+                    jobs_a=_jobs(r),
+                    b=s.label,
+                    jobs_b=_jobs(s),
+                )
             )
     elif not holds:
         # DESIGN: "different layers, no contract between them: they can coexist". A link is a
@@ -134,8 +225,12 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
         # either one rules `independent` out.
         holds.append(INDEPENDENT)
         reasons.append(
-            f"different layers ({r.layer}, {s.layer}) and no contract between them: "
-            "they can coexist; comparing them head-on is a category error"
+            _(
+                "different layers (%(a)s, %(b)s) and no contract between them: they can coexist; "
+                "comparing them head-on is a category error",
+                a=LAYER_WORDS.get(r.layer, r.layer),
+                b=LAYER_WORDS.get(s.layer, s.layer),
+            )
         )
 
     return PairResult(
@@ -148,6 +243,7 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
         shared_units=shared_units,
         same_project=r.project == s.project,
         reasons=tuple(reasons),
+        shared_functions=shared_functions,
     )
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from catalog.engine.functions import infer_functions
+
 # The engines branch on these values, so they are fixed here; the rest of the vocabulary (units,
 # enforcement points) is admin-editable and only ever compared for equality.
 LAYERS: tuple[str, ...] = ("data_plane", "control_plane", "platform")
@@ -52,6 +54,7 @@ class Row:
     accepts: frozenset[str] = frozenset()
     exclusive: frozenset[str] = frozenset()
     signals: frozenset[str] = frozenset()
+    functions: frozenset[str] = frozenset()
     # Excluded from hashing: a mapping is not hashable, and the id already identifies the row.
     isolation: Mapping[str, str] = field(default_factory=dict, hash=False)
     name: str = field(default="", compare=False)
@@ -68,6 +71,7 @@ class Row:
             "accepts",
             "exclusive",
             "signals",
+            "functions",
         ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
         object.__setattr__(self, "isolation", _isolation(self.isolation))
@@ -104,6 +108,16 @@ def row_from_bundle(
         accepts=_frozen(placement.get("accepts", ())),
         exclusive=_frozen(placement.get("exclusive", ())),
         signals=_frozen(placement.get("signals", ())),
+        functions=_frozen(placement.get("functions") or _inferred_functions(placement)),
         isolation=placement.get("isolation") or {},
         name=f"{project_name} {key}" if project_name else "",
+    )
+
+
+def _inferred_functions(placement: Mapping[str, Any]) -> list[str]:
+    return infer_functions(
+        layer=placement["layer"],
+        enforcement_points=placement.get("enforcement_points", ()),
+        provides=placement.get("provides", ()),
+        resource_units=placement.get("resource_units", ()),
     )

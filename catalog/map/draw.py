@@ -51,6 +51,7 @@ class MapCatalog:
     layers: Mapping[str, str]  # key -> name in the active language
     units: Mapping[str, str]
     points: Mapping[str, str]
+    functions: Mapping[str, str] = field(default_factory=dict)
     tags: Mapping[str, str] = field(default_factory=dict)  # slug -> name, tags in use
 
 

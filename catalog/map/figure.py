@@ -30,7 +30,7 @@ from catalog.map.draw import (
     _names,
     _title,
 )
-from catalog.models import EnforcementPoint, Layer, PlacementRow, Project, ResourceUnit
+from catalog.models import EnforcementPoint, Function, Layer, PlacementRow, Project, ResourceUnit
 from catalog.selectors import catalog_revision, engine_rows
 
 # Every catalog write bumps the revision in the cache key; the timeout only bounds how long an
@@ -94,6 +94,7 @@ def map_catalog(*, rows: Sequence[Row] | None = None) -> MapCatalog:
         layers={term.key: term.name for term in Layer.objects.all()},
         units={term.key: term.name for term in ResourceUnit.objects.all()},
         points={term.key: term.name for term in EnforcementPoint.objects.all()},
+        functions={term.key: term.name for term in Function.objects.all()},
         tags=dict(sorted(tags.items(), key=lambda item: item[1].lower())),
     )
 
@@ -223,6 +224,7 @@ def map_payload(
             "layer_key": [row.layer for row in view.shown],
             "units": [_names(row.resource_units, catalog.units) for row in view.shown],
             "points": [_names(row.enforcement_points, catalog.points) for row in view.shown],
+            "functions": [_names(row.functions, catalog.functions) for row in view.shown],
             "promise": [detail.promise for detail in details],
             "non_promise": [detail.non_promise for detail in details],
         },

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from catalog.api.serializers import ErrorSerializer
 from catalog.engine.oracle import VERDICTS
 from catalog.matrix.selectors import CellFilter, cells, matrix_state, snapshot_result
+from catalog.matrix.services import matrix_refresh_if_missing
 
 BOOLEAN_VALUES = ("true", "false", "1", "0")
 ERRORS = {
@@ -69,6 +70,7 @@ CELLS = inline_serializer(
 def _latest():
     state = matrix_state()
     if state.snapshot is None:
+        matrix_refresh_if_missing(state)
         raise NotFound("No matrix has been computed yet; it is computed after catalog changes.")
     return state
 
@@ -143,10 +145,11 @@ class MatrixPairView(APIView):
     def get(self, request):
         state = _latest()
         result = snapshot_result(state.snapshot)
+        a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
+        if a and a == b:
+            raise ValidationError({"b": "a row paired with itself is not a pair; name two rows"})
         try:
-            detail = result.explain(
-                request.query_params.get("a", ""), request.query_params.get("b", "")
-            )
+            detail = result.explain(a, b)
         except KeyError as exc:
             raise NotFound(str(exc).strip("'\"")) from None
         return Response({**detail.to_dict(), "snapshot": _info(state)})

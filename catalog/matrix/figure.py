@@ -17,6 +17,7 @@ VERDICT_COLOURS = {
     "composes": "#16a34a",
     "competes": "#f59e0b",
     "incomparable": "#a78bfa",
+    "complements": "#67e8f9",
     "independent": "#cbd5e1",
 }
 # Hover reasons cost one oracle call per pair; past this many rows the hover names the verdict.
@@ -29,6 +30,7 @@ def verdict_labels() -> dict[str, str]:
         "composes": _("composes"),
         "competes": _("competes"),
         "incomparable": _("incomparable"),
+        "complements": _("complements"),
         "independent": _("independent"),
     }
 
@@ -40,7 +42,6 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
     ids = [rows[i].id for i in indices]
     labels = verdict_labels()
     explain = len(indices) <= REASONS_UP_TO_ROWS
-    layer_names = {layer.key: layer.name for layer in Layer.objects.all()} if explain else {}
     z: list[list[float | None]] = []
     text: list[list[str]] = []
     for i in indices:
@@ -56,7 +57,7 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
             hover = f"<b>{rows[i].id}</b> × <b>{rows[j].id}</b><br>{labels[verdict]}"
             if explain:
                 detail = pair_verdicts(rows[i], rows[j])
-                reasons = localized_reasons(detail, rows[i], rows[j], layer_names)
+                reasons = localized_reasons(detail)
                 hover += "<br>" + "<br>".join(_wrap(reason) for _verdict, reason in reasons[:2])
             text_row.append(hover)
         z.append(z_row)
@@ -121,7 +122,6 @@ def _wrap(text: str, width: int = 90) -> str:
 
 def _layer_bands(layers: list[str]) -> tuple[list[dict], list[dict]]:
     """Lines between layer groups on both axes, and a label per group."""
-    from catalog.models import Layer
 
     names = {layer.key: layer.name for layer in Layer.objects.all()}
     shapes, annotations = [], []

@@ -9,6 +9,7 @@ from typing import Any
 from catalog.engine.compatibility import MatrixResult, compute_matrix
 from catalog.engine.oracle import VERDICTS, PairResult, pair_verdicts
 from catalog.engine.rows import Row
+from catalog.engine.text import render
 from catalog.matrix.models import MatrixSnapshot
 from catalog.matrix.storage import row_from_dict
 from catalog.selectors import catalog_revision, engine_rows
@@ -117,61 +118,12 @@ def rows_by_id(rows: Sequence[Row]) -> dict[str, Row]:
     return {row.id: row for row in rows}
 
 
-def localized_reasons(
-    detail: PairResult, a: Row, b: Row, layer_names: dict[str, str] | None = None
-) -> list[tuple[str, str]]:
-    """(verdict, reason) pairs in the active language.
+def localized_reasons(detail: PairResult) -> list[tuple[str, str]]:
+    """(verdict, reason) pairs in the active language: the engine's sentences said again through
+    gettext (they are English `Text`s that keep their template and parts)."""
+    from django.utils.translation import gettext
 
-    The engine words its reasons in English (it has no Django, hence no gettext); in English they
-    are shown as they are, in other languages they are rebuilt here from the pair's structure.
-    """
-    from django.utils import translation
-    from django.utils.translation import gettext as _
-
-    if not (translation.get_language() or "en").lower().startswith("zh"):
-        return list(zip(detail.holds, detail.reasons, strict=True))
-    if layer_names is None:
-        from catalog.models import Layer
-
-        layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
-    out = []
-    for verdict in detail.holds:
-        if verdict == "conflicts":
-            text = _(
-                "both hold the exclusive token %(tokens)s: they cannot run on the same node pool"
-            ) % {"tokens": ", ".join(detail.shared_exclusive)}
-        elif verdict == "composes":
-            text = "; ".join(
-                _("%(provider)s provides %(interface)s, which %(consumer)s %(relation)s")
-                % {
-                    "provider": link.provider,
-                    "interface": link.interface,
-                    "consumer": link.consumer,
-                    "relation": _(link.relation) + f" ({link.pattern})",
-                }
-                for link in detail.links
-            )
-        elif verdict == "competes":
-            text = _(
-                "same layer (%(layer)s) and overlapping resource units: %(units)s — alternatives; "
-                "compare isolation, overhead, observability, reconfiguration cost"
-            ) % {
-                "layer": layer_names.get(a.layer, a.layer),
-                "units": ", ".join(detail.shared_units),
-            }
-        elif verdict == "incomparable":
-            text = _(
-                "same layer (%(layer)s), disjoint units (%(a)s vs %(b)s): compare them only after "
-                "fixing a common unit"
-            ) % {
-                "layer": layer_names.get(a.layer, a.layer),
-                "a": ", ".join(sorted(a.resource_units)),
-                "b": ", ".join(sorted(b.resource_units)),
-            }
-        else:
-            text = _(
-                "different layers (%(a)s, %(b)s) and no contract between them: they can coexist; "
-                "comparing them head-on is a category error"
-            ) % {"a": layer_names.get(a.layer, a.layer), "b": layer_names.get(b.layer, b.layer)}
-        out.append((verdict, text))
-    return out
+    return [
+        (verdict, render(reason, gettext))
+        for verdict, reason in zip(detail.holds, detail.reasons, strict=True)
+    ]

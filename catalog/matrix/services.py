@@ -104,3 +104,10 @@ def matrix_snapshot_fail(*, snapshot_id: int, error: str) -> None:
     MatrixSnapshot.objects.filter(id=snapshot_id).update(
         status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
     )
+
+
+def matrix_refresh_if_missing(state) -> None:
+    """No snapshot at all and none on its way (a fresh database, or snapshots dropped when the
+    verdict rule changed): ask for one, so the next look finds it."""
+    if state.snapshot is None and state.computing is None:
+        matrix_refresh_request()

@@ -21,6 +21,7 @@ def row_to_dict(row: Row) -> dict[str, Any]:
         "accepts": sorted(row.accepts),
         "exclusive": sorted(row.exclusive),
         "signals": sorted(row.signals),
+        "functions": sorted(row.functions),
         "isolation": dict(row.isolation),
     }
 

@@ -16,6 +16,7 @@ from catalog.matrix.selectors import (
     selected_indices,
     snapshot_result,
 )
+from catalog.matrix.services import matrix_refresh_if_missing
 from catalog.models import Layer
 
 
@@ -50,7 +51,9 @@ def matrix_page(request):
         "layers": Layer.objects.all(),
         "verdicts": [(v, verdict_labels()[v], VERDICT_COLOURS[v]) for v in VERDICTS],
     }
-    if state.snapshot is not None:
+    if state.snapshot is None:
+        matrix_refresh_if_missing(state)
+    else:
         result = snapshot_result(state.snapshot)
         context["figure"] = heatmap_figure(result, selection)
         context["projects"] = sorted({row.project for row in result.rows})
@@ -73,8 +76,16 @@ def pair_page(request):
     if state.snapshot is None:
         raise Http404("No matrix has been computed yet")
     result = snapshot_result(state.snapshot)
+    a, b = request.GET.get("a", ""), request.GET.get("b", "")
+    if a and a == b:
+        return render(
+            request,
+            "catalog/matrix_pair_same.html",
+            {"row_id": a, "state": state},
+            status=400,
+        )
     try:
-        detail = result.explain(request.GET.get("a", ""), request.GET.get("b", ""))
+        detail = result.explain(a, b)
     except KeyError:
         raise Http404("No such pair of placement rows in the matrix") from None
     rows = {row.id: row for row in result.rows}
@@ -89,7 +100,7 @@ def pair_page(request):
             "b": rows[detail.b],
             "verdict_label": labels[detail.verdict],
             "holds": [(v, labels[v], VERDICT_COLOURS[v]) for v in detail.holds],
-            "reasons": localized_reasons(detail, rows[detail.a], rows[detail.b]),
+            "reasons": localized_reasons(detail),
             "state": state,
         },
     )

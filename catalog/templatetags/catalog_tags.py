@@ -5,6 +5,8 @@ from __future__ import annotations
 from urllib.parse import urlparse
 
 from django import template
+from django.core.cache import cache
+from django.utils import translation
 from django.utils.translation import gettext
 
 from catalog.engine.text import render
@@ -23,6 +25,23 @@ def contracts(row) -> dict[str, list[str]]:
 def say(text) -> str:
     """An engine's sentence (catalog.engine.text) in the reader's language."""
     return render(text, gettext)
+
+
+def _function_terms() -> dict[str, tuple[str, str]]:
+    from catalog.models import Function
+
+    return {
+        key: (en, zh) for key, en, zh in Function.objects.values_list("key", "name_en", "name_zh")
+    }
+
+
+@register.filter
+def function_names(keys) -> list[str]:
+    """A row's function keys as the vocabulary names them, in the reader's language (the table
+    is admin-editable; cached for a minute)."""
+    terms = cache.get_or_set("catalog:function-terms", _function_terms, 60)
+    chinese = (translation.get_language() or "en").lower().startswith("zh")
+    return [terms.get(key, (key, key))[1 if chinese else 0] for key in keys or ()]
 
 
 @register.filter

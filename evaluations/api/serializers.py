@@ -297,15 +297,34 @@ class MisjudgementSerializer(serializers.Serializer):
     links = serializers.ListField(child=serializers.DictField())
 
 
+class ComparisonConflictSerializer(serializers.Serializer):
+    a = serializers.CharField()
+    b = serializers.CharField()
+    tokens = serializers.ListField(child=serializers.CharField())
+    pools = serializers.ListField(child=serializers.CharField())
+    message = serializers.CharField()
+
+
 class ComparisonGroupSerializer(serializers.Serializer):
     layer = serializers.CharField()
-    unit = serializers.CharField()
+    functions = serializers.ListField(child=serializers.CharField())
+    units = serializers.ListField(child=serializers.CharField())
     rows = serializers.ListField(child=serializers.CharField())
 
 
+class ComparisonPairSerializer(serializers.Serializer):
+    projects = serializers.ListField(child=serializers.CharField())
+    verdict = serializers.ChoiceField(
+        choices=["composes", "incomparable", "complements", "independent"]
+    )
+    summary = serializers.CharField()
+    links = serializers.ListField(child=serializers.DictField())
+
+
 class ComparisonSerializer(serializers.Serializer):
+    conflicts = ComparisonConflictSerializer(many=True)
     groups = ComparisonGroupSerializer(many=True)
-    contracts = serializers.ListField(child=serializers.DictField())
+    pairs = ComparisonPairSerializer(many=True)
     misjudgements = MisjudgementSerializer(many=True)
 
 

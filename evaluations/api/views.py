@@ -207,22 +207,30 @@ class EvaluationViewSet(
     @extend_schema(responses={200: ComparisonSerializer, **READ_ERRORS})
     @action(detail=True, methods=["get"])
     def comparison(self, request, pk=None):
-        """Same-layer same-unit groups, cross-layer contracts, and misjudgements."""
+        """Conflicts among the candidates, the groups of rows that compete (same layer, same
+        job, a common unit), one line per project pair for the rest, and misjudgements."""
         comparison = selectors.comparison_for(self.get_object())
+        facts = comparison.facts
         return Response(
             {
-                "groups": [
-                    {
-                        "layer": group["layer"],
-                        "unit": group["unit"],
-                        "rows": [c.row.ref for c in group["candidates"]],
-                    }
-                    for group in comparison.groups
+                "conflicts": [
+                    {"a": c.a, "b": c.b, "tokens": list(c.tokens), "pools": list(c.pools),
+                     "message": str(c.message)}
+                    for c in facts.conflicts
                 ],
-                "contracts": [pair.to_dict() for pair in comparison.contracts],
+                "groups": [
+                    {"layer": g.layer, "functions": list(g.functions), "units": list(g.units),
+                     "rows": list(g.rows)}
+                    for g in facts.groups
+                ],
+                "pairs": [
+                    {"projects": list(p.projects), "verdict": p.verdict, "summary": str(p.summary),
+                     "links": [link.to_dict() for link in p.links]}
+                    for p in facts.pairs
+                ],
                 "misjudgements": [warning.to_dict() for warning in comparison.misjudgements],
             }
-        )
+        )  # fmt: skip
 
     @extend_schema(
         parameters=[

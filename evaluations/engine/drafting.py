@@ -169,17 +169,24 @@ def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
     shapes = [(single, (_PoolPlan(DEFAULT_POOL, profile.isolation, kinds, "any"),))]
     if batchy and serving:
         # METHOD shape C: a strong-isolation pool for training next to a shared pool; the shared
-        # pool never has to be harder than soft, that is what the hard pool is for.
+        # pool never has to be harder than soft, that is what the hard pool is for. When hard
+        # isolation is demanded, online inference goes to the hard pool: a shared pool would
+        # serve it below what the team asked for.
         shared = min(profile.isolation, "soft", key=_LEVEL.__getitem__)
-        shapes.append(
-            (
-                "C",
+        hard_kinds = tuple(batchy)
+        if profile.isolation == "hard":
+            hard_kinds += tuple(k for k in serving if k == "online_inference")
+            serving = [k for k in serving if k != "online_inference"]
+        if serving:
+            shapes.append(
                 (
-                    _PoolPlan(HARD_POOL, "hard", tuple(batchy), "hard"),
-                    _PoolPlan(SHARED_POOL, shared, tuple(serving), "shared"),
-                ),
+                    "C",
+                    (
+                        _PoolPlan(HARD_POOL, "hard", hard_kinds, "hard"),
+                        _PoolPlan(SHARED_POOL, shared, tuple(serving), "shared"),
+                    ),
+                )
             )
-        )
     return shapes
 
 

@@ -1,4 +1,4 @@
-"""Misjudgements among candidates put up as alternatives, and the same-layer same-unit groups."""
+"""Misjudgements among candidates put up as alternatives (METHOD: 组合≠竞品)."""
 
 from __future__ import annotations
 
@@ -6,20 +6,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from catalog.engine.oracle import INCOMPARABLE, Link, pair_verdicts
+from catalog.engine.functions import comparable_functions
+from catalog.engine.oracle import COMPLEMENTS, INCOMPARABLE, Link, pair_verdicts
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.text import _, joined
+from catalog.engine.words import FUNCTION_WORDS, LAYER_WORDS, words
 
 CROSS_LAYER = "cross_layer"
 PLATFORM_AS_MECHANISM = "platform_as_mechanism"
 NO_COMMON_UNIT = "no_common_unit"
-KINDS: tuple[str, ...] = (CROSS_LAYER, PLATFORM_AS_MECHANISM, NO_COMMON_UNIT)
+DIFFERENT_JOBS = "different_jobs"
+KINDS: tuple[str, ...] = (CROSS_LAYER, PLATFORM_AS_MECHANISM, DIFFERENT_JOBS, NO_COMMON_UNIT)
 
-LAYER_NAMES = {
-    "data_plane": _("data plane"),
-    "control_plane": _("control plane"),
-    "platform": _("platform"),
-}
+LAYER_NAMES = LAYER_WORDS
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,16 +155,39 @@ def _no_common_unit(a: Row, b: Row) -> Misjudgement:
     return Misjudgement(NO_COMMON_UNIT, (a.id, b.id), message, result.links)
 
 
+def _different_jobs(a: Row, b: Row) -> Misjudgement:
+    result = pair_verdicts(a, b)
+
+    def jobs(row: Row) -> str:
+        return words(FUNCTION_WORDS, comparable_functions(row.layer, row.functions))
+
+    message = _(
+        "%(a)s and %(b)s are both %(layer)s but do different jobs (%(jobs_a)s vs %(jobs_b)s): "
+        "they are not alternatives; compare them only through their contracts",
+        a=a.label,
+        b=b.label,
+        layer=LAYER_NAMES[a.layer],
+        jobs_a=jobs(a),
+        jobs_b=jobs(b),
+    )
+    return Misjudgement(DIFFERENT_JOBS, (a.id, b.id), message, result.links)
+
+
 def misjudgements(rows: Sequence[Row]) -> list[Misjudgement]:
     """What goes wrong if these candidates are compared as alternatives (METHOD: 组合≠竞品)."""
     candidates = sorted({r.id: r for r in rows}.values(), key=lambda r: r.id)
     found: list[Misjudgement] = []
     for i, a in enumerate(candidates):
         for b in candidates[i + 1 :]:
+            if a.project == b.project:
+                continue  # two components of one project are parts, never alternatives
             if a.layer == b.layer:
-                # Same layer and overlapping units is a fair comparison, not a misjudgement.
-                if INCOMPARABLE in pair_verdicts(a, b).holds:
+                # Same layer, same job and a common unit is a fair comparison.
+                holds = pair_verdicts(a, b).holds
+                if INCOMPARABLE in holds:
                     found.append(_no_common_unit(a, b))
+                elif COMPLEMENTS in holds:
+                    found.append(_different_jobs(a, b))
             elif "platform" not in (a.layer, b.layer):
                 found.append(_cross_layer(a, b))
     mechanisms = [r for r in candidates if r.layer != "platform"]
@@ -174,15 +196,3 @@ def misjudgements(rows: Sequence[Row]) -> list[Misjudgement]:
             _platform_as_mechanism(r, mechanisms) for r in candidates if r.layer == "platform"
         )
     return sorted(found, key=lambda m: (KINDS.index(m.kind), m.rows))
-
-
-def comparison_groups(rows: Sequence[Row]) -> dict[tuple[str, str], list[str]]:
-    """Row ids per (layer, unit): the same-layer same-unit tables METHOD allows to compare.
-
-    A row with several units sits in each of its groups; groups follow layer order, then unit.
-    """
-    groups: dict[tuple[str, str], list[str]] = {}
-    for row in sorted({r.id: r for r in rows}.values(), key=lambda r: r.id):
-        for unit in sorted(row.resource_units):
-            groups.setdefault((row.layer, unit), []).append(row.id)
-    return dict(sorted(groups.items(), key=lambda item: (LAYERS.index(item[0][0]), item[0][1])))

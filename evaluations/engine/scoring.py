@@ -4,7 +4,7 @@ fits, what is missing, the acceptance checks of its shape)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.stack import Profile, StackReport
@@ -31,6 +31,9 @@ from evaluations.engine.drafting import (
 _FINDING_PENALTY = {"gap": 4.0, "warning": 1.5, "ok": 0.0}
 # Components only break ties: a smaller stack is easier to operate.
 _PER_COMPONENT = 0.01
+# A pool serving work below the isolation the profile demands for it: more than any stack can
+# win back, so such a stack ranks (and scores) below every stack that honours the demand.
+ISOLATION_BREACH_PENALTY = 20.0
 
 
 def _demanded_isolation(plan: _PoolPlan, profile: Profile) -> dict[str, str]:
@@ -280,10 +283,45 @@ def _score_governor(
     return score
 
 
+# Interactive development is what shape C's shared pool exists for (METHOD): a demand for hard
+# isolation binds the production work — training, batch, online inference.
+_SHARED_BY_DESIGN = frozenset({"interactive"})
+
+
+def _isolation_breaches(draft: _Draft, profile: Profile) -> list[str]:
+    """Pools whose presenter gives less isolation than the profile demands for their work."""
+    if profile.isolation != "hard":
+        return []
+    breaches = []
+    for plan in draft.plans:
+        if plan.workloads and set(plan.workloads) <= _SHARED_BY_DESIGN:
+            continue
+        presenter = draft.presenters[plan.name]
+        demanded = _demanded_isolation(replace(plan, isolation=profile.isolation), profile)
+        short = sorted(
+            a for a, level in demanded.items() if _LEVEL[presenter.isolation[a]] < _LEVEL[level]
+        )
+        if short:
+            breaches.append(
+                _(
+                    "hard isolation is demanded, but pool %(pool)s serves %(work)s on %(row)s "
+                    "(%(aspects)s isolation below hard)",
+                    pool=plan.name,
+                    work=joined(", ", (_(kind) for kind in plan.workloads)) or _("all work"),
+                    row=presenter.label,
+                    aspects=joined(", ", (_(a) for a in short)),
+                )
+            )
+    return breaches
+
+
 def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) -> _Verdict:
     """Everything the score owes to the draft itself; the stack check can only lower it."""
     weights = _weights(profile)
     out = _Verdict()
+    for breach in _isolation_breaches(draft, profile):
+        out.score -= ISOLATION_BREACH_PENALTY
+        out.missing.append(breach)
     pools = sum(_score_pool(index, draft, plan, profile, weights, out) for plan in draft.plans)
     out.score += pools / len(draft.plans)
     out.score += _score_coverage(draft, profile, out)

@@ -19,7 +19,7 @@ from catalog.engine.compatibility import compute_matrix
 from catalog.engine.oracle import VERDICTS
 from catalog.engine.rows import Row
 from catalog.map.figure import map_svg
-from catalog.models import EnforcementPoint, Layer, PlacementRow, ResourceUnit
+from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from evaluations import selectors
 from evaluations.engine.misjudge import NO_COMMON_UNIT
@@ -44,6 +44,7 @@ VERDICT_MARKS = {
     "composes": "⇄",
     "competes": "≈",
     "incomparable": "≠",
+    "complements": "+",
     "independent": "·",
 }
 MAP_SIZE = (960, 640)
@@ -107,6 +108,7 @@ class Card:
     non_promise: str
     edited: bool
     units: list[str]
+    functions: list[str]
     costs: list[tuple[str, str, str]]
     contracts: dict[str, list[str]]
     decided: bool
@@ -119,6 +121,7 @@ def _cards(candidates, decided: set[str]) -> list[Card]:
         "intrusiveness": _("intrusiveness"),
         "compatibility": _("compatibility cost"),
     }
+    function_names = {term.key: term.name for term in Function.objects.all()}
     cards = []
     for number, candidate in enumerate(candidates, start=1):
         row = candidate.row
@@ -145,6 +148,7 @@ def _cards(candidates, decided: set[str]) -> list[Card]:
                 non_promise=candidate.boundary_non_promise,
                 edited=bool(candidate.promise or candidate.non_promise),
                 units=[unit.name for unit in row.resource_units.all()],
+                functions=[function_names.get(key, key) for key in row.functions],
                 costs=costs,
                 contracts=dict(contracts),
                 decided=row.ref in decided,
@@ -289,14 +293,7 @@ def report_context(
     reviews = list(selectors.reviews_for(evaluation))
     audit = list(selectors.audit_for(evaluation, limit=200))
     layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
-    unit_names = {unit.key: unit.name for unit in ResourceUnit.objects.all()}
     point_names = {point.key: point.name for point in EnforcementPoint.objects.all()}
-    tables = [
-        {**group, "layer_name": layer_names.get(group["layer"], group["layer"]),
-         "unit_name": unit_names.get(group["unit"], group["unit"])}
-        for group in comparison.groups
-        if len(group["candidates"]) > 1
-    ]  # fmt: skip
     progress(50)
     return {
         "evaluation": evaluation,
@@ -314,9 +311,9 @@ def report_context(
         "map_drawn": with_map,
         "matrix": _matrix(candidate_rows, numbers),
         "verdict_marks": VERDICT_MARKS,
-        "tables": tables,
-        "contracts": comparison.contracts,
-        "independent_count": len(comparison.independent),
+        "groups": comparison.groups,
+        "facts": comparison.facts,
+        "independent_count": len(comparison.facts.independent),
         # Same-layer pairs with no common unit are many and alike: listed as pairs, said once.
         "misjudgements": [m for m in comparison.misjudgements if m.kind != NO_COMMON_UNIT],
         "unit_mismatches": [m.rows for m in comparison.misjudgements if m.kind == NO_COMMON_UNIT],

@@ -24,6 +24,7 @@ COLOURS = {
     "composes": ("#bfdbfe", "#1e3a8a"),
     "competes": ("#fde68a", "#78350f"),
     "incomparable": ("#e9d5ff", "#581c87"),
+    "complements": ("#cffafe", "#155e75"),
     "independent": ("#f8fafc", "#94a3b8"),
 }
 UNKNOWN = ("#ffffff", "#0f172a")
@@ -34,6 +35,7 @@ MARKS = {
     "composes": "m-0.9 -0.45h1.8l-0.45 -0.4m0.45 1.25h-1.8l0.45 0.4",
     "competes": "m-0.9 -0.3q0.45 -0.45 0.9 0t0.9 0m-1.8 0.75q0.45 -0.45 0.9 0t0.9 0",
     "incomparable": "m-0.9 -0.35h1.8m-1.8 0.7h1.8m-0.5 -1.25l-0.8 1.8",
+    "complements": "m-0.8 0h1.6m-0.8 -0.8v1.6",
     "independent": "m-0.22 0a0.22 0.22 0 1 0 0.44 0a0.22 0.22 0 1 0 -0.44 0",
     "same": "m-0.9 -0.35h1.8m-1.8 0.7h1.8",
 }

@@ -88,6 +88,7 @@
     var fields = document.createElement("dl");
     addField(fields, i18n.unit, nodes.units[index].join(", "));
     addField(fields, i18n.point, nodes.points[index].join(", "));
+    if (nodes.functions) addField(fields, i18n.functions, nodes.functions[index].join(", "));
     addField(fields, i18n.promise, nodes.promise[index]);
     addField(fields, i18n.nonPromise, nodes.non_promise[index] || "—");
     var hint = document.createElement("p");

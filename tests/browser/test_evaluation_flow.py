@@ -95,15 +95,15 @@ def test_an_evaluation_from_sign_in_to_approval(
 
     # Step 3: candidates from the catalog, enforcement points confirmed, put up as alternatives.
     page.wait_for_url(re.compile(r"/steps/3/$"))
-    for query, ref in (("hami", "hami/device-plugin"), ("volcano", "volcano/scheduler")):
+    for query, ref in (("hami", "hami/device-plugin"), ("kueue", "kueue/controller")):
         page.fill("#candidate-q", query)
         page.press("#candidate-q", "Enter")
         page.click(f"button[name=add][value='{ref}']")
         page.wait_for_selector(f"tr[data-candidate='{ref}']")
-    for ref in ("hami/device-plugin", "volcano/scheduler"):
+    for ref in ("hami/device-plugin", "kueue/controller"):
         row = page.locator(f"tr[data-candidate='{ref}']")
         row.locator("input[name^=confirmed_]").check()
-        row.locator("input[name^=group_]").fill("sharing")
+        row.locator("select[name^=group_]").select_option("A")
     screenshot(page, "evaluation-step3", full_page=True)
     next_stage(page)
 
@@ -113,7 +113,7 @@ def test_an_evaluation_from_sign_in_to_approval(
     screenshot(page, "evaluation-step4", full_page=True)
     next_stage(page)
 
-    # Comparison: HAMi and Volcano are not competitors.
+    # Comparison: HAMi and Kueue are not competitors: they compose (shape B).
     page.wait_for_url(re.compile(r"/comparison/$"))
     warning = page.locator(".misjudgement").first
     expect(warning).to_contain_text("are not competitors")

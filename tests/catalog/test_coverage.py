@@ -36,6 +36,9 @@ def test_docs_catalog_md_is_generated_from_the_current_catalog(builtin_catalog):
 
 
 OPERATOR = "nvidia-gpu-operator:clusterpolicy"
+# HAMi's vGPU path: the device plugin and the scheduler that assigns its slices (its dynamic-MIG
+# mode is another owner of the same GPUs, so a pool takes one or the other).
+HAMI_VGPU = "hami:device-plugin,hami:scheduler-extender"
 
 
 @pytest.mark.parametrize(
@@ -46,11 +49,11 @@ OPERATOR = "nvidia-gpu-operator:clusterpolicy"
             [OPERATOR, "volcano:scheduler", "nvidia-mig", "nvidia-device-plugin:mig-mixed"],
             [],
         ),
-        ("B: HAMi + Kueue", [OPERATOR, "hami", "kueue"], []),
+        ("B: HAMi + Kueue", [OPERATOR, *HAMI_VGPU.split(","), "kueue"], []),
         (
             "C: MIG pool + HAMi pool + Volcano",
             [OPERATOR, "volcano:scheduler"],
-            ["hard=nvidia-mig,nvidia-device-plugin:mig-mixed", "shared=hami"],
+            ["hard=nvidia-mig,nvidia-device-plugin:mig-mixed", f"shared={HAMI_VGPU}"],
         ),
     ],
 )

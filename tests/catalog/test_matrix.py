@@ -9,6 +9,7 @@ from django.urls import reverse
 from catalog.matrix.models import MatrixSnapshot
 from catalog.matrix.selectors import matrix_state
 from catalog.matrix.services import matrix_refresh_request, matrix_snapshot_compute
+from catalog.models import PlacementRow
 from catalog.selectors import catalog_revision
 from tests.factories import apply, bundle, placement, project
 
@@ -32,18 +33,32 @@ def matrix_json(builtin_catalog, capsys):
     return json.loads(capsys.readouterr().out)
 
 
-def test_hami_composes_with_volcano(matrix_json):
-    cell = _real_world_pair(matrix_json, "hami/device-plugin", "volcano/scheduler")
+def test_hami_composes_with_kueue_through_its_vgpu_resources(matrix_json):
+    cell = _real_world_pair(matrix_json, "hami/device-plugin", "kueue/controller")
 
     assert cell["verdict"] == "composes"
     assert "competes" not in cell["holds"]
     assert any("resource:nvidia.com/gpumem" in reason for reason in cell["reasons"])
 
 
+def test_volcano_assigns_the_vgpus_of_its_own_device_plugin_not_hamis(matrix_json):
+    # Volcano's deviceshare plugin writes the device assignment the volcano-vgpu plugin reads;
+    # HAMi's plugin needs HAMi's scheduler, so Volcano's wildcard accepts does not bind it.
+    own = _real_world_pair(
+        matrix_json, "volcano-vgpu-device-plugin/device-plugin", "volcano/scheduler"
+    )
+    hami = _real_world_pair(matrix_json, "hami/device-plugin", "volcano/scheduler")
+
+    assert own["verdict"] == "composes"
+    assert any("assigner:volcano-vgpu" in reason for reason in own["reasons"])
+    assert hami["verdict"] == "independent"
+
+
 def test_kueue_composes_with_mig_partitions(matrix_json):
-    cell = _real_world_pair(matrix_json, "kueue/controller", "nvidia-mig/mig-manager")
+    cell = _real_world_pair(matrix_json, "kueue/controller", "nvidia-device-plugin/mig-mixed")
 
     assert cell["verdict"] == "composes"
+    assert any("resource:nvidia.com/mig-" in reason for reason in cell["reasons"])
 
 
 def test_the_nvidia_and_hami_device_plugins_conflict_and_compete(matrix_json):
@@ -179,9 +194,8 @@ def test_the_heatmap_groups_rows_by_layer_and_filters_by_layer(bob_client, compu
     response = bob_client.get(reverse("matrix:page"), {"layer": "control_plane"})
 
     figure = response.context["figure"]
-    assert all(row_id.split("/")[0] in {"hami", "volcano", "kueue", "koordinator", "yunikorn",
-               "scheduler-plugins", "kai-scheduler", "gpushare-scheduler-extender",
-               "kubernetes-dra"} for row_id in figure["data"][0]["y"])  # fmt: skip
+    control_plane = {row.ref for row in PlacementRow.objects.filter(layer__key="control_plane")}
+    assert set(figure["data"][0]["y"]) == control_plane
     assert "volcano/scheduler" in figure["data"][0]["y"]
 
 
@@ -194,7 +208,7 @@ def test_the_pair_page_lists_every_verdict_that_holds(bob_client, computed):
     content = response.content.decode()
     assert response.status_code == 200
     assert "owner:node/nvidia-gpu" in content  # conflicts
-    assert "compare them only after fixing a common unit" in content  # and incomparable
+    assert "fix a common unit before comparing them" in content  # and incomparable
 
 
 def test_an_unknown_pair_is_404(bob_client, computed):
@@ -208,8 +222,10 @@ def test_the_data_plane_by_control_plane_table_marks_what_volcano_can_express(bo
 
     table = dict(response.context["table"])
     controls = response.context["controls"]
-    cell = table["hami/device-plugin"][controls.index("volcano/scheduler")]
+    cell = table["volcano-vgpu-device-plugin/device-plugin"][controls.index("volcano/scheduler")]
     assert cell.expressible
+    # HAMi's vGPU resources need HAMi's scheduler to assign them: Volcano cannot express them.
+    assert not table["hami/device-plugin"][controls.index("volcano/scheduler")].expressible
 
 
 def test_the_matrix_api_returns_the_latest_snapshot_filtered(bob, computed):
@@ -218,11 +234,11 @@ def test_the_matrix_api_returns_the_latest_snapshot_filtered(bob, computed):
     client = APIClient()
     client.force_authenticate(bob)
 
-    body = client.get("/api/v1/matrix/", {"project": ["hami", "volcano"]}).json()
+    body = client.get("/api/v1/matrix/", {"project": ["hami", "kueue"]}).json()
 
     assert body["snapshot"]["catalog_revision"] == catalog_revision()
     assert body["cells"]
-    pair = client.get("/api/v1/matrix/pair/", {"a": "hami/device-plugin", "b": "volcano/scheduler"})
+    pair = client.get("/api/v1/matrix/pair/", {"a": "hami/device-plugin", "b": "kueue/controller"})
     assert pair.json()["verdict"] == "composes"
 
 

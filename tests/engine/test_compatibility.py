@@ -23,9 +23,14 @@ IDENTIFIERS = (
     "capability:gang-scheduling",
     "capability:quota",
     "signal:dcgm/DCGM_FI_DEV_GPU_UTIL",
-    # Baseline identifiers: providing them must never link.
+    # Baseline identifiers: they link only when the kubernetes-dra project provides them.
     "api:kubelet/device-plugin/v1beta1",
+    "api:kubelet/dra-plugin/v1",
+    "api:resource.k8s.io/v1/ResourceClaimTemplate",
     "resource:cpu",
+    # Only one scheduler can assign some resources.
+    "assigner:hami",
+    "assigner:volcano-vgpu",
 )
 PATTERNS = (
     *IDENTIFIERS,
@@ -36,9 +41,13 @@ PATTERNS = (
     "crd:scheduling.volcano.sh/*/PodGroup",
     "signal:dcgm/DCGM_FI_DEV_?PU_UTIL",
     "resource:nvidia.com/gpu[m]em",
+    "api:resource.k8s.io/v1/*",
+    "assigner:hami",
 )
 TOKENS = ("owner:node/nvidia-gpu", "owner:node/amd-gpu", "owner:node/nvidia-mig-layout")
-PROJECTS = ("hami", "volcano", "kueue", "nvidia", "gpustack")
+PROJECTS = ("hami", "volcano", "kueue", "nvidia", "gpustack", "kubernetes-dra")
+POINTS = ("driver_hardware", "runtime_interception", "scheduler", "admission", "platform")
+FUNCTIONS = ("present", "observe", "quota", "gang", "device_placement", "allocation", "serving")
 
 
 def small_set(values: tuple[str, ...], max_size: int = 3) -> st.SearchStrategy[frozenset[str]]:
@@ -56,6 +65,8 @@ def catalogs(draw: st.DrawFn, max_rows: int = 40) -> list[Row]:
                 f"row-{i}",
                 draw(st.sampled_from(LAYERS)),
                 resource_units=draw(small_set(UNITS, 2)),
+                enforcement_points=draw(small_set(POINTS, 2)),
+                functions=draw(small_set(FUNCTIONS, 3)),
                 provides=draw(small_set(IDENTIFIERS)),
                 requires=draw(small_set(PATTERNS, 2)),
                 accepts=draw(small_set(PATTERNS, 2)),
@@ -115,6 +126,8 @@ def test_a_300_row_random_catalog_agrees_with_the_oracle() -> None:
             f"row-{i}",
             rng.choice(LAYERS),
             resource_units=rng.sample(UNITS, rng.randint(0, 2)),
+            enforcement_points=rng.sample(POINTS, rng.randint(0, 2)),
+            functions=rng.sample(FUNCTIONS, rng.randint(0, 3)),
             provides=rng.sample(IDENTIFIERS, rng.randint(0, 3)),
             requires=rng.sample(PATTERNS, rng.randint(0, 2)),
             accepts=rng.sample(PATTERNS, rng.randint(0, 2)),
@@ -136,14 +149,29 @@ def test_counts_tally_each_pair_once_by_its_shown_verdict() -> None:
         "composes": 0,
         "competes": 0,
         "incomparable": 0,
+        "complements": 0,
         "independent": 2,
     }
 
 
 def test_the_holds_bits_follow_the_verdicts_tuple() -> None:
     rows = [
-        Row.create("a", "x", "data_plane", resource_units={"vgpu"}, provides={"crd:x/v1/A"}),
-        Row.create("b", "x", "data_plane", resource_units={"vgpu"}, requires={"crd:*"}),
+        Row.create(
+            "a",
+            "x",
+            "data_plane",
+            resource_units={"vgpu"},
+            functions={"present"},
+            provides={"crd:x/v1/A"},
+        ),
+        Row.create(
+            "b",
+            "x",
+            "data_plane",
+            resource_units={"vgpu"},
+            functions={"present"},
+            requires={"crd:*"},
+        ),
     ]
     matrix = compute_matrix(rows)
     assert matrix.holds[0, 1] == (1 << VERDICTS.index("composes")) | (
@@ -193,3 +221,56 @@ def test_an_empty_catalog_has_an_empty_matrix() -> None:
     assert matrix.verdict.shape == (0, 0)
     assert sum(matrix.counts().values()) == 0
     assert MatrixResult.from_bytes(matrix.to_bytes()).row_ids == ()
+
+
+@settings(max_examples=100, deadline=None)
+@given(catalogs())
+def test_no_pair_whose_only_common_unit_is_none_competes(rows: list[Row]) -> None:
+    matrix = compute_matrix(rows)
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            if not (rows[i].resource_units & rows[j].resource_units) - {"none"}:
+                assert "competes" not in matrix.holds_of(i, j), (rows[i], rows[j])
+
+
+@settings(max_examples=100, deadline=None)
+@given(catalogs())
+def test_a_governance_row_and_a_placement_only_row_never_compete(rows: list[Row]) -> None:
+    governance = {"quota", "fair_sharing", "preemption", "gang"}
+    matrix = compute_matrix(rows)
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            a, b = rows[i], rows[j]
+            if a.layer != "control_plane" or b.layer != "control_plane":
+                continue
+            for governor, helper in ((a, b), (b, a)):
+                if governor.functions & governance and helper.functions <= {"device_placement"}:
+                    assert "competes" not in matrix.holds_of(i, j), (a, b)
+
+
+@settings(max_examples=100, deadline=None)
+@given(catalogs())
+def test_the_shown_verdict_is_the_first_that_holds_in_display_order(rows: list[Row]) -> None:
+    matrix = compute_matrix(rows)
+    for i in range(len(rows)):
+        for j in range(i + 1, len(rows)):
+            holds = matrix.holds_of(i, j)
+            assert holds, (rows[i], rows[j])
+            assert list(holds) == sorted(holds, key=VERDICTS.index)
+            assert matrix.verdict_of(i, j) == holds[0]
+            # Exactly one of the layer-level verdicts holds on one layer, none across layers.
+            layered = {"competes", "incomparable", "complements"} & set(holds)
+            assert len(layered) == (1 if rows[i].layer == rows[j].layer else 0)
+
+
+@settings(max_examples=50, deadline=None)
+@given(catalogs(max_rows=12))
+def test_a_row_is_never_paired_with_itself(rows: list[Row]) -> None:
+    matrix = compute_matrix(rows)
+    for i, row in enumerate(rows):
+        assert matrix.verdict[i, i] == -1
+        assert matrix.holds[i, i] == 0
+        with pytest.raises(ValueError, match="paired with itself"):
+            pair_verdicts(row, row)
+        with pytest.raises(ValueError, match="paired with itself"):
+            matrix.pair(i, i)

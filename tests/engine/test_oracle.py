@@ -17,6 +17,7 @@ def hami_device_plugin(**extra: object) -> Row:
         "provides": {"resource:nvidia.com/gpumem", "resource:nvidia.com/gpu"},
         "requires": {"api:kubelet/device-plugin/v1beta1"},
         "exclusive": {GPU_OWNER},
+        "functions": {"present", "isolate"},
         "isolation": {"memory": "hard", "compute": "soft"},
         "name": "HAMi device-plugin",
     }
@@ -29,6 +30,7 @@ def nvidia_device_plugin(**extra: object) -> Row:
         "resource_units": {"whole_gpu", "time_slice"},
         "provides": {"resource:nvidia.com/gpu", "api:kubelet/device-plugin/v1beta1"},
         "exclusive": {GPU_OWNER},
+        "functions": {"present"},
         "name": "NVIDIA device-plugin",
     }
     fields.update(extra)
@@ -40,6 +42,8 @@ def volcano_scheduler(**extra: object) -> Row:
         "resource_units": {"whole_gpu"},
         "provides": {"capability:gang-scheduling", "crd:scheduling.volcano.sh/v1beta1/PodGroup"},
         "accepts": {"resource:*"},
+        "enforcement_points": {"scheduler"},
+        "functions": {"quota", "gang", "device_placement"},
         "name": "Volcano scheduler",
     }
     fields.update(extra)
@@ -55,7 +59,12 @@ def test_two_device_plugins_for_the_same_gpus_conflict() -> None:
 def test_two_device_plugins_for_the_same_gpus_also_show_how_they_compare() -> None:
     plain = nvidia_device_plugin()
     mig = Row.create(
-        "mig", "plugin", "data_plane", resource_units={"whole_gpu"}, exclusive={GPU_OWNER}
+        "mig",
+        "plugin",
+        "data_plane",
+        resource_units={"whole_gpu"},
+        exclusive={GPU_OWNER},
+        functions={"present"},
     )
     result = pair_verdicts(plain, mig)
     assert result.holds == ("conflicts", "competes")
@@ -149,27 +158,92 @@ def test_baseline_provider_does_not_compose_even_through_a_glob() -> None:
     assert pair_verdicts(provider, consumer).verdict == "independent"
 
 
-def test_same_layer_with_overlapping_units_competes() -> None:
-    a = Row.create("a", "x", "data_plane", resource_units={"whole_gpu", "mig_slice"})
-    b = Row.create("b", "x", "data_plane", resource_units={"whole_gpu"})
+def test_same_layer_common_unit_and_same_job_competes() -> None:
+    a = Row.create(
+        "a", "x", "data_plane", resource_units={"whole_gpu", "mig_slice"}, functions={"present"}
+    )
+    b = Row.create("b", "x", "data_plane", resource_units={"whole_gpu"}, functions={"present"})
     result = pair_verdicts(a, b)
     assert result.verdict == "competes"
     assert result.shared_units == ("whole_gpu",)
+    assert result.shared_functions == ("present",)
     assert result.reasons == (
-        "same layer (data_plane) and overlapping resource units: whole_gpu — alternatives; "
-        "compare isolation, overhead, observability, reconfiguration cost",
+        "same layer (data plane), a common unit (whole GPU) and the same job (resource "
+        "presentation): alternatives — compare isolation, overhead, observability, "
+        "reconfiguration cost",
     )
 
 
-def test_same_layer_with_disjoint_units_is_incomparable() -> None:
-    a = Row.create("a", "x", "data_plane", resource_units={"mig_slice"})
-    b = Row.create("b", "x", "data_plane", resource_units={"time_slice"})
+def test_same_layer_same_job_without_a_common_unit_is_incomparable() -> None:
+    a = Row.create("a", "x", "data_plane", resource_units={"mig_slice"}, functions={"present"})
+    b = Row.create("b", "x", "data_plane", resource_units={"time_slice"}, functions={"present"})
     result = pair_verdicts(a, b)
     assert result.verdict == "incomparable"
     assert result.reasons == (
-        "same layer (data_plane), disjoint units (mig_slice vs time_slice): "
-        "compare them only after fixing a common unit",
+        "same layer (data plane) and the same job (resource presentation) but no common unit "
+        "(MIG slice vs time slice): fix a common unit before comparing them",
     )
+
+
+def test_same_layer_different_jobs_complement_each_other() -> None:
+    exporter = Row.create(
+        "dcgm", "exporter", "data_plane", resource_units={"none"}, functions={"observe"}
+    )
+    labeller = Row.create(
+        "gfd", "labeller", "data_plane", resource_units={"none"}, functions={"label"}
+    )
+    result = pair_verdicts(exporter, labeller)
+    assert result.holds == ("complements",)
+    assert result.reasons == (
+        "same layer (data plane), different jobs: dcgm/exporter does observability, "
+        "gfd/labeller does node labelling — not alternatives; compare them only through "
+        "contracts",
+    )
+
+
+def test_none_is_never_a_common_unit() -> None:
+    a = Row.create("a", "x", "platform", resource_units={"none"}, functions={"cost"})
+    b = Row.create("b", "x", "platform", resource_units={"none"}, functions={"cost"})
+    result = pair_verdicts(a, b)
+    assert result.shared_units == ()
+    assert result.holds == ("incomparable",)
+
+
+def test_a_placement_helper_is_never_an_alternative_to_a_batch_scheduler() -> None:
+    extender = Row.create(
+        "hami",
+        "scheduler-extender",
+        "control_plane",
+        resource_units={"vgpu", "whole_gpu"},
+        functions={"device_placement"},
+    )
+    result = pair_verdicts(extender, volcano_scheduler())
+    assert result.holds == ("complements",)
+    assert result.shared_functions == ()
+
+
+def test_two_placement_helpers_for_the_same_unit_compete() -> None:
+    hami = Row.create(
+        "hami", "ext", "control_plane", resource_units={"vgpu"}, functions={"device_placement"}
+    )
+    gpushare = Row.create(
+        "gpushare", "ext", "control_plane", resource_units={"vgpu"}, functions={"device_placement"}
+    )
+    assert pair_verdicts(hami, gpushare).verdict == "competes"
+
+
+def test_two_governance_rows_compete_on_governance() -> None:
+    kueue = Row.create(
+        "kueue",
+        "controller",
+        "control_plane",
+        resource_units={"whole_gpu"},
+        enforcement_points={"admission"},
+        functions={"quota", "fair_sharing", "preemption"},
+    )
+    result = pair_verdicts(kueue, volcano_scheduler())
+    assert result.verdict == "competes"
+    assert result.shared_functions == ("quota",)
 
 
 def test_different_layers_without_a_contract_are_independent() -> None:
@@ -178,9 +252,73 @@ def test_different_layers_without_a_contract_are_independent() -> None:
     result = pair_verdicts(a, b)
     assert result.holds == ("independent",)
     assert result.reasons == (
-        "different layers (data_plane, control_plane) and no contract between them: "
+        "different layers (data plane, control plane) and no contract between them: "
         "they can coexist; comparing them head-on is a category error",
     )
+
+
+def test_a_row_paired_with_itself_is_not_a_pair() -> None:
+    row = nvidia_device_plugin()
+    with pytest.raises(ValueError, match="paired with itself"):
+        pair_verdicts(row, row)
+
+
+def test_a_scheduler_wildcard_does_not_bind_resources_only_another_scheduler_assigns() -> None:
+    hami = hami_device_plugin(requires={"assigner:hami"})
+    assert pair_verdicts(hami, volcano_scheduler()).holds == ("independent",)
+    assigner = volcano_scheduler(provides={"assigner:hami"})
+    assert "composes" in pair_verdicts(hami, assigner).holds
+
+
+def test_a_queue_wildcard_still_binds_resources_that_need_an_assigner() -> None:
+    hami = hami_device_plugin(requires={"assigner:hami"})
+    kueue = Row.create(
+        "kueue",
+        "controller",
+        "control_plane",
+        enforcement_points={"admission"},
+        functions={"quota"},
+        accepts={"resource:*"},
+    )
+    links = pair_verdicts(hami, kueue).links
+    assert {link.interface for link in links} == {
+        "resource:nvidia.com/gpu",
+        "resource:nvidia.com/gpumem",
+    }
+
+
+def test_a_literal_accepts_of_a_scheduler_binds_whatever_the_assigner() -> None:
+    hami = hami_device_plugin(requires={"assigner:hami"})
+    scheduler = volcano_scheduler(accepts={"resource:nvidia.com/gpumem"})
+    assert pair_verdicts(hami, scheduler).verdict == "composes"
+
+
+def test_baseline_interfaces_bind_when_kubernetes_itself_provides_them() -> None:
+    dra = Row.create(
+        "kubernetes-dra",
+        "resource-api",
+        "data_plane",
+        functions={"present"},
+        provides={"api:kubelet/dra-plugin/v1"},
+    )
+    driver = Row.create(
+        "nvidia-dra-driver-gpu",
+        "gpu-kubelet-plugin",
+        "data_plane",
+        functions={"present"},
+        requires={"api:kubelet/dra-plugin/v1"},
+        provides={"api:kubelet/dra-plugin/v1"},
+    )
+    other = Row.create(
+        "amd-gpu-dra-driver",
+        "kubelet-plugin",
+        "data_plane",
+        functions={"present"},
+        requires={"api:kubelet/dra-plugin/v1"},
+    )
+    assert pair_verdicts(dra, driver).verdict == "composes"
+    # A driver that implements the API offers nothing to another driver.
+    assert "composes" not in pair_verdicts(driver, other).holds
 
 
 def test_a_contract_across_layers_rules_out_independent() -> None:
@@ -196,17 +334,29 @@ def test_conflicts_comes_before_composes() -> None:
     provider = nvidia_device_plugin()
     consumer = hami_device_plugin(requires={"resource:nvidia.com/gpu"})
     result = pair_verdicts(provider, consumer)
-    assert result.holds == ("conflicts", "composes", "incomparable")
+    assert result.holds == ("conflicts", "composes", "incomparable")  # same job, no common unit
     assert result.verdict == "conflicts"
     assert len(result.reasons) == 3
 
 
 def test_holds_follow_the_display_order() -> None:
     a = Row.create(
-        "a", "x", "data_plane", resource_units={"vgpu"}, exclusive={"t"}, provides={"crd:x/v1/A"}
+        "a",
+        "x",
+        "data_plane",
+        resource_units={"vgpu"},
+        exclusive={"t"},
+        provides={"crd:x/v1/A"},
+        functions={"present"},
     )
     b = Row.create(
-        "b", "x", "data_plane", resource_units={"vgpu"}, exclusive={"t"}, accepts={"crd:*"}
+        "b",
+        "x",
+        "data_plane",
+        resource_units={"vgpu"},
+        exclusive={"t"},
+        accepts={"crd:*"},
+        functions={"present"},
     )
     result = pair_verdicts(a, b)
     assert result.holds == ("conflicts", "composes", "competes")

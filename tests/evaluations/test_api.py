@@ -227,6 +227,7 @@ def test_the_comparison_endpoint_reports_misjudgements(cast):
             "candidates": [
                 {"row": "hami/device-plugin", "alternative_group": "x"},
                 {"row": "volcano/scheduler", "alternative_group": "x"},
+                {"row": "time-slicer/plugin"},
             ]
         },
         format="json",
@@ -235,7 +236,11 @@ def test_the_comparison_endpoint_reports_misjudgements(cast):
     body = api(cast.dave).get(endpoint(evaluation, "comparison/")).json()
 
     assert [m["kind"] for m in body["misjudgements"]] == ["cross_layer"]
-    assert body["contracts"][0]["verdict"] == "composes"
+    assert [(c["a"], c["b"]) for c in body["conflicts"]] == [
+        ("hami/device-plugin", "time-slicer/plugin")
+    ]
+    hami_volcano = [p for p in body["pairs"] if p["projects"] == ["hami", "volcano"]]
+    assert hami_volcano[0]["verdict"] == "composes"
 
 
 def test_the_schema_documents_the_evaluation_endpoints_and_their_errors(cast):

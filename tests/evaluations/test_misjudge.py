@@ -1,4 +1,4 @@
-"""Misjudgement warnings for candidates put up as alternatives, and same-layer same-unit groups."""
+"""Misjudgement warnings for candidates put up as alternatives."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from django.conf import settings
 from catalog.engine.rows import Row, row_from_bundle
 from evaluations.engine.misjudge import (
     CROSS_LAYER,
+    DIFFERENT_JOBS,
     NO_COMMON_UNIT,
     PLATFORM_AS_MECHANISM,
-    comparison_groups,
     misjudgements,
 )
 
@@ -34,18 +34,33 @@ def candidates(catalog: dict[str, Row], *ids: str) -> list[Row]:
     return [catalog[i] for i in ids]
 
 
-def test_hami_device_plugin_and_volcano_scheduler_are_not_competitors_but_compose(catalog):
-    found = misjudgements(candidates(catalog, "volcano/scheduler", "hami/device-plugin"))
+def test_hami_device_plugin_and_kueue_are_not_competitors_but_compose(catalog):
+    found = misjudgements(candidates(catalog, "kueue/controller", "hami/device-plugin"))
 
     assert [m.kind for m in found] == [CROSS_LAYER]
     message = found[0].message
     assert message.startswith(
-        "HAMi device-plugin (data plane) and Volcano scheduler (control plane) are not "
+        "HAMi device-plugin (data plane) and Kueue controller (control plane) are not "
         "competitors — they compose through"
     )
     assert "resource:nvidia.com/gpumem" in message
     assert {link.interface for link in found[0].links} >= {"resource:nvidia.com/gpumem"}
-    assert found[0].rows == ("hami/device-plugin", "volcano/scheduler")
+    assert found[0].rows == ("hami/device-plugin", "kueue/controller")
+
+
+def test_hami_device_plugin_and_volcano_are_not_competitors_either(catalog):
+    found = misjudgements(candidates(catalog, "volcano/scheduler", "hami/device-plugin"))
+
+    assert [m.kind for m in found] == [CROSS_LAYER]
+    assert found[0].message.startswith(
+        "HAMi device-plugin (data plane) and Volcano scheduler (control plane) are not competitors"
+    )
+
+
+def test_two_rows_of_one_project_are_never_a_misjudgement(catalog):
+    found = misjudgements(candidates(catalog, "hami/device-plugin", "hami/scheduler-extender"))
+
+    assert found == []
 
 
 def test_rows_of_different_layers_without_a_contract_can_coexist(catalog):
@@ -89,7 +104,7 @@ def test_a_platform_put_up_alone_with_platforms_is_not_a_mechanism_misjudgement(
 
 def test_same_layer_rows_with_disjoint_units_need_a_common_unit_first(catalog):
     found = misjudgements(
-        candidates(catalog, "nvidia-device-plugin/whole-gpu", "nvidia-device-plugin/time-slicing")
+        candidates(catalog, "nvidia-device-plugin/whole-gpu", "intel-gpu-device-plugin/shared-dev")
     )
 
     assert [m.kind for m in found] == [NO_COMMON_UNIT]
@@ -97,8 +112,17 @@ def test_same_layer_rows_with_disjoint_units_need_a_common_unit_first(catalog):
     assert "(time_slice vs whole_gpu)" in found[0].message
 
 
+def test_same_layer_rows_doing_different_jobs_are_not_alternatives(catalog):
+    found = misjudgements(candidates(catalog, "hami/scheduler-extender", "kueue/controller"))
+
+    assert [m.kind for m in found] == [DIFFERENT_JOBS]
+    assert "do different jobs (device placement vs" in found[0].message
+
+
 def test_same_layer_rows_sharing_a_unit_are_a_fair_comparison(catalog):
-    found = misjudgements(candidates(catalog, "hami/device-plugin", "volcano/vgpu-device-plugin"))
+    found = misjudgements(
+        candidates(catalog, "hami/device-plugin", "volcano-vgpu-device-plugin/device-plugin")
+    )
 
     assert found == []
 
@@ -110,44 +134,19 @@ def test_misjudgements_do_not_depend_on_the_order_candidates_come_in(catalog):
     backward = misjudgements(candidates(catalog, *reversed(ids)))
 
     assert [m.to_dict() for m in forward] == [m.to_dict() for m in backward]
-    # HAMi (vgpu, memory_compute_quota) and MIG (mig_slice) share a layer but no unit.
+    # HAMi's device plugin presents and isolates; MIG Manager partitions: different jobs.
     assert [m.kind for m in forward] == [
         CROSS_LAYER,
         CROSS_LAYER,
         PLATFORM_AS_MECHANISM,
-        NO_COMMON_UNIT,
+        DIFFERENT_JOBS,
     ]
 
 
 def test_a_misjudgement_serialises_to_json(catalog):
-    found = misjudgements(candidates(catalog, "hami/device-plugin", "volcano/scheduler"))
+    found = misjudgements(candidates(catalog, "hami/device-plugin", "kueue/controller"))
 
     data = json.loads(json.dumps([m.to_dict() for m in found]))
 
     assert data[0]["kind"] == CROSS_LAYER
     assert data[0]["links"][0]["provider"] == "hami/device-plugin"
-
-
-def test_a_row_with_several_units_sits_in_each_of_its_groups(catalog):
-    groups = comparison_groups(
-        candidates(catalog, "volcano/vgpu-device-plugin", "hami/device-plugin")
-    )
-
-    assert groups == {
-        ("data_plane", "memory_compute_quota"): [
-            "hami/device-plugin",
-            "volcano/vgpu-device-plugin",
-        ],
-        ("data_plane", "mig_slice"): ["volcano/vgpu-device-plugin"],
-        ("data_plane", "vgpu"): ["hami/device-plugin", "volcano/vgpu-device-plugin"],
-    }
-
-
-def test_groups_never_mix_layers_and_follow_layer_order(catalog):
-    groups = comparison_groups(
-        candidates(catalog, "volcano/scheduler", "nvidia-device-plugin/whole-gpu")
-    )
-
-    assert groups[("data_plane", "whole_gpu")] == ["nvidia-device-plugin/whole-gpu"]
-    assert groups[("control_plane", "whole_gpu")] == ["volcano/scheduler"]
-    assert next(iter(groups)) == ("data_plane", "whole_gpu")

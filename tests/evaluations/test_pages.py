@@ -202,10 +202,15 @@ def test_same_layer_same_unit_candidates_share_a_comparison_table(client, cast):
 
     response = page(client, cast.bob, "evaluations:comparison", evaluation)
 
-    groups = {(g["layer"], g["unit"]): g for g in response.context["comparison"].groups}
-    shared = groups[("data_plane", "memory_compute_quota")]
+    [shared] = response.context["comparison"].groups
+    assert shared["group"].units == ("memory_compute_quota",)
+    assert shared["group"].functions == ("present",)
     assert [c.row.ref for c in shared["candidates"]] == ["hami/device-plugin", "time-slicer/plugin"]
     assert response.context["comparison"].misjudgements == []
+    # Both advertise the node's NVIDIA GPUs: the conflict comes first, in red.
+    content = response.content.decode()
+    assert 'class="alert alert-error conflict"' in content
+    assert content.index("alert-error conflict") < content.index("compare-group")
 
 
 def test_cross_layer_pairs_are_shown_as_contract_checks_only(client, cast):
@@ -213,8 +218,10 @@ def test_cross_layer_pairs_are_shown_as_contract_checks_only(client, cast):
 
     response = page(client, cast.bob, "evaluations:comparison", evaluation)
 
-    [pair] = response.context["comparison"].contracts
+    [pair] = response.context["facts"].pairs
     assert pair.verdict == "composes"
+    assert pair.projects == ("hami", "volcano")
+    assert "HAMi and Volcano compose through 1 interface(s)" in response.content.decode()
     assert "resource:nvidia.com/gpumem" in response.content.decode()
     assert response.context["comparison"].misjudgements == []
 

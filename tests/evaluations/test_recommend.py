@@ -48,10 +48,12 @@ MIXED = {
 
 
 def load_builtin_catalog() -> list[Row]:
+    """The built-in rows a recommendation may use (as catalog.selectors.recommendable_rows)."""
     return [
         row_from_bundle(project["slug"], placement, project_name=project["name"])
         for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
         for project in yaml.safe_load(path.read_text())["projects"]
+        if "unmaintained" not in project.get("tags", [])
         for placement in project["placements"]
     ]
 
@@ -101,10 +103,13 @@ def test_a_mixed_profile_ranks_a_mig_pool_beside_a_hami_pool_under_volcano_in_it
 ):
     top = ranked["mixed"][:3]
 
+    # HAMi's vGPU under Volcano is the volcano-vgpu plugin (HAMi-core, maintained by HAMi):
+    # Volcano assigns its slices; HAMi's own plugin needs HAMi's scheduler.
+    hami_pools = ({"hami/device-plugin"}, {"volcano-vgpu-device-plugin/device-plugin"})
     assert any(
         r.shape == "C"
         and is_mig_data_plane(r.pools[HARD_POOL])
-        and "hami/device-plugin" in r.pools[SHARED_POOL]
+        and any(rows <= set(r.pools[SHARED_POOL]) for rows in hami_pools)
         and "volcano/scheduler" in r.cluster_wide
         for r in top
     ), [(r.shape, r.pools, r.cluster_wide) for r in top]
@@ -283,3 +288,51 @@ def test_any_profile_gets_only_stacks_that_pass_the_stack_check(catalog, profile
         assert recommendation.report.ok
         assert recommendation.shape in {"A", "B", "C"}
         assert (recommendation.shape == "C") == (len(recommendation.pools) == 2)
+
+
+HARD_P99 = {
+    "workload_types": ["training", "online_inference", "interactive"],
+    "primary_objective": "p99_latency",
+    "p99_target_ms": 200,
+    "jitter_tolerance": "low",
+    "isolation": "hard",
+    "failure_semantics": "incident",
+    "tenancy": "multi",
+    "priorities": ["isolation", "observability", "cost", "compatibility"],
+}
+
+
+def _honours_hard_isolation(recommendation: Recommendation, rows: dict[str, Row]) -> bool:
+    return not any("hard isolation is demanded" in m for m in recommendation.missing)
+
+
+def test_online_inference_demanding_hard_isolation_is_never_put_on_a_shared_pool(catalog):
+    ranked = recommend(Profile.from_dict(HARD_P99), catalog, limit=10)
+
+    for recommendation in ranked:
+        if recommendation.shape == "C":
+            assert "online_inference" not in recommendation.explanation.split("Pool shared")[-1]
+    assert _honours_hard_isolation(ranked[0], {r.id: r for r in catalog})
+
+
+def test_a_stack_below_the_demanded_isolation_ranks_below_every_stack_that_honours_it(catalog):
+    # A small catalog, so that every drafted stack is ranked, breaking ones included.
+    projects = {"hami", "nvidia-device-plugin", "nvidia-mig", "kueue", "dcgm-exporter",
+                "nvidia-gpu-operator", "nvidia-container-toolkit"}  # fmt: skip
+    small = [r for r in catalog if r.project in projects]
+    by_id = {r.id: r for r in small}
+    ranked = recommend(Profile.from_dict(HARD_P99), small, limit=500)
+
+    honouring = [_honours_hard_isolation(r, by_id) for r in ranked]
+    assert True in honouring and False in honouring, [r.missing for r in ranked]
+    # Once a stack breaks the demand, no honouring stack follows it.
+    assert honouring == sorted(honouring, reverse=True)
+    breach = ranked[honouring.index(False)]
+    assert any("online_inference" in m for m in breach.missing), breach.missing
+
+
+@pytest.mark.parametrize("name", ["training", "inference", "mixed"])
+def test_the_shown_score_is_what_the_ranking_follows(ranked, name):
+    scores = [recommendation.score for recommendation in ranked[name]]
+
+    assert scores == sorted(scores, reverse=True)

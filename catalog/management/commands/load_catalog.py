@@ -9,7 +9,25 @@ from django.core.management.base import BaseCommand, CommandError
 
 from catalog.engine.bundle import BundleInvalid
 from catalog.imports.parsing import BundleParseError, merge_bundles, read_document
-from catalog.services import bundle_apply
+from catalog.models import PlacementRow
+from catalog.services import bundle_apply, placement_row_delete
+
+RETIRED_FILE = "retired-rows.txt"
+
+
+def retired_rows(folder: Path) -> list[tuple[str, str, str]]:
+    """(project, key, reason) of built-in rows an audit moved or removed."""
+    path = folder / RETIRED_FILE
+    if not path.exists():
+        return []
+    found = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        ref, _, reason = line.partition("#")
+        ref = ref.strip()
+        if ref:
+            project, _, key = ref.partition("/")
+            found.append((project, key, reason.strip()))
+    return found
 
 
 class Command(BaseCommand):
@@ -53,9 +71,23 @@ class Command(BaseCommand):
                 allowed = f" (allowed: {', '.join(error.allowed)})" if error.allowed else ""
                 lines.append(f"  {text}: {error.message}{allowed}")
             raise CommandError("the built-in catalog is invalid:\n" + "\n".join(lines)) from exc
+        retired = self._retire(folder, dry_run=options["dry_run"])
         counts = result.counts()
         verb = "would change" if options["dry_run"] else "changed"
         self.stdout.write(
             f"{len(files)} files: projects {counts['projects']}, rows {counts['rows']}; "
-            f"{result.changed} items {verb}"
+            f"{result.changed + retired} items {verb}"
         )
+
+    def _retire(self, folder: Path, *, dry_run: bool) -> int:
+        """Delete built-in rows listed as retired that this database still has (history kept)."""
+        retired = 0
+        for project, key, reason in retired_rows(folder):
+            row = PlacementRow.objects.filter(project__slug=project, key=key).first()
+            if row is None:
+                continue
+            retired += 1
+            self.stdout.write(f"retired {project}/{key}: {reason}")
+            if not dry_run:
+                placement_row_delete(row=row, source=f"load_catalog: retired ({reason})"[:200])
+        return retired

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.selectors import engine_rows
+from catalog.selectors import recommendable_rows
 from evaluations.engine.cli import recommend_json
 
 
@@ -23,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         profile = self._read(options["profile"])
         try:
-            ranked = recommend_json(profile, engine_rows(), options["limit"])
+            ranked = recommend_json(profile, recommendable_rows(), options["limit"])
         except ValueError as exc:
             raise CommandError(f"invalid profile: {exc}") from exc
         if options["json"]:
