@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 from catalog.engine.baseline import binds
 from catalog.engine.functions import comparable_functions
 from catalog.engine.rows import Row
 from catalog.engine.text import Text, _, joined
-from catalog.engine.words import FUNCTION_WORDS, LAYER_WORDS, UNIT_WORDS, words
+from catalog.engine.words import LAYER_WORDS, function_words, unit_words
 
 # Display order: a cell shows the first verdict that holds. Bit i of a holds flag is VERDICTS[i].
 VERDICTS: tuple[str, ...] = (
@@ -102,18 +103,36 @@ def is_pattern(identifier: str) -> bool:
     return not _GLOB_CHARS.isdisjoint(identifier)
 
 
+@lru_cache(maxsize=1 << 14)
+def _offered(project: str, provides: frozenset[str]) -> tuple[str, ...]:
+    """What a row's provides can bind (baseline interfaces only from their defining project)."""
+    return tuple(i for i in provides if binds(i, project))
+
+
+@lru_cache(maxsize=1 << 14)
+def _literal_prefix(pattern: str) -> str:
+    return pattern[: next(i for i, c in enumerate(pattern) if c in _GLOB_CHARS)]
+
+
 def links_between(provider: Row, consumer: Row) -> list[Link]:
     """Every provides of `provider` matched by a requires/accepts pattern of `consumer`."""
+    offered = _offered(provider.project, provider.provides)
+    if not offered:
+        return []
     restricted = wildcard_restricted(provider, consumer)
-    offered = [i for i in provider.provides if binds(i, provider.project)]
-    links = [
-        Link(provider.id, consumer.id, interface, pattern, relation)
-        for relation, patterns in (("requires", consumer.requires), ("accepts", consumer.accepts))
-        for pattern in patterns
-        if not (restricted and is_pattern(pattern))
-        for interface in offered
-        if fnmatchcase(interface, pattern)
-    ]
+    links = []
+    for relation, patterns in (("requires", consumer.requires), ("accepts", consumer.accepts)):
+        for pattern in patterns:
+            if not is_pattern(pattern):  # most patterns are literal identifiers
+                if pattern in offered:
+                    links.append(Link(provider.id, consumer.id, pattern, pattern, relation))
+            elif not restricted:
+                prefix = _literal_prefix(pattern)
+                links.extend(
+                    Link(provider.id, consumer.id, interface, pattern, relation)
+                    for interface in offered
+                    if interface.startswith(prefix) and fnmatchcase(interface, pattern)
+                )
     # Sets have no order; sort once so results (and reasons) are reproducible.
     return sorted(
         links, key=lambda link: (link.interface, link.relation != "requires", link.pattern)
@@ -148,11 +167,11 @@ def common_functions(r: Row, s: Row) -> frozenset[str]:
 
 def _jobs(row: Row) -> Text:
     jobs = comparable_functions(row.layer, row.functions)
-    return words(FUNCTION_WORDS, jobs) if jobs else _("no listed job")
+    return function_words(jobs) if jobs else _("no listed job")
 
 
 def _units(row: Row) -> Text:
-    return words(UNIT_WORDS, row.resource_units) if row.resource_units else _("no unit listed")
+    return unit_words(row.resource_units) if row.resource_units else _("no unit listed")
 
 
 def pair_verdicts(r: Row, s: Row) -> PairResult:
@@ -190,8 +209,8 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
                     "(%(functions)s): alternatives — compare isolation, overhead, "
                     "observability, reconfiguration cost",
                     layer=layer,
-                    units=words(UNIT_WORDS, shared_units),
-                    functions=words(FUNCTION_WORDS, shared_functions),
+                    units=unit_words(shared_units),
+                    functions=function_words(shared_functions),
                 )
             )
         elif shared_functions:
@@ -201,7 +220,7 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
                     "same layer (%(layer)s) and the same job (%(functions)s) but no common unit "
                     "(%(a)s vs %(b)s): fix a common unit before comparing them",
                     layer=layer,
-                    functions=words(FUNCTION_WORDS, shared_functions),
+                    functions=function_words(shared_functions),
                     a=_units(r),
                     b=_units(s),
                 )

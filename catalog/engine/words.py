@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import lru_cache
 
 from catalog.engine.text import Text, _, joined
 
@@ -51,3 +52,18 @@ def word(table: dict[str, Text], key: str) -> str:
 def words(table: dict[str, Text], keys: Iterable[str]) -> Text:
     """Several keys in words, in a stable order, joined by commas."""
     return joined(", ", [word(table, key) for key in sorted(keys)])
+
+
+# The matrix explains many pairs with the same few unit and function sets: say each set once.
+@lru_cache(maxsize=4096)
+def _said(kind: str, keys: tuple[str, ...]) -> Text:
+    table = UNIT_WORDS if kind == "unit" else FUNCTION_WORDS
+    return joined(", ", [word(table, key) for key in keys])
+
+
+def unit_words(keys: Iterable[str]) -> Text:
+    return _said("unit", tuple(sorted(keys)))
+
+
+def function_words(keys: Iterable[str]) -> Text:
+    return _said("function", tuple(sorted(keys)))

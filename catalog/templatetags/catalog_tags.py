@@ -41,7 +41,8 @@ def function_names(keys) -> list[str]:
     is admin-editable; cached for a minute)."""
     terms = cache.get_or_set("catalog:function-terms", _function_terms, 60)
     chinese = (translation.get_language() or "en").lower().startswith("zh")
-    return [terms.get(key, (key, key))[1 if chinese else 0] for key in keys or ()]
+    ordered = keys if isinstance(keys, list | tuple) else sorted(keys or ())
+    return [terms.get(key, (key, key))[1 if chinese else 0] for key in ordered]
 
 
 @register.filter
