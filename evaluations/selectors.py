@@ -293,3 +293,20 @@ def audit_for(evaluation: Evaluation, *, limit: int = 100) -> QuerySet[AuditEntr
 
 def reviews_for(evaluation: Evaluation) -> QuerySet:
     return evaluation.reviews.select_related("reviewer")
+
+
+# Audit actions that change what a review looks at.
+EDIT_ACTIONS = ("created", "step_saved", "decided")
+
+
+def evaluation_editors(evaluation: Evaluation) -> set[int]:
+    """Everyone who wrote any part of the evaluation: its creator and each editor of a step or the
+    decision. None of them may approve it (review independence)."""
+    editors = set(
+        AuditEntry.objects.filter(evaluation=evaluation, action__in=EDIT_ACTIONS)
+        .exclude(actor=None)
+        .values_list("actor_id", flat=True)
+    )
+    if evaluation.created_by_id:
+        editors.add(evaluation.created_by_id)
+    return editors

@@ -29,8 +29,13 @@ from evaluations.models import (
     UnitChoice,
     Verdict,
 )
-from evaluations.selectors import placement_rows_by_ref
+from evaluations.selectors import evaluation_editors, placement_rows_by_ref
 from evaluations.workflow import EvaluationWorkflow
+
+# A stack splits into a handful of node pools (METHOD shape C has two); bounds keep a decision's
+# JSON, its audit entry and its stack check small.
+MAX_POOLS = 20
+MAX_POOL_NAME = 40
 
 PROFILE_FIELDS: tuple[str, ...] = (
     "workload_types",
@@ -341,6 +346,11 @@ def evaluation_decide(
         for name, refs in (pools or {}).items()
         if name.strip() and refs
     }
+    if len(pools) > MAX_POOLS or any(len(name) > MAX_POOL_NAME for name in pools):
+        message = _("At most {count} node pools, each named in {length} characters.").format(
+            count=MAX_POOLS, length=MAX_POOL_NAME
+        )
+        raise InvalidInput(message, errors={"pools": [message]})
     try:
         check_stack(engine_rows(rows=_rows_queryset(known)), pools or None)
     except ValueError as exc:
@@ -417,6 +427,10 @@ def evaluation_review(
     evaluation = evaluation_lock(evaluation)
     if evaluation.created_by_id == actor.pk:
         raise NotAllowed(_("An author cannot review their own evaluation."))
+    if verdict == Verdict.APPROVE and actor.pk in evaluation_editors(evaluation):
+        raise NotAllowed(
+            _("You edited this evaluation, so you cannot approve it: ask a reviewer who did not.")
+        )
     step_comments = {
         step: text.strip()
         for step, text in (step_comments or {}).items()

@@ -72,7 +72,7 @@ def evaluation_create_view(request):
 def evaluation_detail_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
     role = selectors.user_role_in(evaluation, request.user)
-    is_author = evaluation.created_by_id == request.user.pk
+    is_author = request.user.pk in selectors.evaluation_editors(evaluation)
     can_review = (
         selectors.role_allows(role, Role.REVIEWER)
         and not is_author
@@ -229,7 +229,7 @@ def evaluation_decision_view(request, pk: int):
             [candidate.row.ref for candidate in candidates] + (decision.rows if decision else [])
         )
     )
-    if request.method == "POST" and request.POST.get("adopt"):
+    if request.method == "POST" and request.POST.get("adopt", "").isdigit():
         return _adopt_recommendation(request, evaluation, int(request.POST["adopt"]))
     initial = DecisionForm.initial_from(decision, refs)
     if decision is None or not decision.risks:

@@ -60,6 +60,7 @@ PROJECT_KEYS = (
     "description",
     "tags",
 )
+MESSAGE_LIMIT = 500
 INTERFACE_RELATIONS = ("signals", "provides", "requires", "accepts", "exclusive")
 ISOLATION_ASPECTS = ("memory", "compute", "fault")
 COST_ASPECTS = ("performance", "reconfiguration", "intrusiveness", "compatibility")
@@ -83,6 +84,11 @@ class BundleError:
     path: str
     message: str
     allowed: tuple[str, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        # Validator messages quote the offending value; a hostile bundle's value can be huge.
+        if len(self.message) > MESSAGE_LIMIT:
+            object.__setattr__(self, "message", self.message[: MESSAGE_LIMIT - 1] + "…")
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"path": self.path, "message": self.message}

@@ -1,4 +1,9 @@
-"""Reading bundle files and request bodies: JSON or YAML, parsed safely, errors with positions."""
+"""Reading bundle files and request bodies: JSON or YAML, parsed safely, errors with positions.
+
+Vendor data is untrusted, so the shape of a document is bounded while it is parsed, before any
+validation walks it: YAML aliases are refused (a few hundred bytes of anchors expand to
+gigabytes), and nesting depth, node count and string length are capped.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +13,67 @@ from typing import Any
 
 import yaml
 
+# A bundle is at most ~7 levels deep; a 10,000-row import has ~500,000 nodes.
+MAX_DEPTH = 32
+MAX_NODES = 2_000_000
+MAX_STRING = 100_000
+
 
 class BundleParseError(ValueError):
     """The text is not well-formed JSON or YAML; the message carries the parser's position."""
+
+
+def _where(mark) -> str:
+    return f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses aliases and stops past the depth and node caps."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._nodes = 0
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            event = self.peek_event()
+            raise BundleParseError(
+                f"invalid YAML: aliases (*{event.anchor}) are not allowed{_where(event.start_mark)}"
+            )
+        self._depth += 1
+        self._nodes += 1
+        if self._depth > MAX_DEPTH:
+            mark = self.peek_event().start_mark
+            raise BundleParseError(f"invalid YAML: nested deeper than {MAX_DEPTH}{_where(mark)}")
+        if self._nodes > MAX_NODES:
+            raise BundleParseError(f"invalid YAML: more than {MAX_NODES} values")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _check_shape(document: Any) -> None:
+    """Depth, size and string caps for a parsed document, walked without recursion."""
+    stack = [(document, 1)]
+    nodes = 0
+    while stack:
+        value, depth = stack.pop()
+        nodes += 1
+        if depth > MAX_DEPTH:
+            raise BundleParseError(f"the document is nested deeper than {MAX_DEPTH} levels")
+        if nodes > MAX_NODES:
+            raise BundleParseError(f"the document holds more than {MAX_NODES} values")
+        if isinstance(value, str):
+            if len(value) > MAX_STRING:
+                raise BundleParseError(
+                    f"a value is longer than {MAX_STRING} characters: {value[:60]!r}…"
+                )
+        elif isinstance(value, dict):
+            stack.extend((item, depth + 1) for pair in value.items() for item in pair)
+        elif isinstance(value, list):
+            stack.extend((item, depth + 1) for item in value)
 
 
 def parse_document(text: str, *, hint: str = "") -> Any:
@@ -18,18 +81,27 @@ def parse_document(text: str, *, hint: str = "") -> Any:
     stripped = text.lstrip()
     if hint == "json" or (hint != "yaml" and stripped[:1] in ("{", "[")):
         try:
-            return json.loads(text)
+            document = json.loads(text)
         except json.JSONDecodeError as exc:
             raise BundleParseError(
                 f"invalid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
             ) from exc
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise BundleParseError(f"invalid YAML: {problem}{where}") from exc
+        except RecursionError as exc:
+            raise BundleParseError(f"invalid JSON: nested deeper than {MAX_DEPTH}") from exc
+    else:
+        loader = _BoundedLoader(text)
+        try:
+            document = loader.get_single_data()
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            problem = getattr(exc, "problem", None) or str(exc)
+            raise BundleParseError(f"invalid YAML: {problem}{_where(mark)}") from exc
+        except RecursionError as exc:
+            raise BundleParseError(f"invalid YAML: nested deeper than {MAX_DEPTH}") from exc
+        finally:
+            loader.dispose()
+    _check_shape(document)
+    return document
 
 
 def read_document(path: Path) -> Any:

@@ -16,6 +16,7 @@ from catalog.engine.map_layout import (
     MapLayout,
 )
 from catalog.engine.rows import Row
+from catalog.figure_text import plain
 
 LAYER_COLOURS = {"platform": "#7c3aed", "control_plane": "#0369a1", "data_plane": "#047857"}
 BAND_FILLS = {"platform": "#f6f1ff", "control_plane": "#eef7fc", "data_plane": "#eef9f4"}
@@ -110,8 +111,8 @@ def _figure(
         outlines.append("#0f172a" if lit else "#ffffff")
         widths.append(2.5 if lit else 1.2)
         if labels:
-            name = _short(names[row.id] or row.project, 15)
-            key = f"<br><span style='color:#64748b'>{_short(row.key, 15)}</span>"
+            name = plain(_short(names[row.id] or row.project, 15))
+            key = f"<br><span style='color:#64748b'>{plain(_short(row.key, 15))}</span>"
             texts.append(name + (key if rows_per_project[row.project] > 1 else ""))
     node_trace = {
         "x": xs,
@@ -221,7 +222,9 @@ def _edge_markers(
     SVG maps get one marker trace per style, grouped with its lines so a legend click hides
     both; WebGL maps get a single trace, to stay within the browser's few WebGL contexts.
     """
-    label = {row.id: f"{names.get(row.id) or row.project} · {row.key}" for row in catalog.rows}
+    label = {
+        row.id: plain(f"{names.get(row.id) or row.project} · {row.key}") for row in catalog.rows
+    }
     groups: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
     for edge in layout.edges:
         if edge.kind == "project":
@@ -238,14 +241,14 @@ def _edge_markers(
             more = "<br>…" if len(edge.labels) > 6 else ""
             text = (
                 f"<b>{label[edge.source]}</b> → <b>{label[edge.target]}</b><br>"
-                + "<br>".join(edge.labels[:6])
+                + "<br>".join(plain(interface) for interface in edge.labels[:6])
                 + more
             )
             symbol, colour = ("circle" if webgl else "arrow"), COMPOSES_COLOUR
         else:
             text = f"<b>{label[edge.source]}</b> ✕ <b>{label[edge.target]}</b><br>" + _(
                 "conflict: both hold %(tokens)s"
-            ) % {"tokens": ", ".join(edge.labels)}
+            ) % {"tokens": plain(", ".join(edge.labels))}
             symbol, colour = "x-thin-open", "rgba(220,38,38,0.6)"
         dim = bool(highlighted) and not (edge.source in highlighted and edge.target in highlighted)
         colour = "rgba(148,163,184,0.35)" if dim else colour
@@ -297,7 +300,7 @@ def _legend_traces(catalog: MapCatalog, symbol_of: Mapping[str, str]) -> list[di
             "type": "scatter",
             "x": [None],
             "y": [None],
-            "name": name,
+            "name": plain(name),
             "mode": "markers",
             "marker": {"symbol": symbol_of[key], "color": "#94a3b8", "size": 10},
             "hoverinfo": "skip",
@@ -332,7 +335,7 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
                 "y": index + 0.985,
                 "xanchor": "left",
                 "yanchor": "top",
-                "text": f"<b>{catalog.layers.get(band, band)}</b>",
+                "text": f"<b>{plain(catalog.layers.get(band, band))}</b>",
                 "showarrow": False,
                 "font": {"size": 13, "color": LAYER_COLOURS[band]},
             }
@@ -404,7 +407,7 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
         "xaxis": {
             "range": [-pad, layout.width + pad],
             "tickvals": [round(column.centre, 3) for column in layout.columns],
-            "ticktext": [catalog.units.get(c.unit, c.unit) for c in layout.columns],
+            "ticktext": [plain(catalog.units.get(c.unit, c.unit)) for c in layout.columns],
             "showgrid": False,
             "zeroline": False,
             "fixedrange": False,

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.compatibility import MatrixResult
 from catalog.engine.oracle import VERDICTS, pair_verdicts
+from catalog.figure_text import plain
 from catalog.matrix.selectors import CellFilter, localized_reasons, selected_indices
 from catalog.models import Layer
 
@@ -54,11 +55,13 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
                 text_row.append("")
                 continue
             z_row.append(VERDICTS.index(verdict))
-            hover = f"<b>{rows[i].id}</b> × <b>{rows[j].id}</b><br>{labels[verdict]}"
+            hover = f"<b>{plain(rows[i].id)}</b> × <b>{plain(rows[j].id)}</b><br>{labels[verdict]}"
             if explain:
                 detail = pair_verdicts(rows[i], rows[j])
                 reasons = localized_reasons(detail)
-                hover += "<br>" + "<br>".join(_wrap(reason) for _verdict, reason in reasons[:2])
+                hover += "<br>" + "<br>".join(
+                    _wrap(plain(reason)) for _verdict, reason in reasons[:2]
+                )
             text_row.append(hover)
         z.append(z_row)
         text.append(text_row)
@@ -137,7 +140,7 @@ def _layer_bands(layers: list[str]) -> tuple[list[dict], list[dict]]:
                                "x1": len(layers) - 0.5, "line": line})  # fmt: skip
             annotations.append(
                 {
-                    "text": f"<b>{names.get(layers[start], layers[start])}</b>",
+                    "text": f"<b>{plain(names.get(layers[start], layers[start]))}</b>",
                     "x": 1.01,
                     "xref": "paper",
                     "y": (start + position - 1) / 2,

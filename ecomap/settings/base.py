@@ -47,6 +47,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ecomap.middleware.BodySizeMiddleware",
+    "ecomap.middleware.RejectNulMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -188,6 +190,8 @@ CATALOG_DATA_DIR = BASE_DIR / "catalog" / "data"
 # applied inside the request, larger ones by a Celery worker.
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES
+# Every other body (forms, evaluation JSON) is small; ecomap.middleware.BodySizeMiddleware.
+REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=1024 * 1024)
 IMPORT_INLINE_MAX_ITEMS = env.int("IMPORT_INLINE_MAX_ITEMS", default=600)
 
 # The cache carries live job progress between worker and web; Redis in production.

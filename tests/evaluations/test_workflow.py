@@ -289,3 +289,32 @@ def test_a_save_that_changes_nothing_keeps_the_revision(cast):
     )
 
     assert Evaluation.objects.get(pk=evaluation.pk).revision == revision
+
+
+def test_a_reviewer_who_edited_a_step_cannot_approve_it(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+    # alice (admin, so also a reviewer) writes part of the content: the decision.
+    services.evaluation_decide(
+        evaluation=evaluation, actor=cast.alice, rows=["hami/device-plugin"], rationale="mine"
+    )
+    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
+
+    with pytest.raises(NotAllowed, match="You edited this evaluation"):
+        services.evaluation_review(evaluation=evaluation, actor=cast.alice, verdict="approve")
+    approved = services.evaluation_review(
+        evaluation=evaluation, actor=cast.carol, verdict="approve"
+    )
+    assert approved.state == "approved"
+
+
+def test_an_editor_who_reviews_may_still_ask_for_changes(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+    services.evaluation_decide(
+        evaluation=evaluation, actor=cast.alice, rows=["hami/device-plugin"], rationale="mine"
+    )
+    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
+
+    changed = services.evaluation_review(
+        evaluation=evaluation, actor=cast.alice, verdict="request_changes", comment="pools?"
+    )
+    assert changed.state == "changes_requested"

@@ -70,7 +70,7 @@ class Command(BaseCommand):
         save = services.evaluation_step_save
         save(evaluation=evaluation, actor=user, step=Step.UNITS, data={"units": UNITS})
         candidates = [
-            {"row": ref, "points_confirmed": True, "alternative_group": "sharing" if i < 2 else ""}
+            {"row": ref, "points_confirmed": True, "alternative_group": "A" if i < 2 else ""}
             for i, ref in enumerate(CANDIDATES)
         ]
         save(

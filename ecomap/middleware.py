@@ -1,0 +1,79 @@
+"""Request guards that hold for every page and endpoint."""
+
+from __future__ import annotations
+
+from urllib.parse import unquote_to_bytes
+
+from django.conf import settings
+from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+
+from ecomap.errors import API_PREFIX
+
+NUL_MESSAGE = "NUL characters are not allowed in paths, query strings or form values."
+# Imports read their (large) bodies as a stream and refuse NUL themselves.
+_IMPORTS = "/api/v1/imports/"
+# Where a body may be as large as an import; everything else is a form or a small JSON document.
+_LARGE_BODIES = (_IMPORTS, "/catalog/imports/upload/", "/admin/")
+
+
+class BodySizeMiddleware:
+    """413 for a body over REQUEST_MAX_BYTES, except where imports are uploaded (IMPORT_MAX_BYTES
+    applies there)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        limit = (
+            settings.IMPORT_MAX_BYTES
+            if request.path.startswith(_LARGE_BODIES)
+            else settings.REQUEST_MAX_BYTES
+        )
+        if length > limit:
+            message = f"The request body is over the limit of {limit} bytes."
+            if request.path.startswith(API_PREFIX):
+                return JsonResponse(
+                    {"detail": message, "errors": [{"path": "$", "message": message}]}, status=413
+                )
+            return HttpResponse(message, status=413, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
+
+
+class RejectNulMiddleware:
+    """Refuse NUL (`\\x00`, `%00`, JSON `\\u0000`) anywhere in a request with a 400.
+
+    PostgreSQL rejects NUL in text, so one such character in a search box, a pool name or a path
+    would otherwise surface as a 500 deep inside whichever query first used it.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if self._has_nul(request):
+            if request.path.startswith(API_PREFIX):
+                return JsonResponse(
+                    {"detail": NUL_MESSAGE, "errors": [{"path": "$", "message": NUL_MESSAGE}]},
+                    status=400,
+                )
+            return HttpResponseBadRequest(NUL_MESSAGE, content_type="text/plain; charset=utf-8")
+        return self.get_response(request)
+
+    @staticmethod
+    def _has_nul(request) -> bool:
+        if "\x00" in request.path:
+            return True
+        if b"\x00" in unquote_to_bytes(request.META.get("QUERY_STRING", "")):
+            return True
+        if request.method not in ("POST", "PUT", "PATCH") or request.path.startswith(_IMPORTS):
+            return False
+        content_type = request.META.get("CONTENT_TYPE", "")
+        if content_type.startswith("application/x-www-form-urlencoded"):
+            return b"\x00" in unquote_to_bytes(request.body)
+        if content_type.startswith("application/json"):
+            return b"\x00" in request.body or b"\\u0000" in request.body
+        return False
