@@ -13,4 +13,6 @@ RUN DJANGO_SETTINGS_MODULE=ecomap.settings.base python manage.py collectstatic -
 RUN useradd --create-home ecomap && chown -R ecomap /app
 USER ecomap
 EXPOSE 8000
+# Production settings by default: DEBUG off, SECRET_KEY and ALLOWED_HOSTS from the environment.
+ENV DJANGO_SETTINGS_MODULE=ecomap.settings.production
 CMD ["gunicorn", "ecomap.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]

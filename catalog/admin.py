@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib import admin, messages
+from django.contrib import admin
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from catalog.api.permissions import MAINTAIN_CATALOG
 from catalog.engine.bundle import BUNDLE_FORMAT, BundleInvalid
 from catalog.imports.models import ImportJob
 from catalog.matrix.models import MatrixSnapshot
@@ -58,6 +59,26 @@ def _lines(value: str) -> list[str]:
     return [line.strip() for line in value.splitlines() if line.strip()]
 
 
+class CatalogWriteAdmin(admin.ModelAdmin):
+    """Catalog content changes in the admin need the catalog-maintainer permission, as in the
+    API and the imports, whatever model permissions a staff account holds."""
+
+    def _maintains(self, request) -> bool:
+        return request.user.has_perm(MAINTAIN_CATALOG)
+
+    def has_add_permission(self, request):
+        return self._maintains(request) and super().has_add_permission(request)
+
+    def has_change_permission(self, request, obj=None):
+        return self._maintains(request) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return self._maintains(request) and super().has_delete_permission(request, obj)
+
+
+PROJECT_FIELDS = ("slug", "name", "vendor", "homepage", "repository", "license", "description")
+
+
 class ProjectAdminForm(forms.ModelForm):
     homepage = forms.URLField(label=_("homepage"), required=False, assume_scheme="https")
     repository = forms.URLField(label=_("repository"), required=False, assume_scheme="https")
@@ -75,14 +96,29 @@ class ProjectAdminForm(forms.ModelForm):
             self.fields["tag_names"].initial = ", ".join(t.name for t in self.instance.tags.all())
 
     def bundle_project(self) -> dict[str, Any]:
-        data = {key: self.cleaned_data[key] for key in self.Meta.fields if key in self.cleaned_data}
+        # Not Meta.fields: the admin's form factory adds the declared `tag_names` to it.
+        data = {key: self.cleaned_data[key] for key in PROJECT_FIELDS if key in self.cleaned_data}
         data["slug"] = data.get("slug") or self.instance.slug
         data["tags"] = [t.strip() for t in self.cleaned_data["tag_names"].split(",") if t.strip()]
         return data
 
+    def clean(self) -> dict[str, Any]:
+        """Validate through the one write path (a dry run), so errors land on the form."""
+        cleaned = super().clean()
+        if self.errors:
+            return cleaned
+        document = {"format": BUNDLE_FORMAT, "projects": [self.bundle_project()]}
+        try:
+            bundle_apply(document=document, dry_run=True)
+        except BundleInvalid as exc:
+            raise ValidationError(
+                [f"{error.path.split('.')[-1]}: {error.message}" for error in exc.errors]
+            ) from exc
+        return cleaned
+
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(CatalogWriteAdmin):
     form = ProjectAdminForm
     list_display = ("name", "slug", "vendor", "updated_at")
     search_fields = ("name", "slug", "vendor", "description")
@@ -94,11 +130,7 @@ class ProjectAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         project = form.bundle_project()
         document = {"format": BUNDLE_FORMAT, "projects": [project]}
-        try:
-            bundle_apply(document=document, actor=request.user, source="admin")
-        except BundleInvalid as exc:
-            messages.error(request, str(exc))
-            return
+        bundle_apply(document=document, actor=request.user, source="admin")
         obj.pk = Project.objects.get(slug=project["slug"]).pk
 
     def save_related(self, request, form, formsets, change):
@@ -247,7 +279,7 @@ class PlacementRowAdminForm(forms.ModelForm):
 
 
 @admin.register(PlacementRow)
-class PlacementRowAdmin(admin.ModelAdmin):
+class PlacementRowAdmin(CatalogWriteAdmin):
     form = PlacementRowAdminForm
     list_display = ("__str__", "component", "layer", "reviewed_on")
     list_filter = ("layer", "resource_units", "enforcement_points")

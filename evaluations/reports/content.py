@@ -348,12 +348,21 @@ class RenderedReport:
     pages: int
 
 
+def report_url_fetcher():
+    """What WeasyPrint may load: only `data:` URLs (the map and the matrix are embedded so).
+    Catalog and evaluation text is untrusted; `file:` or `http:` must never be reachable, even
+    if a value slipped past template escaping."""
+    from weasyprint.urls import URLFetcher
+
+    return URLFetcher(allowed_protocols={"data"}, allow_redirects=False, timeout=5)
+
+
 def render_report(context: dict[str, Any]) -> RenderedReport:
     """The report template through WeasyPrint: the PDF and its page count."""
     from weasyprint import HTML  # imported here: loading pango costs ~0.3 s at start-up
 
     html = render_to_string(TEMPLATE, context)
-    document = HTML(string=html, base_url=None).render()
+    document = HTML(string=html, base_url=None, url_fetcher=report_url_fetcher()).render()
     return RenderedReport(pdf=document.write_pdf(), pages=len(document.pages))
 
 

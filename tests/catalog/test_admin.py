@@ -2,9 +2,17 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
 from django.urls import reverse
 
-from catalog.models import CatalogChange, EnforcementPoint, Layer, PlacementRow, ResourceUnit
+from catalog.models import (
+    CatalogChange,
+    EnforcementPoint,
+    Layer,
+    PlacementRow,
+    Project,
+    ResourceUnit,
+)
 from tests.factories import apply, bundle, placement, project
 
 pytestmark = pytest.mark.django_db
@@ -75,3 +83,55 @@ def test_an_admin_edit_with_a_malformed_interface_is_refused_with_a_message(admi
     assert response.status_code == 200
     assert "provides" in response.content.decode()
     assert PlacementRow.objects.get().promise == row.promise
+
+
+def test_a_maintainer_adds_and_changes_a_project_through_the_admin_with_history(admin_client):
+    add = admin_client.post(
+        reverse("admin:catalog_project_add"),
+        {"slug": "newp", "name": "New P", "vendor": "", "homepage": "", "repository": "",
+         "license": "", "description": "", "tag_names": "gpu-sharing, dra"},
+    )  # fmt: skip
+    assert add.status_code == 302
+    project = Project.objects.get(slug="newp")
+    assert sorted(project.tags.values_list("name", flat=True)) == ["dra", "gpu-sharing"]
+
+    change = admin_client.post(
+        reverse("admin:catalog_project_change", args=[project.pk]),
+        {"name": "New Project", "vendor": "ACME", "homepage": "", "repository": "",
+         "license": "", "description": "", "tag_names": "dra"},
+    )  # fmt: skip
+    assert change.status_code == 302
+    project.refresh_from_db()
+    assert (project.name, project.vendor) == ("New Project", "ACME")
+    assert CatalogChange.objects.filter(project_slug="newp", source="admin").count() == 2
+
+
+def test_an_invalid_project_shows_the_error_on_the_form_and_saves_nothing(admin_client):
+    response = admin_client.post(
+        reverse("admin:catalog_project_add"),
+        {"slug": "bad", "name": "x" * 300, "vendor": "", "homepage": "", "repository": "",
+         "license": "", "description": "", "tag_names": ""},
+    )  # fmt: skip
+
+    assert response.status_code == 200
+    assert not Project.objects.filter(slug="bad").exists()
+    assert "was added successfully" not in response.content.decode()
+
+
+def test_staff_without_the_catalog_maintainer_permission_cannot_change_the_catalog(client):
+    staff = get_user_model().objects.create_user("staff", password="pw-staff-123", is_staff=True)
+    staff.user_permissions.add(
+        *Permission.objects.filter(codename__in=["add_project", "change_project", "view_project"])
+    )
+    client.force_login(staff)
+    apply(bundle(project("kept")))
+
+    add = client.get(reverse("admin:catalog_project_add"))
+    change = client.post(
+        reverse("admin:catalog_project_change", args=[Project.objects.get(slug="kept").pk]),
+        {"name": "Changed", "tag_names": ""},
+    )
+
+    assert add.status_code == 403
+    assert change.status_code == 403
+    assert Project.objects.get(slug="kept").name != "Changed"

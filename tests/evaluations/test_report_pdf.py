@@ -151,3 +151,13 @@ def test_pages_render_to_images(sample_pdf, tmp_path):
     )
 
     assert len(list(tmp_path.glob("p-*.png"))) == 3
+
+
+def test_the_report_fetches_only_data_urls():
+    from evaluations.reports.content import report_url_fetcher
+
+    fetcher = report_url_fetcher()
+    for url in ("file:///etc/passwd", "http://127.0.0.1:8999/x.svg", "https://evil.example/f"):
+        with pytest.raises(ValueError, match="disallowed protocol"):
+            fetcher.fetch(url)
+    assert fetcher.fetch("data:text/plain;base64,aGk=") is not None

@@ -1,0 +1,68 @@
+"""Sign-in throttling (django-axes): repeated failures lock the account and the address for a
+while, on the site and in the admin, and the page says when to try again."""
+
+from __future__ import annotations
+
+import pytest
+from axes.utils import reset
+from django.test import Client
+from django.urls import reverse
+
+from tests.factories import make_user
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "right-horse-battery-staple"
+
+
+@pytest.fixture
+def erin():
+    user = make_user("erin", is_staff=True, is_superuser=True)
+    user.set_password(PASSWORD)
+    user.save()
+    yield user
+    reset()
+
+
+def sign_in(client: Client, url: str, password: str, address: str = "203.0.113.7"):
+    return client.post(
+        url, {"username": "erin", "password": password}, REMOTE_ADDR=address, follow=False
+    )
+
+
+@pytest.mark.parametrize("url_name", ["login", "admin:login"])
+def test_after_five_wrong_passwords_even_the_right_one_is_refused(client, erin, settings, url_name):
+    url = reverse(url_name)
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert sign_in(client, url, "wrong").status_code == 200  # the form again, with an error
+    assert sign_in(client, url, "wrong").status_code == 429  # the limit: locked from now on
+
+    locked = sign_in(client, url, PASSWORD)
+
+    assert locked.status_code == 429
+    assert "Try again in 15 minutes" in locked.content.decode()
+    assert "_auth_user_id" not in client.session
+
+
+def test_failures_from_one_address_lock_that_address_for_other_accounts(client, erin, settings):
+    make_user("frank").set_password(PASSWORD)
+    url = reverse("login")
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post(url, {"username": "nobody", "password": "x"}, REMOTE_ADDR="198.51.100.9")
+
+    response = client.post(
+        url, {"username": "erin", "password": PASSWORD}, REMOTE_ADDR="198.51.100.9"
+    )
+
+    assert response.status_code == 429
+
+
+def test_a_success_before_the_limit_clears_the_count(client, erin, settings):
+    url = reverse("login")
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        sign_in(client, url, "wrong")
+
+    assert sign_in(client, url, PASSWORD).status_code == 302
+    client.logout()
+    for _ in range(settings.AXES_FAILURE_LIMIT - 1):
+        assert sign_in(client, url, "wrong").status_code == 200
