@@ -4,9 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from csp.decorators import csp_exempt
 from django.core.exceptions import RequestDataTooBig
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from drf_spectacular.views import (
+    SpectacularAPIView,
+    SpectacularRedocView,
+    SpectacularSwaggerSplitView,
+)
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.response import Response
@@ -70,6 +75,12 @@ urlpatterns = [
     path("v1/", include(("catalog.api.urls", "api"), namespace="api")),
     path("v1/", include(("evaluations.api.urls", "evaluations-api"), namespace="evaluations-api")),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="api-docs"),
-    path("redoc/", SpectacularRedocView.as_view(url_name="schema"), name="api-redoc"),
+    # The split view serves Swagger UI's start-up script as a file, which the CSP allows.
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
+    # Redoc's template starts it with an inline script: the one page without the site's CSP.
+    path(
+        "redoc/",
+        csp_exempt()(SpectacularRedocView.as_view(url_name="schema")),
+        name="api-redoc",
+    ),
 ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from csp.decorators import csp_update
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
@@ -40,8 +42,10 @@ def map_page_view(request: HttpRequest) -> HttpResponse:
     return render(request, "catalog/map.html", _map_context(request))
 
 
-# Wikis frame this page, so it alone may be shown in a frame; it requires a signed-in session
-# like every page, which a wiki on the same site shares.
+# Wikis frame this page, so it alone may be shown in a frame, by the origins named in
+# EMBED_FRAME_ANCESTORS (CSP frame-ancestors; X-Frame-Options cannot name origins, so it is left
+# off here). It requires a signed-in session like every page, which a wiki on the same site shares.
+@csp_update({"frame-ancestors": settings.EMBED_FRAME_ANCESTORS})
 @xframe_options_exempt
 @require_GET
 def map_embed_view(request: HttpRequest) -> HttpResponse:

@@ -43,6 +43,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "axes",
+    "csp",
     "catalog",
     "evaluations",
 ]
@@ -51,6 +52,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "ecomap.middleware.BodySizeMiddleware",
     "ecomap.middleware.RejectNulMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -62,6 +64,27 @@ MIDDLEWARE = [
     # Last, as django-axes asks: it turns a locked-out sign-in into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Content-Security-Policy (django-csp) on every response: scripts and everything else only from
+# this site, no inline script (pages keep theirs in static/js). Styles allow inline because
+# Plotly writes <style> elements and style attributes as it draws.
+EMBED_FRAME_ANCESTORS = env.list("EMBED_FRAME_ANCESTORS", default=["'self'"])
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'", "'unsafe-inline'"],
+        "img-src": ["'self'", "data:", "blob:"],
+        "font-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "worker-src": ["'self'", "blob:"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        # Only this site may frame its pages; the map's embed view adds EMBED_FRAME_ANCESTORS.
+        "frame-ancestors": ["'self'"],
+    }
+}
 
 # Sign-in throttling (django-axes) on the site and the admin: after AXES_FAILURE_LIMIT failures
 # for one account, or from one address, sign-in is refused for AXES_COOLOFF_TIME.
