@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
+from ecomap.accounts.models import key_hash
 from ecomap.tokens import token_create_for, token_get_for, token_revoke_for
 
 # The new key waits in the (server-side) session for the one page view that shows it.
@@ -21,7 +22,10 @@ NEW_TOKEN_SESSION_KEY = "account:new-api-token"  # noqa: S105 (a session key nam
 def token_view(request: HttpRequest) -> HttpResponse:
     token = token_get_for(user=request.user)
     new_key = request.session.pop(NEW_TOKEN_SESSION_KEY, None)
-    shown_key = new_key if token is not None and new_key == token.key else None
+    # The key lives in the session only until this one view shows it, and only if still current.
+    shown_key = (
+        new_key if token is not None and new_key and key_hash(new_key) == token.key_hash else None
+    )
     return render(
         request,
         "account/token.html",
@@ -36,8 +40,8 @@ def token_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_POST
 def token_create_view(request: HttpRequest) -> HttpResponse:
-    token = token_create_for(user=request.user)
-    request.session[NEW_TOKEN_SESSION_KEY] = token.key
+    new = token_create_for(user=request.user)
+    request.session[NEW_TOKEN_SESSION_KEY] = new.key
     messages.success(request, _("A new API token was created. Copy it now: it is shown once."))
     return redirect("account:token")
 

@@ -38,7 +38,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django.contrib.humanize",
     "rest_framework",
-    "rest_framework.authtoken",
+    "rest_framework.authtoken",  # kept so the migration that hashed its old tokens can run
+    "ecomap.accounts",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -180,7 +181,7 @@ CELERY_TASK_ROUTES = {
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "ecomap.accounts.authentication.HashedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -231,6 +232,8 @@ CATALOG_DATA_DIR = BASE_DIR / "catalog" / "data"
 IMPORT_MAX_BYTES = env.int("IMPORT_MAX_BYTES", default=50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES
 # Every other body (forms, evaluation JSON) is small; ecomap.middleware.BodySizeMiddleware.
+# API tokens expire; the account page shows when and lets the owner make a new one.
+API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=1024 * 1024)
 IMPORT_INLINE_MAX_ITEMS = env.int("IMPORT_INLINE_MAX_ITEMS", default=600)
 

@@ -1,9 +1,9 @@
 """Who may use which API endpoint: anonymous users none, readers read, maintainers write."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from ecomap.tokens import token_create_for, token_revoke_for
 from tests.factories import apply, bundle, placement, project
 
 pytestmark = pytest.mark.django_db
@@ -61,17 +61,16 @@ def test_a_reader_without_the_maintainer_permission_cannot_write(bob, method, ur
 
 
 def test_a_token_authenticates_api_requests(bob):
-    token = Token.objects.create(user=bob)
+    key = token_create_for(user=bob).key
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
 
     assert client.get("/api/v1/projects/").status_code == 200
 
 
 def test_a_revoked_token_no_longer_works(bob):
-    token = Token.objects.create(user=bob)
-    key = token.key
-    token.delete()
+    key = token_create_for(user=bob).key
+    token_revoke_for(user=bob)
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
-from rest_framework.authtoken.models import Token
 
+from ecomap.tokens import token_create_for
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -41,7 +41,7 @@ checks.positive_data_acceptance.expected-statuses = [
 
 def test_the_api_keeps_to_its_schema(live_server, tmp_path):
     call_command("load_catalog", verbosity=0)
-    token = Token.objects.create(user=make_user("schemathesis", maintainer=True))
+    token = token_create_for(user=make_user("schemathesis", maintainer=True))
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG)
 
