@@ -128,8 +128,9 @@ def test_only_what_composes_with_a_project_can_be_shown(
     open_map(signed_in_page, live_server)
 
     signed_in_page.select_option("select[name=with]", "volcano")
-    signed_in_page.wait_for_function(
-        f"document.getElementById('map-figure').dataset.nodeCount !== '{catalog_loaded}'"
+    # An attribute selector, not wait_for_function: the page's CSP forbids evaluating strings.
+    signed_in_page.wait_for_selector(
+        f"#map-figure[data-node-count]:not([data-node-count='{catalog_loaded}'])"
     )
 
     assert 1 < node_count(signed_in_page) < catalog_loaded
