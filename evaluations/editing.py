@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from evaluations.errors import InvalidTransition, NotAllowed
+from evaluations.errors import EditConflict, InvalidTransition, NotAllowed
 from evaluations.models import AuditEntry, Evaluation, Membership, Role, State, Step, Team
 from evaluations.selectors import role_allows
 from evaluations.workflow import EvaluationWorkflow
@@ -84,3 +84,24 @@ def edit_commit(
         changes = {**changes, "approval": _("withdrawn: the approved evaluation was edited")}
     audit_write(evaluation, actor, action, step=step, changes=changes, transition=transition)
     return evaluation
+
+
+def revision_check(evaluation: Evaluation, revision: int | None, actor) -> None:
+    """Refuse an edit made on an older revision (call under the row lock): two editors saving
+    at once never overwrite each other silently. `None` means the caller did not say. Newer
+    revisions that are all the same person's own saves (an autosave overtaken by a button
+    press) are no conflict: their latest input is what they want kept."""
+    if revision is None or revision >= evaluation.revision:
+        return
+    since = AuditEntry.objects.filter(evaluation=evaluation, revision__gt=revision)
+    if not since.exclude(actor=actor).exists():
+        return
+    last = since.exclude(actor=actor).select_related("actor").order_by("-id").first()
+    who = last.actor.get_username() if last and last.actor else _("another editor")
+    raise EditConflict(
+        _(
+            "{who} saved this evaluation (revision {current}) after you loaded revision "
+            "{yours}: your input is not saved yet. Look at their change, then save again."
+        ).format(who=who, current=evaluation.revision, yours=revision),
+        current_revision=evaluation.revision,
+    )

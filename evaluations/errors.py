@@ -26,6 +26,16 @@ class InvalidTransition(EvaluationError):
     status = 400
 
 
+class EditConflict(EvaluationError):
+    """The edit was made on a revision someone else has saved over since."""
+
+    status = 409
+
+    def __init__(self, message: str, *, current_revision: int) -> None:
+        super().__init__(message, errors={"revision": [message]})
+        self.current_revision = current_revision
+
+
 class InvalidInput(EvaluationError):
     """The data fails validation; `errors` holds messages per field."""
 

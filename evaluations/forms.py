@@ -209,19 +209,6 @@ class CandidatesForm(forms.Form):
         }
 
 
-def candidates_as_data(candidates: list[Candidate]) -> list[dict[str, Any]]:
-    """The stored candidates in the step-3 input shape (to add or remove one)."""
-    return [
-        {
-            "row": candidate.row.ref,
-            "enforcement_points": [point.key for point in candidate.enforcement_points.all()],
-            "points_confirmed": candidate.points_confirmed,
-            "alternative_group": candidate.alternative_group,
-        }
-        for candidate in candidates
-    ]
-
-
 class BoundariesForm(forms.Form):
     """Step 4: per candidate, what it is and is not responsible for (pre-filled from the row)."""
 

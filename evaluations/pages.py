@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
 from evaluations import selectors
-from evaluations.errors import EvaluationError, InvalidInput
+from evaluations.errors import EditConflict, EvaluationError, InvalidInput
 from evaluations.models import Role, State, Step
 
 STEP_NUMBERS = {1: Step.PROFILE, 2: Step.UNITS, 3: Step.CANDIDATES, 4: Step.BOUNDARIES}
@@ -116,10 +116,24 @@ def evaluation_for(request, pk: int):
     return selectors.evaluation_get_for_user(user=request.user, pk=pk)
 
 
+def posted_revision(request) -> int | None:
+    """The evaluation revision a posted form was loaded with (its hidden `revision` field)."""
+    value = request.POST.get("revision", "")
+    return int(value) if value.isdigit() and len(value) < 10 else None
+
+
 def save_or_form_error(form, save) -> bool:
-    """Run a service; its validation errors land on the form. True when saved."""
+    """Run a service; its validation errors land on the form. True when saved.
+
+    An edit conflict (another editor saved first) lands on the form too, which keeps the user's
+    input; `form.conflict` holds it so the page answers 409 with the newer revision."""
+    form.conflict = None
     try:
         save()
+    except EditConflict as exc:
+        form.conflict = exc
+        form.add_error(None, exc.message)
+        return False
     except InvalidInput as exc:
         for field_name, field_errors in exc.errors.items():
             target = field_name if field_name in form.fields else None

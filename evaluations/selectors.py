@@ -310,3 +310,16 @@ def evaluation_editors(evaluation: Evaluation) -> set[int]:
     if evaluation.created_by_id:
         editors.add(evaluation.created_by_id)
     return editors
+
+
+def candidates_as_data(candidates: list[Candidate]) -> list[dict[str, Any]]:
+    """The stored candidates in the step-3 input shape (to add or remove one)."""
+    return [
+        {
+            "row": candidate.row.ref,
+            "enforcement_points": [point.key for point in candidate.enforcement_points.all()],
+            "points_confirmed": candidate.points_confirmed,
+            "alternative_group": candidate.alternative_group,
+        }
+        for candidate in candidates
+    ]

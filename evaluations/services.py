@@ -14,7 +14,14 @@ from django.utils.translation import gettext as _
 from catalog.engine.stack import Profile, check_stack
 from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.selectors import engine_rows
-from evaluations.editing import audit_write, edit_begin, edit_commit, evaluation_lock, role_require
+from evaluations.editing import (
+    audit_write,
+    edit_begin,
+    edit_commit,
+    evaluation_lock,
+    revision_check,
+    role_require,
+)
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import (
     PLACEMENT_STEPS,
@@ -29,7 +36,12 @@ from evaluations.models import (
     UnitChoice,
     Verdict,
 )
-from evaluations.selectors import evaluation_editors, placement_rows_by_ref
+from evaluations.selectors import (
+    candidates_as_data,
+    candidates_of,
+    evaluation_editors,
+    placement_rows_by_ref,
+)
 from evaluations.workflow import EvaluationWorkflow
 
 # A stack splits into a handful of node pools (METHOD shape C has two); bounds keep a decision's
@@ -292,9 +304,12 @@ _STEP_SAVERS = {
 
 @transaction.atomic
 def evaluation_step_save(
-    *, evaluation: Evaluation, actor, step: str, data: dict[str, Any]
+    *, evaluation: Evaluation, actor, step: str, data: dict[str, Any], revision: int | None = None
 ) -> Evaluation:
-    """Save one of the four placement steps; a save that changes nothing records nothing."""
+    """Save one of the four placement steps; a save that changes nothing records nothing.
+
+    `revision` is the evaluation's revision the edit was made on: a save over a newer one is an
+    EditConflict (409), never a silent overwrite."""
     if step not in PLACEMENT_STEPS:
         raise InvalidInput(
             _("Unknown step {step}; steps: {steps}").format(
@@ -305,6 +320,7 @@ def evaluation_step_save(
     evaluation = evaluation_lock(evaluation)
     if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
         edit_begin(evaluation)  # raises with the reason
+    revision_check(evaluation, revision, actor)
     done_before = evaluation.step_done(step)
     changes, fields = _STEP_SAVERS[step](evaluation, data)
     if not changes:
@@ -312,6 +328,19 @@ def evaluation_step_save(
             evaluation.save(update_fields=[*fields, "updated_at"])
         return evaluation
     return edit_commit(evaluation, actor, step=step, changes=changes, fields=fields)
+
+
+@transaction.atomic
+def evaluation_candidate_add(*, evaluation: Evaluation, actor, row: str) -> Evaluation:
+    """Add one candidate to the list as it is now, read under the row lock: two editors adding
+    candidates at the same moment both keep theirs (a whole-list save would drop one)."""
+    evaluation = evaluation_lock(evaluation)
+    data = candidates_as_data(candidates_of(evaluation))
+    if row not in {item["row"] for item in data}:
+        data.append({"row": row, "points_confirmed": False})
+    return evaluation_step_save(
+        evaluation=evaluation, actor=actor, step=Step.CANDIDATES, data={"candidates": data}
+    )
 
 
 @transaction.atomic
@@ -324,6 +353,7 @@ def evaluation_decide(
     rationale: str = "",
     risks: str = "",
     acceptance_checks: str = "",
+    revision: int | None = None,
 ) -> Decision:
     """Record the chosen stack; it must exist in the catalog and pass the stack check's input
     rules (each row once, pools naming only rows of the stack)."""
@@ -331,6 +361,7 @@ def evaluation_decide(
     evaluation = evaluation_lock(evaluation)
     if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
         edit_begin(evaluation)
+    revision_check(evaluation, revision, actor)
     rows = list(dict.fromkeys(ref.strip() for ref in rows if ref.strip()))
     if not rows:
         raise InvalidInput(

@@ -27,6 +27,7 @@ from evaluations.pages import (
     evaluation_for,
     maps_domain_errors,
     page_context,
+    posted_revision,
     save_or_form_error,
 )
 
@@ -240,12 +241,18 @@ def evaluation_decision_view(request, pk: int):
         if form.is_valid() and save_or_form_error(
             form,
             lambda: services.evaluation_decide(
-                evaluation=evaluation, actor=request.user, **form.to_data()
+                evaluation=evaluation,
+                actor=request.user,
+                revision=posted_revision(request),
+                **form.to_data(),
             ),
         ):
             messages.success(request, _("Decision saved; its stack check is below."))
             return redirect("evaluations:decision", pk=evaluation.pk)
         status = 400
+        if getattr(form, "conflict", None) is not None:
+            evaluation.refresh_from_db()  # the user's input stays; the next save is on top
+            status = 409
     else:
         status = 200
     catalog_rows = selectors.placement_rows_by_ref(refs)

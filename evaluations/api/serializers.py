@@ -196,7 +196,19 @@ def _choice(values: tuple[str, ...], **kwargs: Any) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=list(values), required=False, allow_null=True, **kwargs)
 
 
-class ProfileSerializer(serializers.Serializer):
+class EditSerializer(serializers.Serializer):
+    """An edit of an evaluation: it may say which revision it was made on."""
+
+    revision = serializers.IntegerField(
+        required=False,
+        min_value=0,
+        max_value=2**31 - 1,
+        help_text="the evaluation's revision this edit was made on; a newer saved revision makes "
+        "the edit a 409 instead of a silent overwrite",
+    )
+
+
+class ProfileSerializer(EditSerializer):
     """The step-1 profile of DESIGN.md; every field may be left out while it is being filled."""
 
     workload_types = serializers.ListField(
@@ -223,7 +235,7 @@ class UnitInputSerializer(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, max_length=2000)
 
 
-class UnitsSerializer(serializers.Serializer):
+class UnitsSerializer(EditSerializer):
     units = UnitInputSerializer(many=True, max_length=20)
 
 
@@ -245,7 +257,7 @@ class CandidateInputSerializer(serializers.Serializer):
     )
 
 
-class CandidatesSerializer(serializers.Serializer):
+class CandidatesSerializer(EditSerializer):
     candidates = CandidateInputSerializer(many=True, max_length=100)
 
 
@@ -255,11 +267,11 @@ class BoundaryInputSerializer(serializers.Serializer):
     non_promise = serializers.CharField(allow_blank=True, max_length=4000)
 
 
-class BoundariesSerializer(serializers.Serializer):
+class BoundariesSerializer(EditSerializer):
     boundaries = BoundaryInputSerializer(many=True, max_length=100)
 
 
-class DecisionInputSerializer(serializers.Serializer):
+class DecisionInputSerializer(EditSerializer):
     rows = serializers.ListField(child=row_ref(), min_length=1, max_length=100)
     pools = serializers.DictField(
         child=serializers.ListField(child=row_ref(), max_length=100),

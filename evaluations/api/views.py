@@ -38,6 +38,12 @@ ERRORS = {
     ),
 }
 READ_ERRORS = {code: ERRORS[code] for code in (401, 404)}
+# Edits that say their revision: someone else saved a newer one first.
+EDIT_ERRORS = {
+    **ERRORS,
+    409: OpenApiResponse(ErrorSerializer, description="the evaluation changed since that revision"),
+}
+STEP_RESPONSES = {200: EvaluationSerializer, **EDIT_ERRORS}
 
 
 def _prefetched(queryset):
@@ -126,37 +132,43 @@ class EvaluationViewSet(
         evaluation = self.get_object()
         serializer = serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        revision = data.pop("revision", None)
         services.evaluation_step_save(
-            evaluation=evaluation, actor=request.user, step=step, data=serializer.validated_data
+            evaluation=evaluation, actor=request.user, step=step, data=data, revision=revision
         )
         return self._detail(evaluation)
 
-    @extend_schema(request=ProfileSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @extend_schema(request=ProfileSerializer, responses=STEP_RESPONSES)
     @action(detail=True, methods=["put"], url_path="steps/profile")
     def step_profile(self, request, pk=None):
         """Step 1: the workload and SLO profile (DESIGN.md's step-1 keys)."""
         return self._save_step(request, Step.PROFILE, ProfileSerializer)
 
-    @extend_schema(request=UnitsSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @extend_schema(request=UnitsSerializer, responses=STEP_RESPONSES)
     @action(detail=True, methods=["put"], url_path="steps/units")
     def step_units(self, request, pk=None):
         """Step 2: the resource units considered (replaces the list)."""
         return self._save_step(request, Step.UNITS, UnitsSerializer)
 
-    @extend_schema(request=CandidatesSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @extend_schema(
+        request=CandidatesSerializer, responses={200: EvaluationSerializer, **EDIT_ERRORS}
+    )
     @action(detail=True, methods=["put"], url_path="steps/candidates")
     def step_candidates(self, request, pk=None):
         """Step 3: candidates and their confirmed enforcement points (replaces the list)."""
         return self._save_step(request, Step.CANDIDATES, CandidatesSerializer)
 
-    @extend_schema(request=BoundariesSerializer, responses={200: EvaluationSerializer, **ERRORS})
+    @extend_schema(
+        request=BoundariesSerializer, responses={200: EvaluationSerializer, **EDIT_ERRORS}
+    )
     @action(detail=True, methods=["put"], url_path="steps/boundaries")
     def step_boundaries(self, request, pk=None):
         """Step 4: what each candidate is and is not responsible for."""
         return self._save_step(request, Step.BOUNDARIES, BoundariesSerializer)
 
     @extend_schema(
-        request=DecisionInputSerializer, responses={200: DecisionOutputSerializer, **ERRORS}
+        request=DecisionInputSerializer, responses={200: DecisionOutputSerializer, **EDIT_ERRORS}
     )
     @action(detail=True, methods=["put"])
     def decision(self, request, pk=None):

@@ -21,7 +21,6 @@ from evaluations.forms import (
     CandidatesForm,
     ProfileForm,
     UnitsForm,
-    candidates_as_data,
 )
 from evaluations.guidance import granularity, guidance
 from evaluations.models import Step
@@ -32,6 +31,7 @@ from evaluations.pages import (
     evaluation_for,
     maps_domain_errors,
     page_context,
+    posted_revision,
     save_or_form_error,
     stage_url,
     wants_json,
@@ -65,12 +65,22 @@ def _after_save(request, evaluation, number: int, form=None) -> HttpResponse:
 
 
 def _invalid(request, form, template: str, context: dict[str, Any]) -> HttpResponse:
+    conflict = getattr(form, "conflict", None)
+    if conflict is not None:
+        # The form keeps the user's input; the next save is made on the newer revision.
+        context["evaluation"].refresh_from_db()
     if wants_json(request):
+        if conflict is not None:
+            return JsonResponse(
+                {"detail": conflict.message, "errors": form.errors,
+                 "revision": conflict.current_revision},
+                status=409,
+            )  # fmt: skip
         return JsonResponse(
             {"detail": _("Not saved: please correct the marked fields."), "errors": form.errors},
             status=400,
         )
-    return render(request, template, context, status=400)
+    return render(request, template, context, status=409 if conflict is not None else 400)
 
 
 def _step_response(
@@ -82,7 +92,11 @@ def _step_response(
     if form.is_valid() and save_or_form_error(
         form,
         lambda: services.evaluation_step_save(
-            evaluation=evaluation, actor=request.user, step=step, data=form.to_data(**(data or {}))
+            evaluation=evaluation,
+            actor=request.user,
+            step=step,
+            data=form.to_data(**(data or {})),
+            revision=posted_revision(request),
         ),
     ):
         return _after_save(request, evaluation, STEP_INDEX[step])
@@ -151,14 +165,9 @@ def _candidates_step(request, evaluation) -> HttpResponse:
     candidates = selectors.candidates_of(evaluation)
     point_choices = [(point.key, point.name) for point in EnforcementPoint.objects.all()]
     if request.method == "POST" and request.POST.get("add"):
-        data = candidates_as_data(candidates)
-        data.append({"row": request.POST["add"], "points_confirmed": False})
         try:
-            services.evaluation_step_save(
-                evaluation=evaluation,
-                actor=request.user,
-                step=Step.CANDIDATES,
-                data={"candidates": data},
+            services.evaluation_candidate_add(
+                evaluation=evaluation, actor=request.user, row=request.POST["add"]
             )
         except InvalidInput as exc:
             messages.error(request, exc.message)

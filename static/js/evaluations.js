@@ -77,6 +77,12 @@
       })
       .then(function (result) {
         clearErrors(form);
+        // Each save is made on the revision the last one produced; a conflict (409) leaves the
+        // field as the user typed it and says who saved in between.
+        var revision = form.querySelector("[data-revision]");
+        if (result.ok && revision && result.data.revision !== undefined) {
+          revision.value = result.data.revision;
+        }
         if (result.ok) {
           if (status) {
             status.textContent = (form.dataset.savedLabel || "Saved") + " " + result.data.saved_at;

@@ -253,3 +253,24 @@ def test_the_schema_documents_the_evaluation_endpoints_and_their_errors(cast):
     review = paths["/api/v1/evaluations/{id}/review/"]["post"]
     assert {"200", "400", "403", "404"} <= set(review["responses"])
     assert "/api/v1/evaluations/{id}/steps/profile/" in paths
+
+
+def test_an_api_edit_on_an_older_revision_is_a_409(cast):
+    evaluation = make_evaluation(cast)
+    loaded = evaluation.revision
+    api(cast.alice).put(endpoint(evaluation, "steps/profile/"), {"tenancy": "multi"}, format="json")
+
+    stale = api(cast.bob).put(
+        endpoint(evaluation, "steps/profile/"),
+        {"isolation": "hard", "revision": loaded},
+        format="json",
+    )
+    fresh = api(cast.bob).put(
+        endpoint(evaluation, "steps/profile/"),
+        {"isolation": "hard", "revision": loaded + 1},
+        format="json",
+    )
+
+    assert stale.status_code == 409
+    assert "saved this evaluation" in stale.json()["detail"]
+    assert fresh.status_code == 200

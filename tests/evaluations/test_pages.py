@@ -443,3 +443,25 @@ def test_the_admin_shows_evaluations_read_only_with_their_audit(client, cast):
     assert (
         client.get(reverse("admin:evaluations_team_change", args=[cast.team.pk])).status_code == 200
     )
+
+
+def test_a_step_saved_over_a_newer_revision_keeps_the_input_and_says_who_saved(client, cast):
+    evaluation = make_evaluation(cast)
+    loaded = evaluation.revision
+    services.evaluation_step_save(
+        evaluation=evaluation, actor=cast.alice, step="profile", data={"tenancy": "multi"}
+    )
+    client.force_login(cast.bob)
+    url = reverse("evaluations:step", args=[evaluation.pk, 1])
+
+    page_post = client.post(url, {"revision": loaded, "p99_target_ms": "123", "go": "stay"})
+    autosave = client.post(url, {"revision": loaded, "p99_target_ms": "123"}, HTTP_X_AUTOSAVE="1")
+
+    assert page_post.status_code == 409
+    content = page_post.content.decode()
+    assert "alice-admin saved this evaluation" in content
+    assert 'value="123"' in content  # the user's input is still in the form
+    assert f'name="revision" value="{loaded + 1}"' in content  # saving again goes on top
+    assert autosave.status_code == 409
+    assert autosave.json()["revision"] == loaded + 1
+    assert Evaluation.objects.get(pk=evaluation.pk).profile.get("p99_target_ms") is None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluations import services
-from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
+from evaluations.errors import EditConflict, InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import Evaluation, Review, State
 from tests.evaluations.factories import (
     MIXED_PROFILE,
@@ -318,3 +318,51 @@ def test_an_editor_who_reviews_may_still_ask_for_changes(cast):
         evaluation=evaluation, actor=cast.alice, verdict="request_changes", comment="pools?"
     )
     assert changed.state == "changes_requested"
+
+
+def test_a_save_made_on_an_older_revision_is_a_conflict_not_an_overwrite(cast):
+    evaluation = make_evaluation(cast)
+    loaded = Evaluation.objects.get(pk=evaluation.pk).revision
+    services.evaluation_step_save(
+        evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"},
+        revision=loaded,
+    )  # fmt: skip
+
+    with pytest.raises(EditConflict, match="bob-editor saved this evaluation") as conflict:
+        services.evaluation_step_save(
+            evaluation=evaluation, actor=cast.alice, step="profile",
+            data={"isolation": "hard"}, revision=loaded,
+        )  # fmt: skip
+
+    assert conflict.value.status == 409
+    assert conflict.value.current_revision == loaded + 1
+    assert Evaluation.objects.get(pk=evaluation.pk).profile.get("isolation") is None
+
+
+def test_two_editors_adding_candidates_both_keep_theirs(cast):
+    evaluation = make_evaluation(cast)
+    stale = Evaluation.objects.get(pk=evaluation.pk)
+
+    services.evaluation_candidate_add(
+        evaluation=evaluation, actor=cast.bob, row="hami/device-plugin"
+    )
+    services.evaluation_candidate_add(evaluation=stale, actor=cast.alice, row="volcano/scheduler")
+
+    refs = sorted(c.row.ref for c in Evaluation.objects.get(pk=evaluation.pk).candidates.all())
+    assert refs == ["hami/device-plugin", "volcano/scheduler"]
+
+
+def test_ones_own_newer_saves_are_no_conflict(cast):
+    evaluation = make_evaluation(cast)
+    loaded = Evaluation.objects.get(pk=evaluation.pk).revision
+    services.evaluation_step_save(  # an autosave that lands first
+        evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"},
+        revision=loaded,
+    )  # fmt: skip
+
+    services.evaluation_step_save(  # the button press made on the page before the autosave
+        evaluation=evaluation, actor=cast.bob, step="profile",
+        data={"tenancy": "multi", "isolation": "hard"}, revision=loaded,
+    )  # fmt: skip
+
+    assert Evaluation.objects.get(pk=evaluation.pk).profile["isolation"] == "hard"
