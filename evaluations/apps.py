@@ -13,3 +13,4 @@ class EvaluationsConfig(AppConfig):
         # Register the report job in every process (web and worker): services enqueue it by
         # name through ecomap.dispatch, so nothing else imports this module.
         import evaluations.reports.tasks  # noqa: F401
+        import evaluations.tasks  # noqa: F401

@@ -31,7 +31,7 @@ from catalog.engine.formats import (
 from catalog.imports.models import ImportJob
 from catalog.imports.parsing import BundleParseError, parse_document
 from catalog.models import Project
-from catalog.selectors import vocabulary_current
+from catalog.selectors import catalog_revision, vocabulary_current
 from catalog.services import BundleResult, bundle_apply
 from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit
 from ecomap.gcpause import gc_paused
@@ -178,7 +178,8 @@ def import_submit(
         job.save()
         return job
     # Validated once: the worker applies the normalised projects, re-checking only vocabulary.
-    job.payload = pack_payload({"normalized": normalized})
+    # The revision it was validated on: a redelivery after the catalog moved is refused.
+    job.payload = pack_payload({"normalized": normalized, "catalog_revision": catalog_revision()})
     job.save()
     enqueue_on_commit(RUN_IMPORT, str(job.id))
     return job
@@ -204,18 +205,38 @@ def import_progress(job: ImportJob) -> tuple[int, int]:
 @gc_paused()
 def import_run(*, job_id) -> None:
     """Apply a queued import. Safe to rerun: applying the same bundle twice changes nothing."""
-    claimed = ImportJob.objects.filter(
-        id=job_id, status__in=[ImportJob.Status.PENDING, ImportJob.Status.RUNNING]
-    ).update(status=ImportJob.Status.RUNNING, started_at=timezone.now())
-    if not claimed:
+    jobs = ImportJob.objects.filter(id=job_id)
+    first = jobs.filter(status=ImportJob.Status.PENDING).update(
+        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+    )
+    # A job already running was started by a worker that died (or the recovery sweep sent it
+    # again): apply it only if the catalog is still as it was when the import was validated.
+    again = not first and jobs.filter(status=ImportJob.Status.RUNNING).update(
+        started_at=timezone.now()
+    )
+    if not (first or again):
         return  # gone, or already finished by an earlier delivery
     job = ImportJob.objects.get(id=job_id)
+    payload = unpack_payload(job.payload)
+    validated_on = payload.get("catalog_revision")
+    if again and validated_on is not None and validated_on != catalog_revision():
+        message = (
+            f"The catalog changed since this import was validated (revision {validated_on}, "
+            f"now {catalog_revision()}) and its worker stopped mid-way: nothing was applied. "
+            "Submit the file again to apply it to the current catalog."
+        )
+        ImportJob.objects.filter(id=job.id).update(
+            status=ImportJob.Status.FAILED,
+            errors=[{"path": "$", "message": message}],
+            finished_at=timezone.now(),
+            payload=None,
+        )
+        return
 
     def progress(done: int, total: int) -> None:
         cache.set(progress_key(job.id), (done, total), timeout=3600)
 
     try:
-        payload = unpack_payload(job.payload)
         result = bundle_apply(
             normalized=payload.get("normalized"),
             document=None if "normalized" in payload else payload,
@@ -235,3 +256,22 @@ def import_run(*, job_id) -> None:
     job.save()
     cache.delete(progress_key(job.id))
     logger.info("import %s applied: %s", job.id, job.counts)
+
+
+def imports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
+    """Jobs a worker never got (the publish was lost) are published again; jobs whose worker
+    died past the task's hard time limit are sent again and re-checked by import_run."""
+    counts = {"republished": 0, "rerun": 0}
+    waiting = ImportJob.objects.filter(
+        status=ImportJob.Status.PENDING, created_at__lt=now - pending_grace, payload__isnull=False
+    )
+    for job_id in waiting.values_list("id", flat=True):
+        enqueue_on_commit(RUN_IMPORT, str(job_id))
+        counts["republished"] += 1
+    stuck = ImportJob.objects.filter(
+        status=ImportJob.Status.RUNNING, started_at__lt=now - running_limit
+    )
+    for job_id in stuck.values_list("id", flat=True):
+        enqueue_on_commit(RUN_IMPORT, str(job_id))
+        counts["rerun"] += 1
+    return counts

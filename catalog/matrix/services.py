@@ -111,3 +111,32 @@ def matrix_refresh_if_missing(state) -> None:
     verdict rule changed): ask for one, so the next look finds it."""
     if state.snapshot is None and state.computing is None:
         matrix_refresh_request()
+
+
+# A snapshot tried this often and still unfinished is failed, so the next catalog change can
+# queue a fresh one instead of coalescing into it forever.
+MAX_ATTEMPTS = 3
+
+
+def matrix_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
+    """Snapshots a worker never got are published again; snapshots whose worker died past the
+    task's hard time limit are computed again (the job is idempotent) or, after MAX_ATTEMPTS,
+    failed."""
+    counts = {"republished": 0, "rerun": 0, "failed": 0}
+    waiting = MatrixSnapshot.objects.filter(
+        status=Status.PENDING, created_at__lt=now - pending_grace
+    )
+    for snapshot_id in waiting.values_list("id", flat=True):
+        enqueue_on_commit(COMPUTE_MATRIX_SNAPSHOT, snapshot_id)
+        counts["republished"] += 1
+    stuck = MatrixSnapshot.objects.filter(status=Status.RUNNING, started_at__lt=now - running_limit)
+    for snapshot_id, attempts in stuck.values_list("id", "attempts"):
+        if attempts >= MAX_ATTEMPTS:
+            matrix_snapshot_fail(
+                snapshot_id=snapshot_id, error=f"stopped {attempts} times without finishing"
+            )
+            counts["failed"] += 1
+        else:
+            enqueue_on_commit(COMPUTE_MATRIX_SNAPSHOT, snapshot_id)
+            counts["rerun"] += 1
+    return counts

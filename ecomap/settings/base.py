@@ -171,7 +171,12 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_TIME_LIMIT = 15 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
-CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+# Just above the longest task's hard time limit (an import: 600 s): a message whose worker died
+# comes back after 11 minutes, not an hour; the recovery sweep acts on the row sooner.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 660}
+CELERY_BEAT_SCHEDULE = {
+    "recover-jobs": {"task": "evaluations.recover_jobs", "schedule": 60.0},
+}
 # Separate queues so a long report never delays a matrix refresh or an import.
 CELERY_TASK_ROUTES = {
     "catalog.tasks.run_import": {"queue": "imports"},

@@ -143,3 +143,26 @@ def report_panel(*, evaluation: Evaluation, user) -> dict[str, Any]:
         "building": bool(latest and not latest.finished),
         "can_request": selectors.role_allows(role, Role.EDITOR),
     }
+
+
+MAX_ATTEMPTS = 3
+
+
+def reports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
+    """Reports a worker never got are published again; reports whose worker died past the
+    task's hard time limit are built again (the claim makes that safe) or, after MAX_ATTEMPTS,
+    failed with the reason."""
+    counts = {"republished": 0, "rerun": 0, "failed": 0}
+    waiting = Report.objects.filter(status=Status.PENDING, created_at__lt=now - pending_grace)
+    for report_id in waiting.values_list("id", flat=True):
+        enqueue_on_commit(BUILD_REPORT, report_id)
+        counts["republished"] += 1
+    stuck = Report.objects.filter(status=Status.RUNNING, started_at__lt=now - running_limit)
+    for report_id, attempts in stuck.values_list("id", "attempts"):
+        if attempts >= MAX_ATTEMPTS:
+            report_fail(report_id=report_id, error=f"stopped {attempts} times without finishing")
+            counts["failed"] += 1
+        else:
+            enqueue_on_commit(BUILD_REPORT, report_id)
+            counts["rerun"] += 1
+    return counts

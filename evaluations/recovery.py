@@ -1,0 +1,44 @@
+"""The recovery sweep: jobs whose message was lost or whose worker died are sent again or failed.
+
+Run every minute by Celery beat (`evaluations.tasks.recover_jobs`) and by operators with
+`python manage.py recover_jobs`. Every job kind is safe to send twice (each claims its row with
+a conditional update), so the sweep only has to decide *when* a job looks orphaned.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+
+from catalog.imports.services import imports_recover
+from catalog.matrix.services import matrix_recover
+from evaluations.reports.services import reports_recover
+
+# A job still pending after this long was never picked up (its publish was lost, or the broker
+# was down): a healthy queue starts jobs in seconds.
+PENDING_GRACE = timedelta(minutes=2)
+# A job running longer than its task's hard time limit has lost its worker (the limit kills it).
+RUNNING_LIMITS = {
+    "imports": timedelta(seconds=600 + 60),
+    "matrix": timedelta(seconds=300 + 60),
+    "reports": timedelta(seconds=180 + 60),
+}
+
+
+def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
+    """What the sweep did, per job kind: {"imports": {"republished": n, ...}, ...}."""
+    now = now or timezone.now()
+    with transaction.atomic():  # messages go out once the sweep's reads are done
+        return {
+            "imports": imports_recover(
+                now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["imports"]
+            ),
+            "matrix": matrix_recover(
+                now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["matrix"]
+            ),
+            "reports": reports_recover(
+                now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["reports"]
+            ),
+        }
