@@ -6,6 +6,7 @@ from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.shortcuts import render
 
 from ecomap.errors import API_PREFIX
 
@@ -77,3 +78,23 @@ class RejectNulMiddleware:
         if content_type.startswith("application/json"):
             return b"\x00" in request.body or b"\\u0000" in request.body
         return False
+
+
+class QueueUnavailableMiddleware:
+    """Pages that need a worker while the broker is down answer 503 with the reason (the API's
+    views answer it themselves: QueueUnavailable is a DRF APIException)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        from ecomap.dispatch import QueueUnavailable  # the Celery app loads after the settings
+
+        if not isinstance(exception, QueueUnavailable):
+            return None
+        if request.path.startswith(API_PREFIX):
+            return JsonResponse({"detail": str(exception.detail)}, status=503)
+        return render(request, "503.html", {"message": exception.detail}, status=503)

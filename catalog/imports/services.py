@@ -33,7 +33,7 @@ from catalog.imports.parsing import BundleParseError, parse_document
 from catalog.models import Project
 from catalog.selectors import catalog_revision, vocabulary_current
 from catalog.services import BundleResult, bundle_apply
-from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit
+from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit, queue_check
 from ecomap.gcpause import gc_paused
 
 logger = logging.getLogger(__name__)
@@ -169,6 +169,8 @@ def import_submit(
         raise _reject(job, errors) from exc
     if inline is None:
         inline = dry_run or converted.items <= settings.IMPORT_INLINE_MAX_ITEMS
+    if not inline:
+        queue_check()  # a job nobody can run would sit pending: refuse before writing it
     if inline:
         job.started_at = timezone.now()
         result = bundle_apply(

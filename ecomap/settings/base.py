@@ -54,6 +54,7 @@ MIDDLEWARE = [
     "ecomap.middleware.BodySizeMiddleware",
     "ecomap.middleware.RejectNulMiddleware",
     "csp.middleware.CSPMiddleware",
+    "ecomap.middleware.QueueUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -174,6 +175,15 @@ CELERY_TASK_SOFT_TIME_LIMIT = 14 * 60
 # Just above the longest task's hard time limit (an import: 600 s): a message whose worker died
 # comes back after 11 minutes, not an hour; the recovery sweep acts on the row sooner.
 CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 660}
+# With the broker down, publishing gives up within about two seconds instead of retrying for
+# twenty: the row stays pending for the recovery sweep, and requests answer at once.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.5,
+}
 CELERY_BEAT_SCHEDULE = {
     "recover-jobs": {"task": "evaluations.recover_jobs", "schedule": 60.0},
 }

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from ecomap.dispatch import BUILD_REPORT, enqueue_on_commit
+from ecomap.dispatch import BUILD_REPORT, enqueue_on_commit, queue_check
 from evaluations import selectors
 from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation, Role
@@ -50,6 +50,7 @@ def report_request(*, evaluation: Evaluation, actor, language: str = "") -> Repo
     ).first()
     if waiting is not None:
         return waiting
+    queue_check()  # refused before writing: a report nobody can build would sit queued
     report = report_create(evaluation=evaluation, actor=actor, language=language)
     enqueue_on_commit(BUILD_REPORT, report.id)
     return report
