@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
 from catalog.bulk_insert import insert_rows
@@ -159,6 +159,20 @@ ROW_FIELD_NAMES = tuple(
 )  # fmt: skip
 
 
+# One PostgreSQL advisory lock for every catalog write (imports, API, admin, load_catalog):
+# writes are rare and short, and taking it before reading what is stored means two imports of
+# the same new project apply one after the other (create, then update) and each history entry
+# starts from the value really stored. SQLite serialises writers by itself.
+CATALOG_WRITE_LOCK = 0x45434D50  # "ECMP"
+
+
+def catalog_write_lock() -> None:
+    """Hold the catalog's write lock until the current transaction ends."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [CATALOG_WRITE_LOCK])
+
+
 @gc_paused()
 def bundle_apply(
     *,
@@ -186,6 +200,8 @@ def bundle_apply(
             raise BundleInvalid(errors)
         projects = normalized
     with transaction.atomic():
+        if not dry_run:
+            catalog_write_lock()
         stored = stored_projects(
             slugs=[project["slug"] for project in projects], vocabulary=vocabulary
         )
@@ -432,6 +448,7 @@ def _notify_catalog_changed() -> None:
 
 def placement_row_delete(*, row: PlacementRow, actor=None, source: str = "") -> None:
     with transaction.atomic():
+        catalog_write_lock()
         project = row.project
         CatalogChange.objects.create(
             actor=actor if actor is not None and actor.is_authenticated else None,
@@ -448,6 +465,7 @@ def placement_row_delete(*, row: PlacementRow, actor=None, source: str = "") -> 
 
 def project_delete(*, project: Project, actor=None, source: str = "") -> None:
     with transaction.atomic():
+        catalog_write_lock()
         CatalogChange.objects.create(
             actor=actor if actor is not None and actor.is_authenticated else None,
             source=source,
