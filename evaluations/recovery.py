@@ -19,11 +19,13 @@ from evaluations.reports.services import reports_recover
 # A job still pending after this long was never picked up (its publish was lost, or the broker
 # was down): a healthy queue starts jobs in seconds.
 PENDING_GRACE = timedelta(minutes=2)
-# A job running longer than its task's hard time limit has lost its worker (the limit kills it).
+# A running job writes a heartbeat at every step (seconds apart); one silent this long has lost
+# its worker. With the sweep every minute, a dead worker's job is noticed within two minutes.
+HEARTBEAT_SILENCE = timedelta(seconds=60)
 RUNNING_LIMITS = {
-    "imports": timedelta(seconds=600 + 60),
-    "matrix": timedelta(seconds=300 + 60),
-    "reports": timedelta(seconds=180 + 60),
+    "imports": HEARTBEAT_SILENCE,
+    "matrix": HEARTBEAT_SILENCE,
+    "reports": HEARTBEAT_SILENCE,
 }
 
 

@@ -108,3 +108,28 @@ def test_the_command_says_what_it_did():
     assert "matrix: republished 1, rerun 0, failed 0" in text
     assert "imports: republished 0, rerun 0" in text
     assert "1 job(s) acted on" in text
+
+
+def test_a_long_job_that_keeps_beating_is_left_alone(django_capture_on_commit_callbacks):
+    busy = MatrixSnapshot.objects.create(status="running", attempts=1)
+    MatrixSnapshot.objects.filter(id=busy.id).update(
+        started_at=timezone.now() - LONG_AGO, heartbeat_at=timezone.now()
+    )
+
+    with django_capture_on_commit_callbacks() as sent:
+        done = jobs_recover()
+
+    assert done["matrix"]["rerun"] == 0 and sent == []
+
+
+def test_a_worker_that_stopped_beating_a_minute_ago_is_noticed(django_capture_on_commit_callbacks):
+    silent = MatrixSnapshot.objects.create(status="running", attempts=1)
+    MatrixSnapshot.objects.filter(id=silent.id).update(
+        started_at=timezone.now() - timedelta(seconds=70),
+        heartbeat_at=timezone.now() - timedelta(seconds=65),
+    )
+
+    with django_capture_on_commit_callbacks() as sent:
+        done = jobs_recover()
+
+    assert done["matrix"]["rerun"] == 1 and len(sent) == 1

@@ -34,6 +34,9 @@ class ImportJob(models.Model):
         verbose_name=_("submitted by"),
     )
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    # Written by the worker as the job progresses: a running job whose heartbeat stops has lost
+    # its worker, which the recovery sweep notices within two minutes.
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     source = models.CharField(_("source"), max_length=500, blank=True)
     format = models.CharField(_("format"), max_length=20, choices=Format.choices)

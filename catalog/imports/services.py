@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from catalog.engine.bundle import BundleInvalid, normalize_bundle
@@ -209,12 +209,12 @@ def import_run(*, job_id) -> None:
     """Apply a queued import. Safe to rerun: applying the same bundle twice changes nothing."""
     jobs = ImportJob.objects.filter(id=job_id)
     first = jobs.filter(status=ImportJob.Status.PENDING).update(
-        status=ImportJob.Status.RUNNING, started_at=timezone.now()
+        status=ImportJob.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
     )
     # A job already running was started by a worker that died (or the recovery sweep sent it
     # again): apply it only if the catalog is still as it was when the import was validated.
     again = not first and jobs.filter(status=ImportJob.Status.RUNNING).update(
-        started_at=timezone.now()
+        started_at=timezone.now(), heartbeat_at=timezone.now()
     )
     if not (first or again):
         return  # gone, or already finished by an earlier delivery
@@ -237,6 +237,7 @@ def import_run(*, job_id) -> None:
 
     def progress(done: int, total: int) -> None:
         cache.set(progress_key(job.id), (done, total), timeout=3600)
+        ImportJob.objects.filter(id=job.id).update(heartbeat_at=timezone.now())
 
     try:
         result = bundle_apply(
@@ -270,8 +271,9 @@ def imports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
     for job_id in waiting.values_list("id", flat=True):
         enqueue_on_commit(RUN_IMPORT, str(job_id))
         counts["republished"] += 1
-    stuck = ImportJob.objects.filter(
-        status=ImportJob.Status.RUNNING, started_at__lt=now - running_limit
+    stuck = ImportJob.objects.filter(status=ImportJob.Status.RUNNING).filter(
+        Q(heartbeat_at__lt=now - running_limit)
+        | Q(heartbeat_at__isnull=True, started_at__lt=now - running_limit)
     )
     for job_id in stuck.values_list("id", flat=True):
         enqueue_on_commit(RUN_IMPORT, str(job_id))

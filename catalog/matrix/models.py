@@ -29,6 +29,9 @@ class MatrixSnapshot(models.Model):
     progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     created_at = models.DateTimeField(_("requested"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    # Written by the worker as the job progresses: a running job whose heartbeat stops has lost
+    # its worker, which the recovery sweep notices within two minutes.
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     row_count = models.PositiveIntegerField(_("rows"), default=0)

@@ -10,7 +10,7 @@ import logging
 import time
 
 from django.db import IntegrityError, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from catalog.engine.compatibility import compute_matrix
@@ -41,7 +41,9 @@ def matrix_refresh_request(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> Matr
 
 
 def _set_progress(snapshot_id: int, percent: int) -> None:
-    MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(progress=percent)
+    MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(
+        progress=percent, heartbeat_at=timezone.now()
+    )
 
 
 def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
@@ -50,7 +52,11 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     claimed = MatrixSnapshot.objects.filter(
         id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING]
     ).update(
-        status=Status.RUNNING, started_at=timezone.now(), progress=0, attempts=F("attempts") + 1
+        status=Status.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+        progress=0,
+        attempts=F("attempts") + 1,
     )
     if not claimed:
         return None  # gone, or finished by an earlier delivery
@@ -129,7 +135,10 @@ def matrix_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
     for snapshot_id in waiting.values_list("id", flat=True):
         enqueue_on_commit(COMPUTE_MATRIX_SNAPSHOT, snapshot_id)
         counts["republished"] += 1
-    stuck = MatrixSnapshot.objects.filter(status=Status.RUNNING, started_at__lt=now - running_limit)
+    stuck = MatrixSnapshot.objects.filter(status=Status.RUNNING).filter(
+        Q(heartbeat_at__lt=now - running_limit)
+        | Q(heartbeat_at__isnull=True, started_at__lt=now - running_limit)
+    )
     for snapshot_id, attempts in stuck.values_list("id", "attempts"):
         if attempts >= MAX_ATTEMPTS:
             matrix_snapshot_fail(

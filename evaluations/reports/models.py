@@ -48,6 +48,9 @@ class Report(models.Model):
     error = models.TextField(_("error"), blank=True)
     created_at = models.DateTimeField(_("requested"), auto_now_add=True)
     started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    # Written by the worker as the job progresses: a running job whose heartbeat stops has lost
+    # its worker, which the recovery sweep notices within two minutes.
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
     finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
     class Meta:

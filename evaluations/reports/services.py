@@ -8,6 +8,7 @@ from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -60,7 +61,9 @@ def report_request(*, evaluation: Evaluation, actor, language: str = "") -> Repo
 
 
 def _set_progress(report_id: int, percent: int) -> None:
-    Report.objects.filter(id=report_id, status=Status.RUNNING).update(progress=percent)
+    Report.objects.filter(id=report_id, status=Status.RUNNING).update(
+        progress=percent, heartbeat_at=timezone.now()
+    )
 
 
 def report_build(*, report_id: int) -> Report | None:
@@ -68,7 +71,13 @@ def report_build(*, report_id: int) -> Report | None:
     conditional update, and a finished report is never rebuilt."""
     claimed = Report.objects.filter(
         id=report_id, status__in=[Status.PENDING, Status.RUNNING]
-    ).update(status=Status.RUNNING, started_at=timezone.now(), progress=5, error="")
+    ).update(
+        status=Status.RUNNING,
+        started_at=timezone.now(),
+        heartbeat_at=timezone.now(),
+        progress=5,
+        error="",
+    )
     if not claimed:
         return None  # gone with its evaluation, or finished by an earlier delivery
     report = Report.objects.select_related("evaluation").get(id=report_id)
@@ -158,7 +167,10 @@ def reports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
     for report_id in waiting.values_list("id", flat=True):
         enqueue_on_commit(BUILD_REPORT, report_id)
         counts["republished"] += 1
-    stuck = Report.objects.filter(status=Status.RUNNING, started_at__lt=now - running_limit)
+    stuck = Report.objects.filter(status=Status.RUNNING).filter(
+        Q(heartbeat_at__lt=now - running_limit)
+        | Q(heartbeat_at__isnull=True, started_at__lt=now - running_limit)
+    )
     for report_id, attempts in stuck.values_list("id", "attempts"):
         if attempts >= MAX_ATTEMPTS:
             report_fail(report_id=report_id, error=f"stopped {attempts} times without finishing")

@@ -9,8 +9,8 @@ from evaluations.recovery import PENDING_GRACE, jobs_recover
 
 class Command(BaseCommand):
     help = (
-        "Re-publish jobs pending longer than 2 minutes, send again or fail jobs running past "
-        "their time limit (imports, matrix snapshots, reports); print what was done."
+        "Re-publish jobs pending longer than 2 minutes, send again or fail running jobs whose "
+        "heartbeat stopped (imports, matrix snapshots, reports); print what was done."
     )
 
     def handle(self, *args, **options):
@@ -21,5 +21,5 @@ class Command(BaseCommand):
         total = sum(n for counts in done.values() for n in counts.values())
         self.stdout.write(
             f"{total} job(s) acted on (pending over {int(PENDING_GRACE.total_seconds())} s "
-            "or running past their time limit)."
+            "or running with a silent heartbeat)."
         )
