@@ -156,9 +156,9 @@ GROUP_LETTERS = tuple("ABCDEFGH")
 def alternative_group_choices(existing: Iterable[str] = ()) -> list[tuple[str, str]]:
     named = sorted({name for name in existing if name and name not in GROUP_LETTERS})
     return [
-        ("", _("— not weighed against others")),
-        *((letter, _("alternatives %(group)s") % {"group": letter}) for letter in GROUP_LETTERS),
-        *((name, _("alternatives %(group)s") % {"group": name}) for name in named),
+        ("", "—"),
+        *((letter, letter) for letter in GROUP_LETTERS),
+        *((name, name) for name in named),
     ]
 
 
