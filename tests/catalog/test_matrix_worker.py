@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import pytest
+import redis
+from django.utils import timezone
 
 from catalog.engine.compatibility import compute_matrix
 from catalog.matrix.models import MatrixSnapshot
 from catalog.selectors import catalog_revision, engine_rows
+from evaluations.recovery import HEARTBEAT_SILENCE, jobs_recover
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
-from tests.worker import Worker, wait_for
+from tests.worker import Worker, transport_options, wait_for
 
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
 
@@ -77,3 +80,44 @@ def test_a_worker_killed_mid_job_leaves_one_snapshot_equal_to_an_uninterrupted_r
     assert MatrixSnapshot.objects.exclude(status="succeeded").count() == 0
     assert snapshot.attempts == 2
     assert bytes(snapshot.matrix) == compute_matrix(engine_rows()).to_bytes()
+
+
+def test_a_killed_workers_job_whose_message_is_lost_is_recovered_by_the_sweep(
+    celery_broker, tmp_path
+):
+    apply(synthetic_bundle(1250, rows_per_project=4))
+    revision = catalog_revision()
+    first = Worker(celery_broker, tmp_path / "first.log").start()
+    try:
+        wait_for(
+            lambda: MatrixSnapshot.objects.filter(status="running").exists(),
+            timeout=60,
+            interval=0.02,
+            what=lambda: f"the job to start\n{first.log()}",
+        )
+    finally:
+        first.kill()  # main process and pool child
+    # The broker lost the message too (a restart without persistence): only the row is left.
+    client = redis.Redis.from_url(celery_broker)
+    for key in client.scan_iter(match=f"{transport_options()['global_keyprefix']}*"):
+        client.delete(key)
+    # A minute of heartbeat silence, without waiting for it.
+    MatrixSnapshot.objects.filter(status="running").update(
+        heartbeat_at=timezone.now() - HEARTBEAT_SILENCE - HEARTBEAT_SILENCE
+    )
+
+    second = Worker(celery_broker, tmp_path / "second.log").start()
+    try:
+        assert jobs_recover()["matrix"]["rerun"] == 1
+        snapshot = wait_for(
+            lambda: _succeeded(revision),
+            timeout=90,
+            interval=0.2,
+            what=lambda: f"the recovered job\n{second.log()}",
+        )
+    finally:
+        second.stop()
+
+    assert MatrixSnapshot.objects.filter(status="succeeded").count() == 1
+    assert MatrixSnapshot.objects.exclude(status="succeeded").count() == 0
+    assert snapshot.attempts == 2
