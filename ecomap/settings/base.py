@@ -162,6 +162,9 @@ BROKER_URL = env.str("BROKER_URL", default="")
 # Eager: an in-memory broker nothing reaches; the host only spares kombu a warning per command.
 CELERY_BROKER_URL = BROKER_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = env.str("RESULT_BACKEND_URL", default=BROKER_URL) or None
+# Jobs report through their rows, never through Celery results: publishing then needs only the
+# broker, and a result backend that lost its connection during an outage cannot block it.
+CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ALWAYS_EAGER = not BROKER_URL
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
