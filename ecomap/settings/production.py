@@ -30,6 +30,13 @@ CSRF_COOKIE_SECURE = True
 X_FRAME_OPTIONS = "DENY"
 # The map's embed view sets its own framing policy per response.
 SECURE_REFERRER_POLICY = "same-origin"
+# Throttles, import progress and locks must be one cache for every process: without CACHE_URL,
+# production uses the broker's Redis (Django's keys carry their own prefix).
+_BROKER = env.str("BROKER_URL", default="")
+if not env.str("CACHE_URL", default="") and _BROKER.startswith(("redis://", "rediss://")):
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _BROKER}
+    }
 CONN_MAX_AGE = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_MAX_AGE"] = CONN_MAX_AGE  # noqa: F405
 # Container health checks call /healthz on the loopback address.
