@@ -101,7 +101,19 @@ def revision_check(evaluation: Evaluation, revision: int | None, actor) -> None:
     raise EditConflict(
         _(
             "{who} saved this evaluation (revision {current}) after you loaded revision "
-            "{yours}: your input is not saved yet. Look at their change, then save again."
-        ).format(who=who, current=evaluation.revision, yours=revision),
+            "{yours}, changing {what}: your input is not saved yet. Look at their change, then "
+            "save again."
+        ).format(who=who, current=evaluation.revision, yours=revision, what=_changed(since, actor)),
         current_revision=evaluation.revision,
     )
+
+
+def _changed(entries, actor) -> str:
+    """What the other editors changed, as `field → new value` (a few, the rest counted)."""
+    parts = []
+    for entry in entries.exclude(actor=actor).order_by("id"):
+        for field, change in (entry.changes or {}).items():
+            new = change.get("new") if isinstance(change, dict) else change
+            parts.append(f"{field} → {str(new)[:40]}")
+    shown = parts[:3] + ([_("{count} more").format(count=len(parts) - 3)] if len(parts) > 3 else [])
+    return ", ".join(shown) or _("the evaluation")

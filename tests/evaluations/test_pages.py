@@ -460,6 +460,7 @@ def test_a_step_saved_over_a_newer_revision_keeps_the_input_and_says_who_saved(c
     assert page_post.status_code == 409
     content = page_post.content.decode()
     assert "alice-admin saved this evaluation" in content
+    assert "changing tenancy → multi" in content  # what the other editor changed
     assert 'value="123"' in content  # the user's input is still in the form
     assert f'name="revision" value="{loaded + 1}"' in content  # saving again goes on top
     assert autosave.status_code == 409
