@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.core.cache import cache
-from django.db.models import Count, Q
+from django.db.models import Count
 from django.utils import timezone
 
 from catalog.engine.bundle import BundleInvalid, normalize_bundle
@@ -35,6 +35,7 @@ from catalog.selectors import catalog_revision, vocabulary_current
 from catalog.services import BundleResult, bundle_apply
 from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit, queue_check
 from ecomap.gcpause import gc_paused
+from ecomap.jobs import jobs_resend
 
 logger = logging.getLogger(__name__)
 
@@ -263,19 +264,12 @@ def import_run(*, job_id) -> None:
 
 def imports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
     """Jobs a worker never got (the publish was lost) are published again; jobs whose worker
-    died past the task's hard time limit are sent again and re-checked by import_run."""
-    counts = {"republished": 0, "rerun": 0}
-    waiting = ImportJob.objects.filter(
-        status=ImportJob.Status.PENDING, created_at__lt=now - pending_grace, payload__isnull=False
+    stopped beating are sent again, and import_run re-checks the catalog revision first."""
+    return jobs_resend(
+        ImportJob.objects.filter(payload__isnull=False),
+        task_name=RUN_IMPORT,
+        now=now,
+        pending_grace=pending_grace,
+        running_limit=running_limit,
+        key=str,
     )
-    for job_id in waiting.values_list("id", flat=True):
-        enqueue_on_commit(RUN_IMPORT, str(job_id))
-        counts["republished"] += 1
-    stuck = ImportJob.objects.filter(status=ImportJob.Status.RUNNING).filter(
-        Q(heartbeat_at__lt=now - running_limit)
-        | Q(heartbeat_at__isnull=True, started_at__lt=now - running_limit)
-    )
-    for job_id in stuck.values_list("id", flat=True):
-        enqueue_on_commit(RUN_IMPORT, str(job_id))
-        counts["rerun"] += 1
-    return counts

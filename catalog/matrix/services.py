@@ -10,7 +10,7 @@ import logging
 import time
 
 from django.db import IntegrityError, transaction
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils import timezone
 
 from catalog.engine.compatibility import compute_matrix
@@ -18,6 +18,7 @@ from catalog.matrix.models import MatrixSnapshot
 from catalog.matrix.storage import row_to_dict
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.dispatch import COMPUTE_MATRIX_SNAPSHOT, enqueue_on_commit
+from ecomap.jobs import jobs_resend
 
 logger = logging.getLogger(__name__)
 Status = MatrixSnapshot.Status
@@ -125,27 +126,16 @@ MAX_ATTEMPTS = 3
 
 
 def matrix_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
-    """Snapshots a worker never got are published again; snapshots whose worker died past the
-    task's hard time limit are computed again (the job is idempotent) or, after MAX_ATTEMPTS,
-    failed."""
-    counts = {"republished": 0, "rerun": 0, "failed": 0}
-    waiting = MatrixSnapshot.objects.filter(
-        status=Status.PENDING, created_at__lt=now - pending_grace
+    """Snapshots a worker never got are published again; snapshots whose worker stopped beating
+    are computed again (the job is idempotent) or, after MAX_ATTEMPTS, failed."""
+    return jobs_resend(
+        MatrixSnapshot.objects.all(),
+        task_name=COMPUTE_MATRIX_SNAPSHOT,
+        now=now,
+        pending_grace=pending_grace,
+        running_limit=running_limit,
+        max_attempts=MAX_ATTEMPTS,
+        fail=lambda pk, attempts: matrix_snapshot_fail(
+            snapshot_id=pk, error=f"stopped {attempts} times without finishing"
+        ),
     )
-    for snapshot_id in waiting.values_list("id", flat=True):
-        enqueue_on_commit(COMPUTE_MATRIX_SNAPSHOT, snapshot_id)
-        counts["republished"] += 1
-    stuck = MatrixSnapshot.objects.filter(status=Status.RUNNING).filter(
-        Q(heartbeat_at__lt=now - running_limit)
-        | Q(heartbeat_at__isnull=True, started_at__lt=now - running_limit)
-    )
-    for snapshot_id, attempts in stuck.values_list("id", "attempts"):
-        if attempts >= MAX_ATTEMPTS:
-            matrix_snapshot_fail(
-                snapshot_id=snapshot_id, error=f"stopped {attempts} times without finishing"
-            )
-            counts["failed"] += 1
-        else:
-            enqueue_on_commit(COMPUTE_MATRIX_SNAPSHOT, snapshot_id)
-            counts["rerun"] += 1
-    return counts

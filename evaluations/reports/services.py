@@ -8,11 +8,11 @@ from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import Q
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from ecomap.dispatch import BUILD_REPORT, enqueue_on_commit, queue_check
+from ecomap.jobs import jobs_resend
 from evaluations import selectors
 from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation, Role
@@ -159,23 +159,16 @@ MAX_ATTEMPTS = 3
 
 
 def reports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
-    """Reports a worker never got are published again; reports whose worker died past the
-    task's hard time limit are built again (the claim makes that safe) or, after MAX_ATTEMPTS,
-    failed with the reason."""
-    counts = {"republished": 0, "rerun": 0, "failed": 0}
-    waiting = Report.objects.filter(status=Status.PENDING, created_at__lt=now - pending_grace)
-    for report_id in waiting.values_list("id", flat=True):
-        enqueue_on_commit(BUILD_REPORT, report_id)
-        counts["republished"] += 1
-    stuck = Report.objects.filter(status=Status.RUNNING).filter(
-        Q(heartbeat_at__lt=now - running_limit)
-        | Q(heartbeat_at__isnull=True, started_at__lt=now - running_limit)
+    """Reports a worker never got are published again; reports whose worker stopped beating
+    are built again (the claim makes that safe) or, after MAX_ATTEMPTS, failed with the reason."""
+    return jobs_resend(
+        Report.objects.all(),
+        task_name=BUILD_REPORT,
+        now=now,
+        pending_grace=pending_grace,
+        running_limit=running_limit,
+        max_attempts=MAX_ATTEMPTS,
+        fail=lambda pk, attempts: report_fail(
+            report_id=pk, error=f"stopped {attempts} times without finishing"
+        ),
     )
-    for report_id, attempts in stuck.values_list("id", "attempts"):
-        if attempts >= MAX_ATTEMPTS:
-            report_fail(report_id=report_id, error=f"stopped {attempts} times without finishing")
-            counts["failed"] += 1
-        else:
-            enqueue_on_commit(BUILD_REPORT, report_id)
-            counts["rerun"] += 1
-    return counts
