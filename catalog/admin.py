@@ -59,6 +59,16 @@ def _lines(value: str) -> list[str]:
     return [line.strip() for line in value.splitlines() if line.strip()]
 
 
+def _validate_as_bundle(document: dict[str, Any]) -> None:
+    """A dry run through the one write path; its errors become the form's errors."""
+    try:
+        bundle_apply(document=document, dry_run=True)
+    except BundleInvalid as exc:
+        raise ValidationError(
+            [f"{error.path.split('.')[-1]}: {error.message}" for error in exc.errors]
+        ) from exc
+
+
 class CatalogWriteAdmin(admin.ModelAdmin):
     """Catalog content changes in the admin need the catalog-maintainer permission, as in the
     API and the imports, whatever model permissions a staff account holds."""
@@ -107,13 +117,7 @@ class ProjectAdminForm(forms.ModelForm):
         cleaned = super().clean()
         if self.errors:
             return cleaned
-        document = {"format": BUNDLE_FORMAT, "projects": [self.bundle_project()]}
-        try:
-            bundle_apply(document=document, dry_run=True)
-        except BundleInvalid as exc:
-            raise ValidationError(
-                [f"{error.path.split('.')[-1]}: {error.message}" for error in exc.errors]
-            ) from exc
+        _validate_as_bundle({"format": BUNDLE_FORMAT, "projects": [self.bundle_project()]})
         return cleaned
 
 
@@ -268,12 +272,7 @@ class PlacementRowAdminForm(forms.ModelForm):
                 }
             ],
         }
-        try:
-            bundle_apply(document=document, dry_run=True)
-        except BundleInvalid as exc:
-            raise ValidationError(
-                [f"{error.path.split('.')[-1]}: {error.message}" for error in exc.errors]
-            ) from exc
+        _validate_as_bundle(document)
         self.bundle = document
         return cleaned
 
