@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+import yaml
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
+from catalog.engine.rows import Row, row_from_bundle
 from catalog.services import bundle_apply
 
 LAYER_UNITS = {
@@ -74,3 +78,16 @@ def make_user(username: str, *, maintainer: bool = False, **fields: Any):
     if maintainer:
         user.user_permissions.add(Permission.objects.get(codename="maintain_catalog"))
     return user
+
+
+def builtin_rows(*, maintained_only: bool = False) -> dict[str, Row]:
+    """The built-in catalog (catalog/data/*.yaml) as engine rows by id, without a database;
+    `maintained_only` leaves out projects tagged unmaintained, as recommendable_rows does."""
+    rows = (
+        row_from_bundle(project["slug"], placement, project_name=project["name"])
+        for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
+        for project in yaml.safe_load(path.read_text(encoding="utf-8"))["projects"]
+        if not (maintained_only and "unmaintained" in project.get("tags", []))
+        for placement in project["placements"]
+    )
+    return {row.id: row for row in rows}

@@ -9,11 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from django.conf import settings
 
 from catalog.engine.compatibility import compute_matrix
 from catalog.engine.oracle import pair_verdicts
-from catalog.engine.rows import Row, row_from_bundle
+from tests.factories import builtin_rows
 
 RELATIONS = yaml.safe_load(
     (Path(__file__).parent / "documented_relations.yaml").read_text(encoding="utf-8")
@@ -27,17 +26,7 @@ GOVERNORS = (
 )
 
 
-def _builtin_rows() -> dict[str, Row]:
-    rows = (
-        row_from_bundle(project["slug"], placement, project_name=project["name"])
-        for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
-        for project in yaml.safe_load(path.read_text(encoding="utf-8"))["projects"]
-        for placement in project["placements"]
-    )
-    return {row.id: row for row in rows}
-
-
-ROWS = _builtin_rows()
+ROWS = builtin_rows()
 MATRIX = compute_matrix(list(ROWS.values()))
 
 

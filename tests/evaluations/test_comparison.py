@@ -3,14 +3,11 @@ per set of rows that compete, one line per project pair for everything else."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-import yaml
-from django.conf import settings
 
-from catalog.engine.rows import Row, row_from_bundle
+from catalog.engine.rows import Row
 from evaluations.engine.comparison import compare, compete_groups
+from tests.factories import builtin_rows
 
 # The evaluation of the issue that set the rule: HAMi, Volcano, Kueue and the MIG device plugin.
 CANDIDATES = (
@@ -24,13 +21,7 @@ CANDIDATES = (
 
 @pytest.fixture(scope="module")
 def catalog() -> dict[str, Row]:
-    rows = (
-        row_from_bundle(project["slug"], placement, project_name=project["name"])
-        for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
-        for project in yaml.safe_load(path.read_text())["projects"]
-        for placement in project["placements"]
-    )
-    return {row.id: row for row in rows}
+    return builtin_rows()
 
 
 def rows(catalog: dict[str, Row], *ids: str) -> list[Row]:

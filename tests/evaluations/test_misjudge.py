@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
-import yaml
-from django.conf import settings
 
-from catalog.engine.rows import Row, row_from_bundle
+from catalog.engine.rows import Row
 from evaluations.engine.misjudge import (
     CROSS_LAYER,
     DIFFERENT_JOBS,
@@ -17,17 +14,12 @@ from evaluations.engine.misjudge import (
     PLATFORM_AS_MECHANISM,
     misjudgements,
 )
+from tests.factories import builtin_rows
 
 
 @pytest.fixture(scope="module")
 def catalog() -> dict[str, Row]:
-    rows = (
-        row_from_bundle(project["slug"], placement, project_name=project["name"])
-        for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
-        for project in yaml.safe_load(path.read_text())["projects"]
-        for placement in project["placements"]
-    )
-    return {row.id: row for row in rows}
+    return builtin_rows()
 
 
 def candidates(catalog: dict[str, Row], *ids: str) -> list[Row]:

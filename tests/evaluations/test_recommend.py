@@ -4,16 +4,13 @@ from __future__ import annotations
 
 import json
 import random
-from pathlib import Path
 
 import pytest
-import yaml
-from django.conf import settings
 from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from catalog.engine.rows import Row, row_from_bundle
+from catalog.engine.rows import Row
 from catalog.engine.stack import (
     ISOLATION_REQUIREMENTS,
     JITTER_TOLERANCES,
@@ -25,6 +22,7 @@ from catalog.engine.stack import (
 )
 from evaluations.engine.cli import recommend_json
 from evaluations.engine.recommend import HARD_POOL, SHARED_POOL, Recommendation, recommend
+from tests.factories import builtin_rows
 
 TRAINING_FIRST = {
     "workload_types": ["training", "batch"],
@@ -49,13 +47,7 @@ MIXED = {
 
 def load_builtin_catalog() -> list[Row]:
     """The built-in rows a recommendation may use (as catalog.selectors.recommendable_rows)."""
-    return [
-        row_from_bundle(project["slug"], placement, project_name=project["name"])
-        for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
-        for project in yaml.safe_load(path.read_text())["projects"]
-        if "unmaintained" not in project.get("tags", [])
-        for placement in project["placements"]
-    ]
+    return list(builtin_rows(maintained_only=True).values())
 
 
 @pytest.fixture(scope="module")
