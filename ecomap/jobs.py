@@ -6,9 +6,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
+from django.db import InterfaceError, OperationalError
 from django.db.models import Q, QuerySet
 
 from ecomap.dispatch import enqueue_on_commit
+
+# Task options every job shares: the message is acknowledged only after the task returns and is
+# put back when the worker dies, so a killed worker's job runs again; database hiccups are
+# retried with backoff (the job services are idempotent, a rerun is harmless).
+DURABLE_TASK = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "retry_backoff_max": 60,
+    "max_retries": 5,
+}
 
 
 def silent_since(cutoff: datetime) -> Q:

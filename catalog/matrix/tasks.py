@@ -6,20 +6,15 @@ from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
 from catalog.matrix.services import matrix_snapshot_compute, matrix_snapshot_fail
+from ecomap.jobs import DURABLE_TASK
 
 
 # The name is the one messages already queued carry (the task lived in catalog/tasks.py); routes
-# in settings key on it. Retries only for database hiccups; a rerun is harmless
-# (matrix_snapshot_compute is idempotent).
+# in settings key on it. matrix_snapshot_compute is idempotent, so a redelivery is harmless.
 @shared_task(
     name="catalog.tasks.compute_matrix_snapshot",
     bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=5,
+    **DURABLE_TASK,
     soft_time_limit=240,
     time_limit=300,
 )

@@ -6,6 +6,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
+from ecomap.jobs import DURABLE_TASK
 from evaluations.reports.services import report_build, report_fail
 
 
@@ -13,17 +14,12 @@ from evaluations.reports.services import report_build, report_fail
 # evaluations/report_tasks.py); routes in settings key on it.
 # A 30-candidate report builds in a few seconds; the limits stop a hung Chromium (kaleido draws
 # the map) or a runaway layout, and stay far below the broker's visibility timeout so a killed
-# worker's job is redelivered only after it can no longer be running. Retries only for database
-# hiccups; a rerun is harmless (report_build claims with a conditional update).
+# worker's job is redelivered only after it can no longer be running. A rerun is harmless
+# (report_build claims with a conditional update).
 @shared_task(
     name="evaluations.report_tasks.build_report",
     bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=(OperationalError, InterfaceError),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=5,
+    **DURABLE_TASK,
     soft_time_limit=120,
     time_limit=180,
 )
