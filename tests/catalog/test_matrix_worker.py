@@ -49,20 +49,7 @@ def test_a_catalog_change_produces_a_fresh_snapshot_on_the_worker(worker):
 def test_a_worker_killed_mid_job_leaves_one_snapshot_equal_to_an_uninterrupted_run(
     celery_broker, tmp_path
 ):
-    # Big enough that computing takes seconds, so the kill lands mid-job.
-    apply(synthetic_bundle(1250, rows_per_project=4))
-    revision = catalog_revision()
-    first = Worker(celery_broker, tmp_path / "first.log").start()
-    try:
-        wait_for(
-            lambda: MatrixSnapshot.objects.filter(status="running").exists(),
-            timeout=60,
-            interval=0.02,
-            what=lambda: f"the job to start\n{first.log()}",
-        )
-        first.kill()
-    finally:
-        first.kill()
+    revision = _kill_a_worker_mid_job(celery_broker, tmp_path)
     assert not _succeeded(revision), "the job finished before the kill; make the catalog larger"
 
     second = Worker(celery_broker, tmp_path / "second.log").start()
@@ -85,18 +72,7 @@ def test_a_worker_killed_mid_job_leaves_one_snapshot_equal_to_an_uninterrupted_r
 def test_a_killed_workers_job_whose_message_is_lost_is_recovered_by_the_sweep(
     celery_broker, tmp_path
 ):
-    apply(synthetic_bundle(1250, rows_per_project=4))
-    revision = catalog_revision()
-    first = Worker(celery_broker, tmp_path / "first.log").start()
-    try:
-        wait_for(
-            lambda: MatrixSnapshot.objects.filter(status="running").exists(),
-            timeout=60,
-            interval=0.02,
-            what=lambda: f"the job to start\n{first.log()}",
-        )
-    finally:
-        first.kill()  # main process and pool child
+    revision = _kill_a_worker_mid_job(celery_broker, tmp_path)
     # The broker lost the message too (a restart without persistence): only the row is left.
     client = redis.Redis.from_url(celery_broker)
     for key in client.scan_iter(match=f"{transport_options()['global_keyprefix']}*"):
@@ -121,3 +97,21 @@ def test_a_killed_workers_job_whose_message_is_lost_is_recovered_by_the_sweep(
     assert MatrixSnapshot.objects.filter(status="succeeded").count() == 1
     assert MatrixSnapshot.objects.exclude(status="succeeded").count() == 0
     assert snapshot.attempts == 2
+
+
+def _kill_a_worker_mid_job(celery_broker, tmp_path) -> int:
+    """Loads a catalog big enough that computing takes seconds, starts a worker and kills it
+    (main process and pool child) as soon as the snapshot is running; returns the revision."""
+    apply(synthetic_bundle(1250, rows_per_project=4))
+    revision = catalog_revision()
+    first = Worker(celery_broker, tmp_path / "first.log").start()
+    try:
+        wait_for(
+            lambda: MatrixSnapshot.objects.filter(status="running").exists(),
+            timeout=60,
+            interval=0.02,
+            what=lambda: f"the job to start\n{first.log()}",
+        )
+    finally:
+        first.kill()
+    return revision
