@@ -26,6 +26,17 @@ def test_the_coverage_page_shows_layers_units_and_no_unsourced_rows(bob_client, 
     assert response.context["coverage"].total_projects >= 30
 
 
+def test_the_coverage_page_lists_each_row_once_under_a_plain_title(bob_client, builtin_catalog):
+    response = bob_client.get(reverse("catalog:coverage"))
+
+    content = response.content.decode()
+    title = content.split("<title>", 1)[1].split("</title>", 1)[0]
+    assert "<" not in title and "Catalog coverage" in title
+    assert content.count('id="verification"') == 1
+    rows = response.context["coverage"].rows
+    assert content.count("<code>hami/") == sum(1 for r in rows if r.ref.startswith("hami/"))
+
+
 def test_docs_catalog_md_is_generated_from_the_current_catalog(builtin_catalog):
     with translation.override("en"):
         expected = coverage_markdown(catalog_coverage())
