@@ -69,3 +69,18 @@ def test_an_overlong_value_is_refused_and_its_echo_is_truncated():
 
 def test_an_anchor_without_an_alias_is_harmless():
     assert parse_document("a: &first 1\nb: 2\n", hint="yaml") == {"a": 1, "b": 2}
+
+
+def test_the_caps_are_exact_and_cover_keys_too(monkeypatch):
+    import catalog.imports.parsing as parsing
+
+    assert parse_document("[" * MAX_DEPTH + "]" * MAX_DEPTH) is not None
+    with pytest.raises(BundleParseError, match="nested deeper than"):
+        parse_document("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1))
+    with pytest.raises(BundleParseError, match="longer than 100000 characters"):
+        parse_document('{"' + "k" * 100_001 + '": 1}')
+    # {"a": [1, 2]} is five values: the mapping, its key, the list and its two items.
+    monkeypatch.setattr(parsing, "MAX_NODES", 5)
+    assert parse_document('{"a": [1, 2]}') == {"a": [1, 2]}
+    with pytest.raises(BundleParseError, match="holds more than 5 values"):
+        parse_document('{"a": [1, 2, 3]}')
