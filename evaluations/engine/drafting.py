@@ -7,7 +7,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import lru_cache
-from itertools import product
 from types import MappingProxyType
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
@@ -28,6 +27,7 @@ SHAPES: Mapping[str, str] = MappingProxyType(
 )
 
 _LEVEL = {"none": 0, "soft": 1, "hard": 2}
+_GLOB_CHARS = frozenset("*?[")
 _COST_LEVEL = {"low": 0, "medium": 1, "high": 2}
 
 
@@ -211,7 +211,12 @@ def _baseline_offers(pattern: str) -> bool:
 
 
 class _Index:
-    """The catalog, with the contract questions drafting asks thousands of times answered once."""
+    """The catalog, with the contract questions drafting asks thousands of times answered once.
+
+    Every answer is looked up, not searched for: who provides a pattern, which rows can be the
+    other half of a presenter, which exporters and watchers a row feeds. A draft then costs the
+    same whether the catalog holds fifty rows or thousands.
+    """
 
     def __init__(self, rows: Iterable[Row]) -> None:
         self.rows = sorted({r.id: r for r in rows}.values(), key=lambda r: r.id)
@@ -219,20 +224,69 @@ class _Index:
             r.id: frozenset(i for i in r.signals | r.provides if i.startswith("signal:"))
             for r in self.rows
         }
-        self._offers: dict[tuple[str, str], bool] = {}
+        self._by_interface: dict[str, list[Row]] = {}  # interface -> rows providing it
+        # (layer, requires/accepts pattern) -> the rows of that layer stating it
+        self._wanting: dict[tuple[str, str], list[Row]] = {}
+        for row in self.rows:
+            for ident in row.provides:
+                self._by_interface.setdefault(ident, []).append(row)
+            for pattern in row.requires | row.accepts:
+                self._wanting.setdefault((row.layer, pattern), []).append(row)
+        self._wildcards = [key for key in self._wanting if not _GLOB_CHARS.isdisjoint(key[1])]
+        self._consumers: dict[tuple[str, str], tuple[Row, ...]] = {}
+        self._exporters = [r for r in self.rows if r.layer == "data_plane" and self._signals[r.id]]
+        self.richest_exporter = min(
+            self._exporters, key=lambda r: (-len(self._signals[r.id]), r.id), default=None
+        )
+        # Platform rows that only observe: what cost and usage visibility is drafted from.
+        self._watchers = [
+            r
+            for r in self.rows
+            if r.layer == "platform"
+            and r.provides
+            and not r.resource_units - {"none"}
+            and all(i.startswith("signal:") for i in r.provides)
+        ]
+        self._providers: dict[str, tuple[Row, ...]] = {}
+        self._provider_ids: dict[str, frozenset[str]] = {}
         self._feeds: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._bundles: dict[str, tuple[Row, ...]] = {}
+        self._sources: dict[str, tuple[tuple[int, Row], ...]] = {}
+        self._watched: dict[str, dict[str, int]] = {}
+        self._watcher_by_id = {w.id: w for w in self._watchers}
 
     def signals(self, row: Row) -> frozenset[str]:
         return self._signals[row.id]
 
+    def providers(self, pattern: str) -> tuple[Row, ...]:
+        """The rows whose provides match `pattern`, by id."""
+        if pattern not in self._providers:
+            if _GLOB_CHARS.isdisjoint(pattern):
+                found = self._by_interface.get(pattern, [])
+            else:
+                found = {
+                    r.id: r
+                    for ident, rows in self._by_interface.items()
+                    if fnmatchcase(ident, pattern)
+                    for r in rows
+                }.values()
+            self._providers[pattern] = tuple(sorted(found, key=lambda r: r.id))
+            self._provider_ids[pattern] = frozenset(r.id for r in self._providers[pattern])
+        return self._providers[pattern]
+
     def offers(self, row: Row, pattern: str) -> bool:
-        key = (row.id, pattern)
-        if key not in self._offers:
-            self._offers[key] = any(fnmatchcase(ident, pattern) for ident in row.provides)
-        return self._offers[key]
+        if pattern not in self._provider_ids:
+            self.providers(pattern)
+        return row.id in self._provider_ids[pattern]
 
     def satisfied(self, pattern: str, rows: Iterable[Row]) -> bool:
         return _baseline_offers(pattern) or any(self.offers(r, pattern) for r in rows)
+
+    def met(self, pattern: str, ids: set[str]) -> bool:
+        """satisfied() for rows given by id."""
+        if pattern not in self._provider_ids:
+            self.providers(pattern)
+        return _baseline_offers(pattern) or not self._provider_ids[pattern].isdisjoint(ids)
 
     def feeds(self, provider: Row, consumer: Row) -> tuple[str, ...]:
         """Interfaces `provider` offers that `consumer` requires or accepts."""
@@ -245,6 +299,59 @@ class _Index:
     def links(self, a: Row, b: Row) -> list[str]:
         return sorted(set(self.feeds(a, b)) | set(self.feeds(b, a)))
 
+    def consumers(self, interface: str, layer: str) -> tuple[Row, ...]:
+        """Rows of `layer` whose requires or accepts match `interface`: all it can feed there."""
+        key = (layer, interface)
+        if key not in self._consumers:
+            found = {r.id: r for r in self._wanting.get(key, ())}
+            for wildcard in self._wildcards:
+                if wildcard[0] == layer and fnmatchcase(interface, wildcard[1]):
+                    found.update((r.id, r) for r in self._wanting[wildcard])
+            self._consumers[key] = tuple(found.values())
+        return self._consumers[key]
+
+    def fed_by(self, row: Row, layer: str) -> dict[str, Row]:
+        """Rows of `layer` `row` may feed, by id (feeds() says what, if anything, it does)."""
+        return {r.id: r for ident in row.provides for r in self.consumers(ident, layer)}
+
+    def linked(self, row: Row, layer: str) -> list[Row]:
+        """Rows of `layer` a contract may tie to `row` either way, by id: the only rows for
+        which links() can say something."""
+        found = self.fed_by(row, layer)
+        for pattern in row.requires | row.accepts:
+            found.update((r.id, r) for r in self.providers(pattern) if r.layer == layer)
+        return [found[i] for i in sorted(found)]
+
+    def bundle(self, presenter: Row) -> tuple[Row, ...]:
+        if presenter.id not in self._bundles:
+            self._bundles[presenter.id] = tuple(_data_plane(presenter, self))
+        return self._bundles[presenter.id]
+
+    def signal_sources(self, presenter: Row) -> tuple[tuple[int, Row], ...]:
+        """Exporters `presenter` feeds, best wired first: (interfaces fed, row)."""
+        if presenter.id not in self._sources:
+            fed = self.fed_by(presenter, "data_plane")
+            options = [
+                (len(self.feeds(presenter, row)), row)
+                for row in self._exporters
+                if row.id in fed and self.feeds(presenter, row)
+            ]
+            self._sources[presenter.id] = tuple(
+                sorted(options, key=lambda option: (-option[0], option[1].id))
+            )
+        return self._sources[presenter.id]
+
+    def watched(self, member: Row) -> dict[str, int]:
+        """Watcher id -> interfaces `member` feeds it, for the watchers it feeds at all."""
+        if member.id not in self._watched:
+            fed = self.fed_by(member, "platform")
+            counts = {w.id: len(self.feeds(member, w)) for w in self._watchers if w.id in fed}
+            self._watched[member.id] = {i: n for i, n in counts.items() if n}
+        return self._watched[member.id]
+
+    def watcher(self, watcher_id: str) -> Row:
+        return self._watcher_by_id[watcher_id]
+
 
 def _data_plane(presenter: Row, index: _Index) -> list[Row]:
     """The presenter and its same-unit partners: the other half of one mechanism.
@@ -254,10 +361,9 @@ def _data_plane(presenter: Row, index: _Index) -> list[Row]:
     """
     bundle = [presenter]
     units = set(_known_units(presenter))
-    for row in index.rows:
+    for row in index.linked(presenter, "data_plane"):
         if (
-            row.layer == "data_plane"
-            and row.id != presenter.id
+            row.id != presenter.id
             and units & row.resource_units
             and not any(row.exclusive & member.exclusive for member in bundle)
             and index.links(presenter, row)
@@ -283,17 +389,15 @@ def _add_signal_sources(draft: _Draft, index: _Index) -> None:
             continue
         presenter = draft.presenters[plan.name]
         reach = draft.pools[plan.name] + draft.cluster_wide
-        options = [
-            (len(index.feeds(presenter, row)), row)
-            for row in index.rows
-            if row.layer == "data_plane"
-            and row.id not in in_stack
-            and index.signals(row)
-            and not _conflicts_with(row, reach)
-            and index.feeds(presenter, row)
-        ]
-        if options:
-            _rank, source = min(options, key=lambda option: (-option[0], option[1].id))
+        source = next(
+            (
+                row
+                for _count, row in index.signal_sources(presenter)
+                if row.id not in in_stack and not _conflicts_with(row, reach)
+            ),
+            None,
+        )
+        if source is not None:
             draft.pools[plan.name].append(source)
             draft.why[source.id] = _("exports signals for pool %(pool)s", pool=plan.name)
             in_stack.add(source.id)
@@ -303,21 +407,14 @@ def _add_visibility(draft: _Draft, index: _Index) -> None:
     """Add one platform row that only observes (cost and usage visibility) and sees the stack."""
     stack = draft.rows()
     in_stack = {r.id for r in stack}
-    options = []
-    for row in index.rows:
-        if (
-            row.layer != "platform"
-            or row.id in in_stack
-            or not row.provides
-            or row.resource_units - {"none"}
-            or not all(i.startswith("signal:") for i in row.provides)
-        ):
-            continue
-        seen = sum(len(index.feeds(member, row)) for member in stack)
-        if seen:
-            options.append((seen, row))
+    seen: dict[str, int] = {}
+    for member in stack:
+        for watcher, count in index.watched(member).items():
+            seen[watcher] = seen.get(watcher, 0) + count
+    options = [(count, watcher) for watcher, count in seen.items() if watcher not in in_stack]
     if options:
-        _rank, row = min(options, key=lambda option: (-option[0], option[1].id))
+        _rank, watcher_id = min(options, key=lambda option: (-option[0], option[1]))
+        row = index.watcher(watcher_id)
         draft.cluster_wide.append(row)
         draft.watcher = row
         draft.why[row.id] = _("cost and usage visibility")
@@ -328,9 +425,10 @@ def _unmet(draft: _Draft, index: _Index) -> list[tuple[str, str, str | None]]:
 
     Drafting needs this after every added row; the full check runs once, on the result.
     """
-    everything = draft.rows()
+    cluster_wide = {r.id for r in draft.cluster_wide}
+    everything = cluster_wide | {r.id for members in draft.pools.values() for r in members}
     checks = [(r, None, everything) for r in draft.cluster_wide] + [
-        (r, name, members + draft.cluster_wide)
+        (r, name, cluster_wide | {m.id for m in members})
         for name, members in draft.pools.items()
         for r in members
     ]
@@ -338,7 +436,7 @@ def _unmet(draft: _Draft, index: _Index) -> list[tuple[str, str, str | None]]:
         (row.id, pattern, pool)
         for row, pool, reach in checks
         for pattern in row.requires
-        if not index.satisfied(pattern, (r for r in reach if r.id != row.id))
+        if not index.met(pattern, reach - {row.id})
     )
 
 
@@ -353,8 +451,8 @@ def _close_gaps(draft: _Draft, index: _Index) -> bool:
         in_stack = {r.id for r in stack}
         open_patterns = {p for _row, p, _pool in unmet}
         best: tuple[tuple[int, int, str], Row, str | None] | None = None
-        for row in index.rows:
-            if row.id in in_stack or not index.offers(row, pattern):
+        for row in index.providers(pattern):
+            if row.id in in_stack:
                 continue
             # A row holding an ownership token only goes into the pool that needs it; anywhere
             # else it would claim devices in every pool.
@@ -364,7 +462,7 @@ def _close_gaps(draft: _Draft, index: _Index) -> bool:
             ):
                 continue
             closes = sum(index.offers(row, p) for p in open_patterns)
-            opens = sum(not index.satisfied(p, [*stack, row]) for p in row.requires)
+            opens = sum(not index.met(p, in_stack | {row.id}) for p in row.requires)
             key = (-closes, opens, row.id)
             if best is None or key < best[0]:
                 best = (key, row, pool)
@@ -387,42 +485,58 @@ def _governors(needs: _Needs, index: _Index) -> list[Row | None]:
     return [r for r in index.rows if r.layer == "control_plane" and wanted & r.provides]
 
 
-def _drafts(profile: Profile, index: _Index) -> Iterable[tuple[_Draft, _Needs]]:
+@dataclass(frozen=True, slots=True)
+class _Slots:
+    """One shape's search space: the candidates for each slot a draft fills, in catalog order."""
+
+    shape: str
+    plans: tuple[_PoolPlan, ...]
+    needs: _Needs
+    presenters: tuple[tuple[Row, ...], ...]  # per plan: the rows that may present its GPUs
+    governors: tuple[Row | None, ...]
+
+
+def _slots(profile: Profile, index: _Index) -> list[_Slots]:
+    slots = []
     for shape, plans in _shapes(profile):
         needs = _needs(profile, shape)
-        per_pool = [
-            [_data_plane(row, index) for row in index.rows if _may_present(row, plan.presenters)]
-            for plan in plans
-        ]
-        governors = _governors(needs, index)
-        for bundles in product(*per_pool):
-            ids = [r.id for bundle in bundles for r in bundle]
-            if len(set(ids)) != len(ids):
-                continue  # both pools would run the same component
-            for governor in governors:
-                draft = _Draft(
-                    shape=shape,
-                    plans=plans,
-                    presenters={p.name: b[0] for p, b in zip(plans, bundles, strict=True)},
-                    pools={p.name: list(b) for p, b in zip(plans, bundles, strict=True)},
-                )
-                for plan, bundle in zip(plans, bundles, strict=True):
-                    draft.why[bundle[0].id] = _(
-                        "presents the GPUs of pool %(pool)s", pool=plan.name
-                    )
-                    for partner in bundle[1:]:
-                        draft.why[partner.id] = _(
-                            "completes %(row)s in pool %(pool)s",
-                            row=bundle[0].label,
-                            pool=plan.name,
-                        )
-                if governor is not None:
-                    draft.governor = governor
-                    draft.cluster_wide.append(governor)
-                    draft.why[governor.id] = _("governs queues, quotas and priority")
-                # Observability belongs to every data plane (METHOD), not only to P99 profiles.
-                _add_signal_sources(draft, index)
-                if needs.visibility:
-                    _add_visibility(draft, index)
-                if _close_gaps(draft, index):
-                    yield draft, needs
+        presenters = tuple(
+            tuple(row for row in index.rows if _may_present(row, plan.presenters)) for plan in plans
+        )
+        slots.append(_Slots(shape, plans, needs, presenters, tuple(_governors(needs, index))))
+    return slots
+
+
+def _draft(
+    slots: _Slots, presenters: tuple[Row, ...], governor: Row | None, index: _Index
+) -> _Draft | None:
+    """The stack of these presenters (one per pool) under `governor`, its gaps closed.
+
+    None when two pools would run the same component or a gap has no safe provider.
+    """
+    plans = slots.plans
+    bundles = [index.bundle(presenter) for presenter in presenters]
+    ids = [r.id for bundle in bundles for r in bundle]
+    if len(set(ids)) != len(ids):
+        return None  # both pools would run the same component
+    draft = _Draft(
+        shape=slots.shape,
+        plans=plans,
+        presenters={p.name: b[0] for p, b in zip(plans, bundles, strict=True)},
+        pools={p.name: list(b) for p, b in zip(plans, bundles, strict=True)},
+    )
+    for plan, bundle in zip(plans, bundles, strict=True):
+        draft.why[bundle[0].id] = _("presents the GPUs of pool %(pool)s", pool=plan.name)
+        for partner in bundle[1:]:
+            draft.why[partner.id] = _(
+                "completes %(row)s in pool %(pool)s", row=bundle[0].label, pool=plan.name
+            )
+    if governor is not None:
+        draft.governor = governor
+        draft.cluster_wide.append(governor)
+        draft.why[governor.id] = _("governs queues, quotas and priority")
+    # Observability belongs to every data plane (METHOD), not only to P99 profiles.
+    _add_signal_sources(draft, index)
+    if slots.needs.visibility:
+        _add_visibility(draft, index)
+    return draft if _close_gaps(draft, index) else None

@@ -18,6 +18,7 @@ from evaluations.engine.drafting import (
     TOPOLOGY,
     UNIT_TRAITS,
     WORKLOAD_UNITS,
+    _conflicts_with,
     _Draft,
     _Index,
     _known_units,
@@ -334,6 +335,57 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
             out.missing.append(_("no platform row gives cost and usage visibility"))
     out.score -= _PER_COMPONENT * len(draft.rows())
     return out
+
+
+def _presenter_fit(
+    index: _Index, presenter: Row, plan: _PoolPlan, profile: Profile, weights: dict[str, float]
+) -> float:
+    """How well `presenter` alone serves `plan`: its pool's part of the score, before combining.
+
+    Partners, exporters and the control plane join later; this only ranks the candidates of one
+    slot, so that the search combines the best of each. A presenter exporting no signals of its
+    own is judged with the catalog's richest exporter beside it, as drafting may add one: better
+    to overrate a candidate than to drop the one the best stack is made of.
+    """
+    pool = list(index.bundle(presenter))
+    if not any(index.signals(r) for r in pool):
+        reach = list(pool)
+        pool += [
+            next(
+                (r for _n, r in index.signal_sources(presenter) if not _conflicts_with(r, reach)),
+                presenter,
+            )
+        ]
+    draft = _Draft(
+        shape="",
+        plans=(plan,),
+        presenters={plan.name: presenter},
+        pools={plan.name: pool},
+    )
+    fit = _score_pool(index, draft, plan, profile, weights, _Verdict())
+    fit -= ISOLATION_BREACH_PENALTY * len(_isolation_breaches(draft, profile))
+    served = sum(bool(WORKLOAD_UNITS[kind] & presenter.resource_units) for kind in plan.workloads)
+    return fit + 3.0 * served / max(1, len(profile.workload_types))
+
+
+def _governor_fit(
+    index: _Index,
+    governor: Row,
+    plans: tuple[_PoolPlan, ...],
+    presenters: dict[str, Row],
+    needs: _Needs,
+    profile: Profile,
+    weights: dict[str, float],
+) -> float:
+    """How well `governor` governs these presenters (the best of each pool's slot)."""
+    draft = _Draft(
+        shape="",
+        plans=plans,
+        presenters=presenters,
+        pools={name: [row] for name, row in presenters.items()},
+        governor=governor,
+    )
+    return _score_governor(index, draft, needs, profile, weights, _Verdict())
 
 
 def _score_report(out: _Verdict, report: StackReport) -> None:
