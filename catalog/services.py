@@ -350,7 +350,12 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
     if retagged:
         tags = _ensure_tags({tag for fields in retagged for tag in fields["tags"]})
         through = Project.tags.through
-        through.objects.filter(project_id__in=[project_ids[f["slug"]] for f in retagged]).delete()
+        # Only projects stored before this bundle can have tags to replace.
+        stored_ids = [
+            project_id for project_id, fields, _ in plan.changed_projects if "tags" in fields
+        ]
+        if stored_ids:
+            through.objects.filter(project_id__in=stored_ids).delete()
         insert_rows(
             through,
             ("project_id", "tag_id"),
