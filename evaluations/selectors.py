@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.cache import cache
 from django.db.models import Count, F, Prefetch, Q, QuerySet
 from django.http import Http404
 
 from catalog.engine.rows import Row
 from catalog.engine.stack import Profile, StackReport, check_stack
 from catalog.models import PlacementRow, Project, ResourceUnit
-from catalog.selectors import engine_rows, recommendable_rows
+from catalog.selectors import catalog_revision, engine_rows, recommendable_rows
 from evaluations.models import (
     ROLE_RANK,
     AuditEntry,
@@ -233,11 +236,38 @@ def comparison_for(evaluation: Evaluation) -> Comparison:
     )
 
 
-def recommendations_for(*, evaluation: Evaluation, limit: int = 5) -> list[Any]:
-    """Ranked candidate stacks from the whole catalog for the evaluation's step-1 profile."""
-    from evaluations.engine.recommend import recommend
+# The API's longest list: every shorter one is its head, so one ranking serves them all.
+RECOMMENDATIONS_CACHED = 20
+# The key changes with the profile and the catalog; the timeout only bounds stale entries.
+RECOMMENDATIONS_TIMEOUT = 24 * 3600
 
-    return recommend(evaluation.engine_profile(), recommendable_rows(), limit=limit)
+
+def recommendations_cache_key(profile: Profile, revision: int) -> str:
+    """Where the ranking of `profile` against catalog `revision` is cached."""
+    from evaluations.engine.recommend import RANKING_VERSION
+
+    data = json.dumps(profile.to_dict(), sort_keys=True, separators=(",", ":"))
+    digest = hashlib.sha256(data.encode()).hexdigest()[:32]
+    return f"evaluations:recommendations:v{RANKING_VERSION}:{revision}:{digest}"
+
+
+def recommendations_for(*, evaluation: Evaluation, limit: int = 5) -> Any:
+    """Ranked candidate stacks from the whole catalog for the evaluation's step-1 profile.
+
+    Ranked once per (profile, catalog revision) and cached, so the page, the adopt action, the
+    API and the report read the same ranking and a viewer's GET never searches again. The
+    result is a `Ranking` (a list of `Recommendation`, best first) whose `note` says whether
+    the search budget stopped the search.
+    """
+    from evaluations.engine.recommend import Ranking, recommend
+
+    profile = evaluation.engine_profile()
+    key = recommendations_cache_key(profile, catalog_revision())
+    ranking = cache.get(key)
+    if not isinstance(ranking, Ranking):
+        ranking = recommend(profile, recommendable_rows(), limit=RECOMMENDATIONS_CACHED)
+        cache.set(key, ranking, RECOMMENDATIONS_TIMEOUT)
+    return ranking.head(limit)
 
 
 def decision_report(evaluation: Evaluation) -> StackReport | None:

@@ -211,6 +211,8 @@ def evaluation_recommendations_view(request, pk: int):
             evaluation,
             "recommendations",
             recommendations=recommendations,
+            # Set when the search budget ran out: the stacks are the best found so far.
+            search_note=getattr(recommendations, "note", None),
             profile_error=profile_error,
             guide={"step": guidance("recommendations")},
         ),
@@ -286,9 +288,12 @@ def evaluation_decision_view(request, pk: int):
 
 def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     """Make a recommended stack the decision, its checks and failure modes pre-filled."""
+    # The cached ranking the page showed; the page posts the stack it showed at that rank too,
+    # so a ranking changed since (new profile, new catalog) adopts nothing unseen.
     recommendations = selectors.recommendations_for(evaluation=evaluation)
     chosen = next((item for item in recommendations if item.rank == rank), None)
-    if chosen is None:
+    shown = request.POST.get("adopt_rows")
+    if chosen is None or (shown is not None and shown != ",".join(chosen.rows)):
         raise InvalidInput(_("That recommendation is no longer offered; reload the page."))
     pools = {name: list(ids) for name, ids in (chosen.pools or {}).items()}
     services.evaluation_decide(

@@ -246,20 +246,51 @@ class EvaluationViewSet(
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("limit", int, description="how many stacks (1-20, default 5)")
+            OpenApiParameter("limit", int, description="how many stacks (1-20, default 5)"),
+            OpenApiParameter(
+                "X-Search-Complete",
+                str,
+                location=OpenApiParameter.HEADER,
+                response=[200],
+                description='"true", or "false" when the search budget stopped the search '
+                "and the stacks are the best found so far",
+            ),
+            OpenApiParameter(
+                "X-Search-Examined",
+                int,
+                location=OpenApiParameter.HEADER,
+                response=[200],
+                description="how many stacks the search drafted",
+            ),
+            OpenApiParameter(
+                "X-Search-Note",
+                str,
+                location=OpenApiParameter.HEADER,
+                response=[200],
+                description="when the search stopped early, why, in words",
+            ),
         ],
         responses={200: RecommendationSerializer(many=True), **READ_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def recommendations(self, request, pk=None):
-        """Ranked stacks from the catalog for the evaluation's step-1 profile."""
+        """Ranked stacks from the catalog for the evaluation's step-1 profile.
+
+        Ranked once per profile and catalog revision; the headers say whether the search ran
+        to the end or its budget stopped it with the best stacks found so far.
+        """
         evaluation = self.get_object()
         limit = _bounded_int(request.query_params.get("limit"), default=5, low=1, high=20)
         try:
             ranked = selectors.recommendations_for(evaluation=evaluation, limit=limit)
         except ValueError as exc:
             raise EvaluationError(str(exc)) from exc
-        return Response([item.to_dict() for item in ranked])
+        response = Response([item.to_dict() for item in ranked])
+        response["X-Search-Complete"] = "true" if ranked.complete else "false"
+        response["X-Search-Examined"] = str(ranked.examined)
+        if ranked.note:
+            response["X-Search-Note"] = str(ranked.note)
+        return response
 
 
 def _bounded_int(value: Any, *, default: int, low: int, high: int) -> int:

@@ -7,17 +7,21 @@ from typing import Any
 
 from catalog.engine.rows import Row
 from catalog.engine.stack import Profile
-from evaluations.engine.recommend import recommend
+from evaluations.engine.recommend import Ranking, recommend
 
 
-def recommend_json(
-    profile_dict: Mapping[str, Any], rows: Sequence[Row], limit: int = 5
-) -> list[dict[str, Any]]:
-    """Ranked stacks as JSON-ready dicts; a ValueError names what is wrong with the input."""
+def recommend_json(profile_dict: Mapping[str, Any], rows: Sequence[Row], limit: int = 5) -> Ranking:
+    """Ranked stacks as JSON-ready dicts (a `Ranking`: its `note` says whether the search
+    budget stopped the search); a ValueError names what is wrong with the input."""
     if not isinstance(profile_dict, Mapping):
         raise ValueError(f"a profile is a JSON object, got {type(profile_dict).__name__}")
     # bool is an int subclass; `--limit true` is not a number of stacks.
     if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
         raise ValueError(f"limit: expected a positive integer, got {limit!r}")
     profile = Profile.from_dict(profile_dict)
-    return [recommendation.to_dict() for recommendation in recommend(profile, rows, limit=limit)]
+    ranking = recommend(profile, rows, limit=limit)
+    return Ranking(
+        (recommendation.to_dict() for recommendation in ranking),
+        examined=ranking.examined,
+        complete=ranking.complete,
+    )

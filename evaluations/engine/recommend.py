@@ -20,6 +20,7 @@ from typing import Any
 
 from catalog.engine.rows import Row
 from catalog.engine.stack import Profile, StackReport, check_stack
+from catalog.engine.text import Text, _
 from evaluations.engine.drafting import (
     HARD_POOL,
     SHAPES,
@@ -44,6 +45,7 @@ from evaluations.engine.scoring import (
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "RANKING_VERSION",
     "HARD_POOL",
     "SHAPES",
     "SHARED_POOL",
@@ -70,11 +72,14 @@ class Budget:
 
 
 DEFAULT_BUDGET = Budget()
+# Part of the key rankings are cached under: bump it with any change to drafting, scoring or
+# the budget that can change a ranking, so no cache serves a ranking this code would not make.
+RANKING_VERSION = 1
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 
 
 class Ranking(list):
-    """Recommendations best first, and how far the search went to find them.
+    """Recommendations best first (or their dicts), and how far the search went to find them.
 
     A list, so callers that only want the stacks need not know; `complete` is False when the
     budget stopped the search and the stacks are the best found so far; `examined` counts the
@@ -92,6 +97,16 @@ class Ranking(list):
     def head(self, limit: int) -> Ranking:
         """The first `limit` stacks, with the same account of the search."""
         return Ranking(self[:limit], examined=self.examined, complete=self.complete)
+
+    @property
+    def note(self) -> Text | None:
+        """What the page, the API and the command say when the budget stopped the search."""
+        if self.complete:
+            return None
+        return _(
+            "Search stopped after %(count)s stacks; these are the best found so far.",
+            count=self.examined,
+        )
 
 
 @dataclass(frozen=True, slots=True)

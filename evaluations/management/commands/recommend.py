@@ -28,7 +28,11 @@ class Command(BaseCommand):
             raise CommandError(f"invalid profile: {exc}") from exc
         if options["json"]:
             self.stdout.write(json.dumps(ranked, indent=2, ensure_ascii=False))
+            if ranked.note:  # stdout stays one JSON document
+                self.stderr.write(str(ranked.note))
             return
+        if ranked.note:
+            self.stdout.write(str(ranked.note))
         if not ranked:
             self.stdout.write("No stack in the catalog passes the stack check for this profile.")
         for item in ranked:
