@@ -51,6 +51,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Pages compressed (Django adds random padding to every gzip body against BREACH).
+    "django.middleware.gzip.GZipMiddleware",
     "ecomap.middleware.BodySizeMiddleware",
     "ecomap.middleware.RejectNulMiddleware",
     "csp.middleware.CSPMiddleware",
