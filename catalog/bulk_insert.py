@@ -1,8 +1,8 @@
 """Fast inserts of many rows: COPY on PostgreSQL, bulk_create elsewhere (the SQLite demo).
 
 Imports of thousands of placement rows spend most of their time creating model instances and
-compiling INSERT statements; COPY streams plain tuples instead. Ids are not returned: callers
-read them back with one query on a natural key.
+compiling INSERT statements; COPY streams plain tuples instead. COPY returns no ids: callers
+that need them use insert_rows_with_ids, which takes them from the table's sequence first.
 """
 
 from __future__ import annotations
@@ -51,3 +51,32 @@ def insert_rows(model: type[models.Model], columns: Sequence[str], rows: Iterabl
 
 def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
+
+
+def insert_rows_with_ids(
+    model: type[models.Model], columns: Sequence[str], rows: Iterable[tuple], *, count: int
+) -> list[int]:
+    """Insert the `count` `rows` like insert_rows; return their new primary keys in row order.
+
+    On PostgreSQL the keys are drawn from the table's identity sequence in one query and written
+    with the rows, so nothing is read back; elsewhere bulk_create returns them.
+    """
+    if not count:
+        return []
+    if connection.vendor != "postgresql":
+        objects = [model(**dict(zip(columns, row, strict=True))) for row in rows]
+        model.objects.bulk_create(objects, batch_size=500)
+        return [obj.pk for obj in objects]
+    pk = model._meta.pk
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(s.seq) FROM (SELECT pg_get_serial_sequence(%s, %s)::regclass AS seq) s,"
+            " generate_series(1, %s)",
+            [connection.ops.quote_name(model._meta.db_table), pk.column, count],
+        )
+        # Ascending, as the column default would have handed them out row after row.
+        ids = sorted(value for (value,) in cursor.fetchall())
+    insert_rows(
+        model, (pk.attname, *columns), ((i, *row) for i, row in zip(ids, rows, strict=True))
+    )
+    return ids

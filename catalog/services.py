@@ -15,7 +15,7 @@ from typing import Any
 from django.db import connection, transaction
 from django.utils import timezone
 
-from catalog.bulk_insert import insert_rows
+from catalog.bulk_insert import insert_rows, insert_rows_with_ids
 from catalog.engine.bundle import (
     INTERFACE_RELATIONS,
     PROJECT_KEYS,
@@ -315,20 +315,18 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
     def record(project_id, slug, row_key, action, changes):
         history.append((now, actor_id, source, project_id, slug, row_key, action, changes))
 
-    # Projects through COPY too; their ids are read back by slug (one query).
+    # Projects through COPY too, with ids drawn from their sequence first (one query).
     columns = [key for key in PROJECT_KEYS if key != "tags"]
-    insert_rows(
+    new_project_ids = insert_rows_with_ids(
         Project,
         (*columns, "created_at", "updated_at"),
         ((*(fields.get(key, "") for key in columns), now, now) for fields in plan.new_projects),
+        count=len(plan.new_projects),
     )
-    project_ids = plan.project_ids
-    if plan.new_projects:
-        project_ids = project_ids | dict(
-            Project.objects.filter(
-                slug__in=[fields["slug"] for fields in plan.new_projects]
-            ).values_list("slug", "id")
-        )
+    project_ids = plan.project_ids | {
+        fields["slug"]: project_id
+        for fields, project_id in zip(plan.new_projects, new_project_ids, strict=True)
+    }
     if plan.changed_projects:
         updated = []
         for project_id, fields, _changes in plan.changed_projects:
@@ -367,7 +365,7 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
         record(project_id, fields["slug"], "", ChangeAction.UPDATED, changes)
 
     # Rows: plain tuples through COPY, then their units, points and contracts.
-    insert_rows(
+    new_row_ids = insert_rows_with_ids(
         PlacementRow,
         ("project_id", "key", "created_at", "updated_at", *ROW_FIELD_NAMES),
         (
@@ -375,6 +373,7 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
              *_row_fields(placement, layer_ids).values())
             for slug, placement in plan.new_rows
         ),
+        count=len(plan.new_rows),
     )  # fmt: skip
     if plan.changed_rows:
         PlacementRow.objects.bulk_update(
@@ -385,19 +384,10 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
             [*ROW_FIELD_NAMES, "updated_at"],
             batch_size=1000,
         )
-    new_row_ids = {}
-    if plan.new_rows:
-        new_project_ids = {project_ids[slug] for slug, _ in plan.new_rows}
-        id_by_project = {pid: slug for slug, pid in project_ids.items() if pid in new_project_ids}
-        new_keys = {(slug, placement["key"]) for slug, placement in plan.new_rows}
-        for row_id, project_id, key in PlacementRow.objects.filter(
-            project_id__in=new_project_ids
-        ).values_list("id", "project_id", "key"):
-            if (id_by_project[project_id], key) in new_keys:
-                new_row_ids[(id_by_project[project_id], key)] = row_id
-    written = [(new_row_ids[(slug, p["key"])], p) for slug, p in plan.new_rows] + [
-        (row_id, placement) for row_id, _slug, placement, _ in plan.changed_rows
-    ]
+    written = [
+        (row_id, placement)
+        for row_id, (_slug, placement) in zip(new_row_ids, plan.new_rows, strict=True)
+    ] + [(row_id, placement) for row_id, _slug, placement, _ in plan.changed_rows]
     changed_ids = [row_id for row_id, *_ in plan.changed_rows]
     if changed_ids:
         PlacementRow.resource_units.through.objects.filter(placementrow_id__in=changed_ids).delete()
