@@ -41,6 +41,8 @@ def builtin_projects() -> list[dict[str, Any]]:
 
 
 def _renamed(identifier: str, copy_number: int) -> str:
+    if any(char in identifier for char in "*?["):
+        return identifier  # a pattern (`resource:*`) accepts whatever its fork's peers provide
     kind, _, rest = identifier.partition(":")
     if kind == "crd":
         # crd:<group>/<version>/<Kind>: a fork's API group is its own.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -91,3 +92,22 @@ def builtin_rows(*, maintained_only: bool = False) -> dict[str, Row]:
         for placement in project["placements"]
     )
     return {row.id: row for row in rows}
+
+
+def scaled_projects(rows: int, projects: int) -> list[dict[str, Any]]:
+    """A big catalog derived from the built-in rows (bench/scalecatalog.py), as bundle projects."""
+    bench = str(Path(settings.BASE_DIR) / "bench")
+    if bench not in sys.path:
+        sys.path.insert(0, bench)
+    import scalecatalog
+
+    return scalecatalog.scaled_projects(rows=rows, projects=projects)
+
+
+def scaled_rows(rows: int, projects: int) -> list[Row]:
+    """The same catalog as engine rows, without a database."""
+    return [
+        row_from_bundle(p["slug"], placement, project_name=p["name"])
+        for p in scaled_projects(rows, projects)
+        for placement in p["placements"]
+    ]

@@ -1,16 +1,18 @@
-"""The Plotly heatmap of a matrix snapshot: rows grouped by layer, one colour per verdict."""
+"""The Plotly heatmap of a matrix snapshot: axes grouped by layer, one colour per verdict."""
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
+import numpy as np
 from django.utils.translation import gettext as _
 
 from catalog.engine.compatibility import MatrixResult
-from catalog.engine.oracle import VERDICTS, pair_verdicts
+from catalog.engine.oracle import VERDICTS
 from catalog.figure_text import plain
-from catalog.matrix.selectors import CellFilter, localized_reasons, selected_indices
-from catalog.models import Layer
+from catalog.matrix.blocks import NO_VERDICT, Blocks, Group
+from catalog.models import Function, Layer
 
 # One colour per verdict, in VERDICTS order; same-row cells stay blank.
 VERDICT_COLOURS = {
@@ -21,8 +23,6 @@ VERDICT_COLOURS = {
     "complements": "#67e8f9",
     "independent": "#cbd5e1",
 }
-# Hover reasons cost one oracle call per pair; past this many rows the hover names the verdict.
-REASONS_UP_TO_ROWS = 160
 
 
 def verdict_labels() -> dict[str, str]:
@@ -36,71 +36,72 @@ def verdict_labels() -> dict[str, str]:
     }
 
 
-def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any]:
-    """Figure JSON for Plotly.newPlot: a discrete heatmap with reasons on hover."""
-    indices = selected_indices(result, selection)
+def _group_label(group: Group, rows, names: dict[str, str], functions: dict[str, str]) -> str:
+    size = len(group.members)
+    if group.kind == "row":
+        return plain(rows[int(group.members[0])].id)
+    if group.kind == "project":
+        return f"{plain(group.value)} ({size})"
+    layer, _, function = group.value.partition("/")
+    layer_name = names.get(layer, layer)
+    return f"{plain(layer_name)} · {plain(functions.get(function, function))} ({size})"
+
+
+def _axis_payload(groups: list[Group], rows, names, functions) -> dict[str, list[str]]:
+    return {
+        "keys": [group.key for group in groups],
+        "labels": [_group_label(group, rows, names, functions) for group in groups],
+        "layers": [group.layer for group in groups],
+    }
+
+
+def heatmap_payload(result: MatrixResult, shown: Blocks) -> dict[str, Any]:
+    """What the page's script draws: the Plotly layout, the axes, and the cells packed as bytes
+    (one verdict byte per cell, base64; plus six little-endian uint32 counts per cell when an
+    axis groups rows). The script builds the heatmap's z and hover text from them, so the page
+    stays small whatever the catalog's size."""
     rows = result.rows or ()
-    ids = [rows[i].id for i in indices]
+    names = {layer.key: layer.name for layer in Layer.objects.all()}
+    functions = {term.key: term.name for term in Function.objects.all()}
     labels = verdict_labels()
-    explain = len(indices) <= REASONS_UP_TO_ROWS
-    z: list[list[float | None]] = []
-    text: list[list[str]] = []
-    for i in indices:
-        z_row: list[float | None] = []
-        text_row: list[str] = []
-        for j in indices:
-            verdict = result.verdict_of(i, j) if i != j else None
-            if verdict is None or (selection.verdicts and verdict not in selection.verdicts):
-                z_row.append(None)
-                text_row.append("")
-                continue
-            z_row.append(VERDICTS.index(verdict))
-            hover = f"<b>{plain(rows[i].id)}</b> × <b>{plain(rows[j].id)}</b><br>{labels[verdict]}"
-            if explain:
-                detail = pair_verdicts(rows[i], rows[j])
-                reasons = localized_reasons(detail)
-                hover += "<br>" + "<br>".join(
-                    _wrap(plain(reason)) for _verdict, reason in reasons[:2]
-                )
-            text_row.append(hover)
-        z.append(z_row)
-        text.append(text_row)
+    y = _axis_payload(shown.y, rows, names, functions)
+    x = _axis_payload(shown.x, rows, names, functions)
     n = len(VERDICTS)
     colourscale = []
     for position, verdict in enumerate(VERDICTS):
         colourscale.append([position / n, VERDICT_COLOURS[verdict]])
         colourscale.append([(position + 1) / n, VERDICT_COLOURS[verdict]])
-    layer_of = [rows[i].layer for i in indices]
-    shapes, annotations = _layer_bands(layer_of)
-    size = max(420, min(18 * len(indices) + 260, 2400))
+    shapes, annotations = _layer_bands(y["layers"], x["layers"], names)
+    height = max(420, min(18 * len(shown.y) + 260, 2400))
+    cells: dict[str, Any] = {
+        "codes": base64.b64encode(shown.codes.astype(np.uint8).tobytes()).decode(),
+        "none": NO_VERDICT,
+    }
+    if not shown.rows_only:
+        counts = shown.counts.astype("<u4").tobytes()
+        cells["counts"] = base64.b64encode(counts).decode()
     return {
-        "data": [
-            {
-                "type": "heatmap",
-                "z": z,
-                "x": ids,
-                "y": ids,
-                "text": text,
-                "hoverinfo": "text",
-                "hoverlabel": {"align": "left"},
-                "colorscale": colourscale,
-                "zmin": -0.5,
-                "zmax": n - 0.5,
-                "xgap": 1,
-                "ygap": 1,
-                "colorbar": {
-                    "tickvals": list(range(n)),
-                    "ticktext": [labels[v] for v in VERDICTS],
-                    "thickness": 14,
-                    # right of the layer labels, which sit just outside the plot
-                    "x": 1.09,
-                    "xanchor": "left",
-                },
-            }
-        ],
+        "y": y,
+        "x": x,
+        "cells": cells,
+        "rows_only": shown.rows_only,
+        "verdicts": [labels[v] for v in VERDICTS],
+        "text": {"pairs": _("pairs"), "open": _("Click for the pair"), "drill": _("Click to open")},
+        "trace": {
+            "type": "heatmap",
+            "hoverinfo": "text",
+            "hoverlabel": {"align": "left"},
+            "colorscale": colourscale,
+            "zmin": -0.5,
+            "zmax": n - 0.5,
+            "xgap": 1,
+            "ygap": 1,
+            # the sidebar's verdict list is the legend
+            "showscale": False,
+        },
         "layout": {
-            "height": size,
-            "margin": {"l": 260, "r": 150, "t": 30, "b": 230},
+            "height": height,
+            "margin": {"l": 260, "r": 120, "t": 30, "b": 230},
             "xaxis": {"tickangle": -60, "automargin": True, "tickfont": {"size": 10}},
             "yaxis": {"autorange": "reversed", "automargin": True, "tickfont": {"size": 10}},
             "shapes": shapes,
@@ -111,44 +112,41 @@ def heatmap_figure(result: MatrixResult, selection: CellFilter) -> dict[str, Any
     }
 
 
-def _wrap(text: str, width: int = 90) -> str:
-    words, lines, line = text.split(), [], ""
-    for word in words:
-        if len(line) + len(word) + 1 > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    lines.append(line)
-    return "<br>".join(lines)
-
-
-def _layer_bands(layers: list[str]) -> tuple[list[dict], list[dict]]:
-    """Lines between layer groups on both axes, and a label per group."""
-
-    names = {layer.key: layer.name for layer in Layer.objects.all()}
-    shapes, annotations = [], []
-    start = 0
+def _edges(layers: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, layer) of each run of one layer along an axis."""
+    runs, start = [], 0
     for position in range(1, len(layers) + 1):
         if position == len(layers) or layers[position] != layers[start]:
-            if position < len(layers):
-                edge = position - 0.5
-                line = {"color": "#0f172a", "width": 2}
-                shapes.append({"type": "line", "x0": edge, "x1": edge, "y0": -0.5,
-                               "y1": len(layers) - 0.5, "line": line})  # fmt: skip
-                shapes.append({"type": "line", "y0": edge, "y1": edge, "x0": -0.5,
-                               "x1": len(layers) - 0.5, "line": line})  # fmt: skip
-            annotations.append(
-                {
-                    "text": f"<b>{plain(names.get(layers[start], layers[start]))}</b>",
-                    "x": 1.01,
-                    "xref": "paper",
-                    "y": (start + position - 1) / 2,
-                    "yref": "y",
-                    "showarrow": False,
-                    "xanchor": "left",
-                    "font": {"size": 11},
-                }
-            )
+            runs.append((start, position - 1, layers[start]))
             start = position
+    return runs
+
+
+def _layer_bands(
+    y_layers: list[str], x_layers: list[str], names: dict[str, str]
+) -> tuple[list[dict], list[dict]]:
+    """Lines between layer groups on both axes, and a label per group of the y axis."""
+    line = {"color": "#0f172a", "width": 2}
+    shapes, annotations = [], []
+    for first, _last, _layer in _edges(x_layers)[1:]:
+        edge = first - 0.5
+        shapes.append({"type": "line", "x0": edge, "x1": edge, "y0": -0.5,
+                       "y1": len(y_layers) - 0.5, "line": line})  # fmt: skip
+    for first, last, layer in _edges(y_layers):
+        if first:
+            edge = first - 0.5
+            shapes.append({"type": "line", "y0": edge, "y1": edge, "x0": -0.5,
+                           "x1": len(x_layers) - 0.5, "line": line})  # fmt: skip
+        annotations.append(
+            {
+                "text": f"<b>{plain(names.get(layer, layer))}</b>",
+                "x": 1.01,
+                "xref": "paper",
+                "y": (first + last) / 2,
+                "yref": "y",
+                "showarrow": False,
+                "xanchor": "left",
+                "font": {"size": 11},
+            }
+        )
     return shapes, annotations

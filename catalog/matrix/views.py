@@ -3,29 +3,45 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
+from django.utils.translation import gettext as _
 
 from catalog.engine.express import expressibility_table
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix.figure import VERDICT_COLOURS, heatmap_figure, verdict_labels
-from catalog.matrix.selectors import (
-    CellFilter,
-    localized_reasons,
-    matrix_state,
-    selected_indices,
-    snapshot_result,
-)
+from catalog.matrix.blocks import Selection, blocks
+from catalog.matrix.figure import VERDICT_COLOURS, heatmap_payload, verdict_labels
+from catalog.matrix.selectors import localized_reasons, matrix_state, snapshot_result
 from catalog.matrix.services import matrix_refresh_if_missing
 from catalog.models import Layer
 
 
-def _selection(request) -> CellFilter:
-    return CellFilter(
+def _page_number(value: str | None) -> int:
+    try:
+        return max(1, int(value or 1))
+    except ValueError:
+        return 1
+
+
+def _selection(request) -> Selection:
+    return Selection(
         layers=tuple(v for v in request.GET.getlist("layer") if v),
         projects=tuple(v for v in request.GET.getlist("project") if v),
         verdicts=tuple(v for v in request.GET.getlist("verdict") if v in VERDICTS),
+        y=request.GET.get("y", "").strip(),
+        x=request.GET.get("x", "").strip(),
+        y_page=_page_number(request.GET.get("y_page")),
+        x_page=_page_number(request.GET.get("x_page")),
     )
+
+
+def _query(request, **changes) -> str:
+    query = request.GET.copy()
+    for key, value in changes.items():
+        query.pop(key, None)
+        if value:
+            query[key] = value
+    return query.urlencode()
 
 
 def _status(state) -> dict:
@@ -53,16 +69,56 @@ def matrix_page(request):
     }
     if state.snapshot is None:
         matrix_refresh_if_missing(state)
-    else:
-        result = snapshot_result(state.snapshot)
-        context["figure"] = heatmap_figure(result, selection)
-        context["projects"] = sorted({row.project for row in result.rows})
-        context["shown_rows"] = len(selected_indices(result, selection))
-        context["counts"] = [
-            (v, verdict_labels()[v], state.snapshot.counts.get(v, 0), VERDICT_COLOURS[v])
-            for v in VERDICTS
-        ]
+        return render(request, "catalog/matrix.html", context)
+    result = snapshot_result(state.snapshot)
+    try:
+        shown = blocks(result, selection)
+    except ValueError as exc:
+        return HttpResponseBadRequest(str(exc))
+    labels = verdict_labels()
+    payload = heatmap_payload(result, shown)
+    context.update(
+        figure=payload,
+        projects=sorted({row.project for row in result.rows}),
+        shown=shown,
+        shown_cells=len(shown.y) * len(shown.x),
+        drilled=bool(selection.y or selection.x),
+        overview_query=_query(request, y="", x="", y_page="", x_page=""),
+        pages=[
+            (
+                axis_name,
+                page,
+                pages,
+                _query(request, **{f"{axis_name}_page": str(page - 1)}),
+                _query(request, **{f"{axis_name}_page": str(page + 1)}),
+            )
+            for axis_name, page, pages in (
+                ("y", selection.y_page, shown.y_pages),
+                ("x", selection.x_page, shown.x_pages),
+            )
+            if pages > 1
+        ],  # fmt: skip
+        level=_level(shown),
+        counts=[(v, labels[v], shown.totals[v], VERDICT_COLOURS[v]) for v in VERDICTS],
+    )
     return render(request, "catalog/matrix.html", context)
+
+
+def _level(shown) -> str:
+    kinds = {group.kind for group in (*shown.y, *shown.x)}
+    if kinds <= {"row"}:
+        return _("Each cell is one pair of placement rows; click it for the explanation.")
+    if "function" in kinds:
+        return _(
+            "Too many rows to show one by one: each line is a layer × function block (a row "
+            "with several functions is in several). A cell counts the pairs between two blocks "
+            "and is coloured by its most frequent verdict other than independent; click it to "
+            "open the rows behind it."
+        )
+    return _(
+        "Each line is a project. A cell counts the pairs between two projects' rows and is "
+        "coloured by its most frequent verdict other than independent; click it to open the rows."
+    )
 
 
 @login_required

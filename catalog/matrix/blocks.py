@@ -1,0 +1,218 @@
+"""The matrix as a reader can take it in at any size: axes of rows, projects or functions.
+
+A catalog of 2,000 rows has two million pairs; no page can draw them one by one. Each axis of
+the heatmap is therefore a list of groups of rows, at the finest level that stays readable:
+single rows up to `ROW_LIMIT`, else projects up to `GROUP_LIMIT`, else the layer × function
+blocks of METHOD.md's map (a row with several functions is in several blocks). A cell counts the
+pairs between its two groups per verdict and is coloured by the dominant one; choosing a cell
+narrows both axes to its groups (`drill`), down to single rows whose cell opens the pair.
+
+Pure NumPy over `MatrixResult.verdict`; no Django, so the engine tests can drive it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from catalog.engine.compatibility import MatrixResult
+from catalog.engine.oracle import VERDICTS
+from catalog.engine.rows import Row
+
+ROW_LIMIT = 150
+GROUP_LIMIT = 150
+LAYER_ORDER = {"platform": 0, "control_plane": 1, "data_plane": 2}
+NO_VERDICT = 255  # a cell with no pair to show (a row with itself, or filtered out)
+_INDEPENDENT = VERDICTS.index("independent")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """Which rows and verdicts to show; `y` and `x` narrow one axis to a group key each."""
+
+    layers: tuple[str, ...] = ()
+    projects: tuple[str, ...] = ()
+    verdicts: tuple[str, ...] = ()
+    y: str = ""
+    x: str = ""
+    y_page: int = 1
+    x_page: int = 1
+
+
+@dataclass(frozen=True)
+class Group:
+    """Rows shown as one line of an axis. `key` is `row:<id>`, `project:<slug>` or
+    `function:<layer>/<function>`; `members` index the matrix's rows."""
+
+    key: str
+    kind: str
+    layer: str
+    members: np.ndarray
+
+    @property
+    def value(self) -> str:
+        return self.key.partition(":")[2]
+
+
+@dataclass(frozen=True)
+class Blocks:
+    y: list[Group]
+    x: list[Group]
+    counts: np.ndarray  # uint32 (len(y), len(x), len(VERDICTS)): pairs per verdict per cell
+    codes: np.ndarray  # uint8 (len(y), len(x)): the cell's verdict index, NO_VERDICT if none
+    totals: dict[str, int]  # pairs per verdict between the two axes' rows (each pair once)
+    y_pages: int = 1
+    x_pages: int = 1
+
+    @property
+    def rows_only(self) -> bool:
+        return all(g.kind == "row" for g in self.y) and all(g.kind == "row" for g in self.x)
+
+
+def selected(rows: Sequence[Row], selection: Selection) -> np.ndarray:
+    """Indices of rows kept by the layer and project filters, by layer then id."""
+    keep = [
+        i
+        for i, row in enumerate(rows)
+        if (not selection.layers or row.layer in selection.layers)
+        and (not selection.projects or row.project in selection.projects)
+    ]
+    keep.sort(key=lambda i: (LAYER_ORDER.get(rows[i].layer, 9), rows[i].id))
+    return np.array(keep, dtype=np.int64)
+
+
+def members_of(rows: Sequence[Row], indices: np.ndarray, key: str) -> np.ndarray:
+    """The rows among `indices` that belong to the group `key` (all of them when empty)."""
+    if not key:
+        return indices
+    kind, _, value = key.partition(":")
+    if kind == "row":
+        test = lambda row: row.id == value  # noqa: E731
+    elif kind == "project":
+        test = lambda row: row.project == value  # noqa: E731
+    elif kind == "function":
+        layer, _, function = value.partition("/")
+        test = lambda row: row.layer == layer and function in row.functions  # noqa: E731
+    else:
+        raise ValueError(f"unknown group {key!r}: use row:, project: or function:")
+    return np.array([i for i in indices if test(rows[i])], dtype=np.int64)
+
+
+def _page(groups: list[Group], page: int, size: int) -> tuple[list[Group], int]:
+    pages = max(1, -(-len(groups) // size))
+    page = min(max(page, 1), pages)
+    return groups[(page - 1) * size : page * size], pages
+
+
+def axis(
+    rows: Sequence[Row], indices: np.ndarray, *, drilled: str = "", page: int = 1
+) -> tuple[list[Group], int]:
+    """`indices` as groups at the finest level that stays readable, and how many pages of them
+    there are. An axis narrowed to a group (`drilled` is its kind) is always shown finer than
+    that group: a function's rows by project, a project's rows one by one."""
+    if len(indices) <= ROW_LIMIT or drilled in ("project", "row"):
+        singles = [
+            Group(f"row:{rows[i].id}", "row", rows[i].layer, np.array([i], dtype=np.int64))
+            for i in indices
+        ]
+        return _page(singles, page, ROW_LIMIT)
+    by_project: dict[str, list[int]] = {}
+    for i in indices:
+        by_project.setdefault(rows[i].project, []).append(int(i))
+    if len(by_project) <= GROUP_LIMIT or drilled == "function":
+        order = sorted(
+            by_project,
+            key=lambda p: (min(LAYER_ORDER.get(rows[i].layer, 9) for i in by_project[p]), p),
+        )
+        projects = [
+            Group(f"project:{p}", "project", rows[by_project[p][0]].layer, np.array(by_project[p]))
+            for p in order
+        ]
+        return _page(projects, page, GROUP_LIMIT)
+    by_function: dict[tuple[str, str], list[int]] = {}
+    for i in indices:
+        row = rows[i]
+        for function in sorted(row.functions) or ["-"]:
+            by_function.setdefault((row.layer, function), []).append(int(i))
+    order = sorted(by_function, key=lambda lf: (LAYER_ORDER.get(lf[0], 9), lf[1]))
+    functions = [
+        Group(f"function:{layer}/{name}", "function", layer, np.array(by_function[(layer, name)]))
+        for layer, name in order
+    ]
+    return functions, 1
+
+
+def _cell_counts(verdict: np.ndarray, y: list[Group], x: list[Group]) -> np.ndarray:
+    """Pairs per verdict between every y group and every x group (a pair of one group once)."""
+    k = len(VERDICTS)
+    x_rows = np.concatenate([g.members for g in x]) if x else np.zeros(0, dtype=np.int64)
+    x_ids = np.repeat(np.arange(len(x)), [len(g.members) for g in x]) * k
+    counts = np.zeros((len(y), len(x), k), dtype=np.uint32)
+    for position, group in enumerate(y):
+        block = verdict[np.ix_(group.members, x_rows)]  # -1 where a row meets itself
+        shown = block >= 0
+        keys = np.broadcast_to(x_ids, block.shape)[shown] + block[shown]
+        counts[position] = np.bincount(keys, minlength=len(x) * k).reshape(len(x), k)
+    x_position = {g.key: j for j, g in enumerate(x)}
+    for i, group in enumerate(y):
+        j = x_position.get(group.key)
+        if j is not None and np.array_equal(group.members, x[j].members):
+            counts[i, j] //= 2  # both orders of each pair inside one group were counted
+    return counts
+
+
+def _codes(counts: np.ndarray) -> np.ndarray:
+    """The verdict a cell is drawn in: the most frequent one other than `independent`, which
+    only shows where nothing else does (it is half of all pairs in a real catalog)."""
+    telling = counts.astype(np.int64)
+    telling[..., _INDEPENDENT] = 0
+    codes = telling.argmax(axis=-1).astype(np.uint8)
+    nothing = telling.max(axis=-1) == 0
+    codes[nothing] = np.where(counts[nothing][:, _INDEPENDENT] > 0, _INDEPENDENT, NO_VERDICT)
+    return codes
+
+
+def _totals(verdict: np.ndarray, y_rows: np.ndarray, x_rows: np.ndarray) -> np.ndarray:
+    """Pairs per verdict between the two row sets, each unordered pair once."""
+    if np.array_equal(y_rows, x_rows):
+        block = verdict[np.ix_(y_rows, y_rows)]
+        block = block[np.triu_indices(len(y_rows), k=1)]
+    else:
+        block = verdict[np.ix_(y_rows, x_rows)]
+        both = np.intersect1d(y_rows, x_rows)
+        if len(both):
+            # a pair with both rows on both axes appears twice; drop its second order
+            y_in = np.isin(y_rows, both)[:, None]
+            x_in = np.isin(x_rows, both)[None, :]
+            later = y_rows[:, None] > x_rows[None, :]
+            block = block[~(y_in & x_in & later)]
+        block = block.ravel()
+    block = block[block >= 0]
+    return np.bincount(block.astype(np.int64), minlength=len(VERDICTS))
+
+
+def blocks(result: MatrixResult, selection: Selection) -> Blocks:
+    """The heatmap's axes and cells for `selection` (rows must be loaded in `result`)."""
+    rows = result.rows or ()
+    base = selected(rows, selection)
+    y_rows = members_of(rows, base, selection.y)
+    x_rows = members_of(rows, base, selection.x)
+    y, y_pages = axis(rows, y_rows, drilled=selection.y.partition(":")[0], page=selection.y_page)
+    x, x_pages = axis(rows, x_rows, drilled=selection.x.partition(":")[0], page=selection.x_page)
+    verdict = result.verdict
+    if selection.verdicts:
+        hidden = [VERDICTS.index(v) for v in VERDICTS if v not in selection.verdicts]
+        verdict = np.where(np.isin(result.verdict, hidden), np.int8(-1), result.verdict)
+    counts = _cell_counts(verdict, y, x)
+    totals = _totals(result.verdict, np.sort(y_rows), np.sort(x_rows))
+    return Blocks(
+        y=y,
+        x=x,
+        counts=counts,
+        codes=_codes(counts),
+        totals={v: int(totals[i]) for i, v in enumerate(VERDICTS)},
+        y_pages=y_pages,
+        x_pages=x_pages,
+    )
