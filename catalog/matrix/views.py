@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseBadRequest, JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
 
-from catalog.engine.express import expressibility_table
+from catalog.engine.express import expressibility
 from catalog.engine.oracle import VERDICTS
 from catalog.matrix.blocks import Selection, blocks
 from catalog.matrix.figure import VERDICT_COLOURS, heatmap_payload, verdict_labels
@@ -162,21 +163,53 @@ def pair_page(request):
     )
 
 
+EXPRESS_DATA_PER_PAGE = 60
+EXPRESS_CONTROLS_PER_PAGE = 30
+
+
+def _express_axis(rows, layer: str, text: str, page: str | None, per_page: int):
+    text = text.strip().lower()
+    ids = sorted(row.id for row in rows if row.layer == layer and text in row.id.lower())
+    return Paginator(ids, per_page).get_page(page)
+
+
 @login_required
 def express_page(request):
+    """Every data-plane row against every control-plane row, a page of each at a time (a
+    2,000-row catalog has ~600,000 such pairs); both axes filter by text."""
     state = matrix_state()
-    table = []
-    controls = []
+    context = {"state": state, "controls": [], "table": []}
     if state.snapshot is not None:
-        result = snapshot_result(state.snapshot)
-        cells = expressibility_table(result.rows)
-        controls = sorted({cell.control for cell in cells})
-        by_data: dict[str, dict[str, object]] = {}
-        for cell in cells:
-            by_data.setdefault(cell.data, {})[cell.control] = cell
-        table = [(data, [by_data[data][c] for c in controls]) for data in sorted(by_data)]
-    return render(
-        request,
-        "catalog/matrix_express.html",
-        {"state": state, "controls": controls, "table": table},
-    )
+        rows = snapshot_result(state.snapshot).rows
+        data_page = _express_axis(
+            rows, "data_plane", request.GET.get("data", ""), request.GET.get("data_page"),
+            EXPRESS_DATA_PER_PAGE,
+        )  # fmt: skip
+        control_page = _express_axis(
+            rows, "control_plane", request.GET.get("control", ""),
+            request.GET.get("control_page"), EXPRESS_CONTROLS_PER_PAGE,
+        )  # fmt: skip
+        by_id = {row.id: row for row in rows}
+        controls = list(control_page.object_list)
+        context.update(
+            controls=controls,
+            table=[
+                (data, [expressibility(by_id[control], by_id[data]) for control in controls])
+                for data in data_page.object_list
+            ],
+            data_page=data_page,
+            control_page=control_page,
+            data_query=request.GET.get("data", ""),
+            control_query=request.GET.get("control", ""),
+            pages=[
+                (
+                    name,
+                    page,
+                    _query(request, **{f"{name}_page": str(page.number - 1)}),
+                    _query(request, **{f"{name}_page": str(page.number + 1)}),
+                )
+                for name, page in (("data", data_page), ("control", control_page))
+                if page.paginator.num_pages > 1
+            ],  # fmt: skip
+        )
+    return render(request, "catalog/matrix_express.html", context)
