@@ -185,3 +185,43 @@ def test_a_large_import_is_queued_as_a_job_and_applied_by_the_worker(
     assert job.payload is None
     detail = api.get(f"/api/v1/imports/{job.id}/").json()
     assert detail["progress"] == {"done": 30, "total": 30, "percent": 100}
+
+
+def test_a_failure_while_rows_stream_into_the_database_writes_nothing(api, monkeypatch):
+    """Rows are produced while COPY sends them: an error half-way through one must still leave
+    the catalog exactly as it was, stored projects included."""
+    import catalog.services
+
+    post(api, json.dumps(synthetic_bundle(2, rows_per_project=2)), "application/json")
+    before = (
+        Project.objects.count(),
+        PlacementRow.objects.count(),
+        CatalogChange.objects.count(),
+        sorted(PlacementRow.objects.values_list("promise", flat=True)),
+    )
+    document = synthetic_bundle(6, rows_per_project=2)
+    document["projects"][0]["placements"][0]["promise"] = "Changed."
+    calls = 0
+    real_row_fields = catalog.services._row_fields
+
+    def failing_row_fields(placement, layer_ids):
+        nonlocal calls
+        calls += 1
+        if calls == 5:  # the fifth of the eight new rows, while the COPY is under way
+            raise RuntimeError("the database went away")
+        return real_row_fields(placement, layer_ids)
+
+    monkeypatch.setattr(catalog.services, "_row_fields", failing_row_fields)
+
+    with pytest.raises(RuntimeError, match="went away"):
+        post(api, json.dumps(document), "application/json")
+
+    assert calls == 5
+    after = (
+        Project.objects.count(),
+        PlacementRow.objects.count(),
+        CatalogChange.objects.count(),
+        sorted(PlacementRow.objects.values_list("promise", flat=True)),
+    )
+    assert after == before
+    assert not Project.objects.filter(slug="project-00005").exists()
