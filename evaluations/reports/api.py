@@ -39,6 +39,13 @@ class PDFRenderer(BaseRenderer):
         return JSONRenderer().render(data) if not isinstance(data, bytes) else data
 
 
+class ReportRequestSerializer(serializers.Serializer):
+    with_cards = serializers.BooleanField(
+        default=False,
+        help_text="Add every candidate's full placement card as an appendix.",
+    )
+
+
 class ReportSerializer(serializers.ModelSerializer):
     requested_by = serializers.CharField(source="requested_by.get_username", default=None)
     stale = serializers.SerializerMethodField(
@@ -55,6 +62,7 @@ class ReportSerializer(serializers.ModelSerializer):
             "status",
             "progress",
             "language",
+            "with_cards",
             "requested_by",
             "pages",
             "seconds",
@@ -115,7 +123,7 @@ class ReportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         return super().handle_exception(exc)
 
     @extend_schema(
-        request=None,
+        request=ReportRequestSerializer,
         responses={
             202: OpenApiResponse(
                 ReportSerializer,
@@ -128,10 +136,16 @@ class ReportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
         """Build a report of the evaluation as it is now (editors and reviewers of the team).
 
         The report is written in the request's language (`Accept-Language`). While a build in
-        that language is still queued, asking again returns the queued one.
+        that language is still queued, asking again returns the queued one. `with_cards` adds
+        every candidate's full placement card as an appendix (the body lists them one line each).
         """
+        asked = ReportRequestSerializer(data=request.data)
+        asked.is_valid(raise_exception=True)
         report = reports.report_request(
-            evaluation=self.evaluation(), actor=request.user, language=translation.get_language()
+            evaluation=self.evaluation(),
+            actor=request.user,
+            language=translation.get_language(),
+            with_cards=asked.validated_data["with_cards"],
         )
         return Response(self.get_serializer(report).data, status=status.HTTP_202_ACCEPTED)
 

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import base64
+import hashlib
 import logging
 import threading
 import warnings
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
+from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
@@ -22,7 +25,7 @@ from catalog.map.figure import map_svg
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from evaluations import selectors
-from evaluations.engine.misjudge import NO_COMMON_UNIT
+from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.forms import (
     FAILURE_CHOICES,
     ISOLATION_CHOICES,
@@ -47,8 +50,9 @@ VERDICT_MARKS = {
     "complements": "+",
     "independent": "·",
 }
-MAP_SIZE = (960, 640)
+MAP_SIZE = (960, 1000)
 AUTHOR_ACTIONS = ("created", "step_saved", "decided")
+ALIKE = (NO_COMMON_UNIT, DIFFERENT_JOBS)
 
 
 # ---- gathering ----------------------------------------------------------------------------------
@@ -188,10 +192,27 @@ def _matrix(rows: Sequence[Row], numbers: dict[str, int]) -> dict[str, Any]:
     }
 
 
-def _map_image(rows: Sequence[Row], highlight: Sequence[str]) -> tuple[str, str]:
+MAP_CACHE_SECONDS = 7 * 24 * 3600
+
+
+def _map_key(revision: int, rows: Sequence[Row], highlight: Sequence[str]) -> str:
+    """One drawn map per catalog revision, language, rows shown and rows highlighted: a report
+    built again with the same candidates (after a review, say) does not start Chromium."""
+    what = repr((sorted(row.id for row in rows), sorted(highlight), MAP_SIZE))
+    digest = hashlib.blake2b(what.encode(), digest_size=12).hexdigest()
+    return f"report:map:v1:{revision}:{translation.get_language()}:{digest}"
+
+
+def _map_image(
+    rows: Sequence[Row], highlight: Sequence[str], revision: int | None = None
+) -> tuple[str, str]:
     """The map's own figure as an SVG data URI, or an error text when it cannot be drawn."""
     if not rows:
         return "", ""
+    key = _map_key(revision, rows, highlight) if revision is not None else ""
+    svg = cache.get(key) if key else None
+    if svg is not None:
+        return _svg_uri(svg), ""
     try:
         _kaleido_server()
         with warnings.catch_warnings():
@@ -208,7 +229,13 @@ def _map_image(rows: Sequence[Row], highlight: Sequence[str]) -> tuple[str, str]
     except Exception as exc:  # kaleido drives a browser: any failure must not sink the report
         logger.exception("the map could not be drawn for a report")
         return "", f"{type(exc).__name__}: {exc}"[:300]
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode(), ""
+    if key:
+        cache.set(key, svg, MAP_CACHE_SECONDS)
+    return _svg_uri(svg), ""
+
+
+def _svg_uri(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
 _kaleido_lock = threading.Lock()
@@ -245,24 +272,184 @@ def _people(evaluation: Evaluation, audit: Sequence, reviews: Sequence) -> dict[
     return {"authors": authors, "reviewers": reviewers}
 
 
+def _source_label(url: str) -> tuple[str, str]:
+    """Where a source lives and a short name for it: ("github.com/org/repo", "README.md#L85").
+
+    A review reads a repository once and a file name per link, not 200 full addresses; the
+    link itself still goes to the exact address."""
+    parts = urlsplit(url)
+    path = [segment for segment in parts.path.split("/") if segment]
+    anchor = f"#{parts.fragment}" if parts.fragment else ""
+    if parts.netloc == "github.com" and len(path) >= 2:
+        where, rest = "/".join([parts.netloc, *path[:2]]), path[2:]
+        if rest[:1] in (["blob"], ["tree"]) and len(rest) > 2:
+            rest = rest[2:]  # the branch, tag or commit is in the link
+        elif rest[:1] == ["commit"] and len(rest) > 1:
+            rest = ["commit", rest[1][:10]]
+        label = "/".join(rest[-2:]) if rest else path[1]
+        return where, label + anchor
+    return parts.netloc, ("/".join(path[-2:]) or parts.netloc) + anchor
+
+
 def _evidence(cards: Sequence[Card]) -> list[dict[str, Any]]:
-    out = []
+    """Sources per project (its rows mostly cite the same ones), each address once, grouped by
+    the repository or site they are in."""
+    projects: dict[str, dict[str, Any]] = {}
     for card in cards:
-        links = []
+        project = projects.setdefault(
+            card.row.project.slug,
+            {"name": card.row.project.name, "numbers": [], "seen": set(), "places": {}},
+        )
+        project["numbers"].append(card.number)
         for item in card.row.evidence or []:
             url = item.get("url", "") if isinstance(item, dict) else str(item)
-            if url:
-                claim = item.get("claim", "") if isinstance(item, dict) else ""
-                links.append({"url": url, "claim": claim})
-        if links:
-            out.append({"card": card, "links": links})
+            if not url or url in project["seen"]:
+                continue
+            project["seen"].add(url)
+            where, label = _source_label(url)
+            claim = item.get("claim", "") if isinstance(item, dict) else ""
+            project["places"].setdefault(where, []).append(
+                {"url": url, "label": label, "claim": claim}
+            )
+    return [
+        {
+            "name": project["name"],
+            "numbers": project["numbers"],
+            "places": [
+                {"where": where, "links": links} for where, links in project["places"].items()
+            ],
+            "count": len(project["seen"]),
+        }
+        for project in projects.values()
+        if project["seen"]
+    ]
+
+
+@dataclass
+class ConflictGroup:
+    """Candidates that each need one exclusive thing (a node's GPUs, say): the pairs among them
+    cannot share a node pool. `complete` when every pair of them conflicts."""
+
+    tokens: str
+    refs: list[str] = field(default_factory=list)
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    numbers: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def members(self) -> list[tuple[int | None, str]]:
+        return [(self.numbers.get(ref), ref) for ref in self.refs]
+
+    @property
+    def numbered_pairs(self) -> list[tuple[int | None, str, int | None, str]]:
+        return [(self.numbers.get(a), a, self.numbers.get(b), b) for a, b in self.pairs]
+
+    @property
+    def complete(self) -> bool:
+        return len(self.pairs) == len(self.refs) * (len(self.refs) - 1) // 2
+
+
+def _conflict_groups(
+    conflicts: Sequence, numbers: dict[str, int]
+) -> tuple[list, list[ConflictGroup]]:
+    """Conflicts inside a decided pool (each breaks the decision: said in full), and the rest
+    grouped by the exclusive thing the pair cannot share: fifty alike sentences become a few
+    lines. A pair that shares two such things is in both groups."""
+    broken = [conflict for conflict in conflicts if conflict.pools]
+    groups: dict[str, ConflictGroup] = {}
+    for conflict in conflicts:
+        if conflict.pools:
+            continue
+        for token in conflict.tokens:
+            group = groups.setdefault(token, ConflictGroup(token, numbers=numbers))
+            group.pairs.append((conflict.a, conflict.b))
+            for ref in (conflict.a, conflict.b):
+                if ref not in group.refs:
+                    group.refs.append(ref)
+    for group in groups.values():
+        group.refs.sort(key=lambda ref: (numbers.get(ref, 0), ref))
+    return broken, sorted(groups.values(), key=lambda group: (-len(group.refs), group.tokens))
+
+
+def _links_between(facts, names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+    """The project pairs that are not alternatives, by relation: for a composing pair which
+    way the contracts run and through which interfaces; the others are alike and named only."""
+    out: dict[str, list[dict[str, Any]]] = {"composes": [], "incomparable": [], "complements": []}
+    for verdict, pairs in (
+        ("composes", facts.composing),
+        ("incomparable", facts.incomparable),
+        ("complements", facts.complementing),
+    ):
+        for pair in pairs:
+            first, second = (names.get(slug, slug) for slug in pair.projects)
+            interfaces = sorted({link.interface for link in pair.links})
+            providers = {link.provider.split("/")[0] for link in pair.links}
+            forward, backward = pair.projects[0] in providers, pair.projects[1] in providers
+            out[verdict].append(
+                {
+                    "first": first,
+                    "second": second,
+                    "arrow": "⇄" if forward and backward else "←" if backward else "→",
+                    "interfaces": interfaces[:2],
+                    "more": max(len(interfaces) - 2, 0),
+                }
+            )
     return out
 
 
+@dataclass
+class PairsOf:
+    """Pairs listed by their first member: `a ≠ b, c, d` reads faster than three pairs."""
+
+    ref: str
+    others: list[str]
+
+
+def _by_first(pairs) -> dict[str, Any]:
+    """The pairs grouped by their first member, and how many pairs there are."""
+    grouped: dict[str, list[str]] = {}
+    count = 0
+    for first, *rest in pairs:
+        grouped.setdefault(first, []).extend(rest)
+        count += 1
+    return {"count": count, "rows": [PairsOf(ref, others) for ref, others in grouped.items()]}
+
+
+def _items(text: str) -> list[str]:
+    """A free-text list (one item a line, as the decision form asks) as list items: blank lines
+    dropped, and a bullet the author typed ("-", "*", "•") not doubled."""
+    items = []
+    for line in (text or "").splitlines():
+        line = line.strip()
+        if line[:1] in ("-", "*", "•") and line[1:2] in (" ", "\t"):
+            line = line[2:].strip()
+        if line:
+            items.append(line)
+    return items
+
+
+def _audit_runs(audit: Sequence) -> list[dict[str, Any]]:
+    """The audit log with repeats folded: ten saves of one step in a row are one line, with
+    how many and since when (the log is newest first)."""
+    runs: list[dict[str, Any]] = []
+    for entry in audit:
+        who = entry.actor.get_username() if entry.actor else ""
+        key = (who, entry.action, entry.step, entry.state_from, entry.state_to)
+        if runs and runs[-1]["key"] == key:
+            runs[-1]["count"] += 1
+            runs[-1]["first"] = entry
+            continue
+        runs.append({"key": key, "who": who, "entry": entry, "first": entry, "count": 1})
+    return runs
+
+
 def report_context(
-    *, evaluation: Evaluation, with_map: bool = True, progress=None
+    *, evaluation: Evaluation, with_map: bool = True, with_cards: bool = False, progress=None
 ) -> dict[str, Any]:
-    """Everything the report template shows, read through the evaluation selectors."""
+    """Everything the report template shows, read through the evaluation selectors.
+
+    The body lists the candidates one line each, with the boundaries the team rewrote in full;
+    `with_cards` adds every candidate's full placement card as an appendix (about a page per
+    four candidates)."""
     progress = progress or (lambda percent: None)
     evaluation = Evaluation.objects.select_related("team", "created_by").get(pk=evaluation.pk)
     revision = catalog_revision()
@@ -282,7 +469,7 @@ def report_context(
         if extra
         else []
     )
-    map_uri, map_error = _map_image(map_rows, decided) if with_map else ("", "")
+    map_uri, map_error = _map_image(map_rows, decided, revision) if with_map else ("", "")
     progress(40)
 
     try:
@@ -294,6 +481,8 @@ def report_context(
     audit = list(selectors.audit_for(evaluation, limit=200))
     layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
     point_names = {point.key: point.name for point in EnforcementPoint.objects.all()}
+    broken_conflicts, conflict_groups = _conflict_groups(comparison.facts.conflicts, numbers)
+    project_names = {card.row.project.slug: card.row.project.name for card in cards}
     progress(50)
     return {
         "evaluation": evaluation,
@@ -305,6 +494,8 @@ def report_context(
         "profile": profile_rows(evaluation.profile or {}),
         "units": list(evaluation.units.select_related("unit")),
         "cards": cards,
+        "with_cards": with_cards,
+        "edited_cards": [card for card in cards if card.edited],
         "numbers": numbers,
         "map_uri": map_uri,
         "map_error": map_error,
@@ -314,9 +505,18 @@ def report_context(
         "groups": comparison.groups,
         "facts": comparison.facts,
         "independent_count": len(comparison.facts.independent),
-        # Same-layer pairs with no common unit are many and alike: listed as pairs, said once.
-        "misjudgements": [m for m in comparison.misjudgements if m.kind != NO_COMMON_UNIT],
-        "unit_mismatches": [m.rows for m in comparison.misjudgements if m.kind == NO_COMMON_UNIT],
+        "broken_conflicts": broken_conflicts,
+        "conflict_groups": conflict_groups,
+        # Same-layer pairs with no common unit, or doing different jobs, are many and alike:
+        # listed as pairs, said once.
+        "misjudgements": [m for m in comparison.misjudgements if m.kind not in ALIKE],
+        "unit_mismatches": _by_first(
+            m.rows for m in comparison.misjudgements if m.kind == NO_COMMON_UNIT
+        ),
+        "job_mismatches": _by_first(
+            m.rows for m in comparison.misjudgements if m.kind == DIFFERENT_JOBS
+        ),
+        "links_between": _links_between(comparison.facts, project_names),
         "recommendations": recommendations,
         "recommendation_error": recommendation_error,
         "decision": decision,
@@ -329,9 +529,11 @@ def report_context(
             for ref in decided
         ],
         "stack_report": selectors.decision_report(evaluation),
+        "risk_items": _items(decision.risks) if decision else [],
+        "check_items": _items(decision.acceptance_checks) if decision else [],
         "reviews": reviews,
         "approvals": [r for r in reviews if r.verdict == Verdict.APPROVE],
-        "audit": audit,
+        "audit": _audit_runs(audit),
         "step_labels": {key: str(label) for key, label in Step.choices},
         "layer_names": layer_names,
         "point_names": point_names,

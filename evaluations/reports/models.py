@@ -35,6 +35,8 @@ class Report(models.Model):
     progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     # The report's language: the requester's, so a Chinese team gets Chinese headings.
     language = models.CharField(_("language"), max_length=12, default="en")
+    # The body lists the candidates one line each; this adds their full placement cards.
+    with_cards = models.BooleanField(_("with the placement cards"), default=False)
     file = models.FileField(_("PDF"), upload_to="reports/%Y/%m/", blank=True)
     pages = models.PositiveIntegerField(_("pages"), null=True, blank=True)
     seconds = models.FloatField(_("seconds to build"), null=True, blank=True)

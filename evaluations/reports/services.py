@@ -26,33 +26,41 @@ Status = Report.Status
 # ---- requesting ---------------------------------------------------------------------------------
 
 
-def report_create(*, evaluation: Evaluation, actor=None, language: str = "") -> Report:
+def report_create(
+    *, evaluation: Evaluation, actor=None, language: str = "", with_cards: bool = False
+) -> Report:
     """A pending report row, not yet enqueued (the shell command builds it in-process)."""
     return Report.objects.create(
         evaluation=evaluation,
         requested_by=actor,
         language=language or translation.get_language() or "en",
+        with_cards=with_cards,
     )
 
 
 @transaction.atomic
-def report_request(*, evaluation: Evaluation, actor, language: str = "") -> Report:
+def report_request(
+    *, evaluation: Evaluation, actor, language: str = "", with_cards: bool = False
+) -> Report:
     """Ask for a report of the evaluation as it is now; the build runs as a Celery job.
 
-    Editors and reviewers of the team may ask. While a build in the same language is queued or
-    running, asking again returns that one: it will see the evaluation as it is when it starts.
+    Editors and reviewers of the team may ask. While a build in the same language (and with
+    the same choice of placement cards) is queued, asking again returns that one: it will see
+    the evaluation as it is when it starts.
     """
     role = selectors.user_role_in(evaluation, actor)
     if not selectors.role_allows(role, Role.EDITOR):
         raise NotAllowed(_("Building a report needs the editor or reviewer role in the team."))
     language = language or translation.get_language() or "en"
     waiting = Report.objects.filter(
-        evaluation=evaluation, language=language, status=Status.PENDING
+        evaluation=evaluation, language=language, with_cards=with_cards, status=Status.PENDING
     ).first()
     if waiting is not None:
         return waiting
     queue_check()  # refused before writing: a report nobody can build would sit queued
-    report = report_create(evaluation=evaluation, actor=actor, language=language)
+    report = report_create(
+        evaluation=evaluation, actor=actor, language=language, with_cards=with_cards
+    )
     enqueue_on_commit(BUILD_REPORT, report.id)
     return report
 
@@ -86,6 +94,7 @@ def report_build(*, report_id: int) -> Report | None:
     with translation.override(report.language):
         context = report_context(
             evaluation=report.evaluation,
+            with_cards=report.with_cards,
             progress=lambda percent: _set_progress(report_id, percent),
         )
         _set_progress(report_id, 60)

@@ -46,7 +46,10 @@ def report_request_view(request, pk: int):
     evaluation = selectors.evaluation_get_for_user(user=request.user, pk=pk)
     try:
         report = reports.report_request(
-            evaluation=evaluation, actor=request.user, language=translation.get_language()
+            evaluation=evaluation,
+            actor=request.user,
+            language=translation.get_language(),
+            with_cards=request.POST.get("with_cards") in ("1", "on", "true"),
         )
     except EvaluationError as exc:
         if _wants_json(request):

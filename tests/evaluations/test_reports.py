@@ -5,15 +5,20 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from datetime import UTC, datetime, timedelta
+from types import SimpleNamespace
 
 import pytest
+from django.core.cache import cache
 from django.core.management import CommandError, call_command
+from django.template.loader import render_to_string
 from django.urls import include, path
 from rest_framework.test import APIClient
 
 from catalog.selectors import catalog_revision
 from ecomap.urls import urlpatterns as site_urlpatterns
 from evaluations import services
+from evaluations.engine.comparison import Conflict
 from evaluations.errors import NotAllowed
 from evaluations.reports import content as report_content
 from evaluations.reports import services as reports
@@ -40,6 +45,9 @@ def quick_map(monkeypatch):
     the real map; here a stand-in figure keeps the job tests fast."""
     monkeypatch.setattr(report_content, "_kaleido_server", lambda: None)
     monkeypatch.setattr(report_content, "map_svg", lambda **kwargs: TINY_SVG)
+    cache.clear()  # drawn maps are cached: none may leak into another test
+    yield
+    cache.clear()
 
 
 @pytest.fixture
@@ -97,6 +105,18 @@ def test_nothing_is_enqueued_before_the_request_commits(evaluation, cast):
 
     report.refresh_from_db()
     assert report.status == Report.Status.PENDING
+
+
+def test_asking_with_the_placement_cards_is_not_answered_by_a_queued_plain_build(evaluation, cast):
+    plain = reports.report_request(evaluation=evaluation, actor=cast.bob)
+
+    with_cards = reports.report_request(evaluation=evaluation, actor=cast.bob, with_cards=True)
+
+    assert with_cards.pk != plain.pk
+    assert with_cards.with_cards and not plain.with_cards
+    assert reports.report_request(evaluation=evaluation, actor=cast.carol, with_cards=True) == (
+        with_cards
+    )
 
 
 def test_asking_again_while_a_build_is_queued_returns_the_queued_one(evaluation, cast):
@@ -233,6 +253,16 @@ def test_posting_the_button_queues_a_build_and_answers_json(evaluation, client, 
     assert response.json()["status_url"].endswith("/status/")
 
 
+def test_an_editor_can_ask_for_the_placement_cards_from_the_page(evaluation, client, cast):
+    client.force_login(cast.bob)
+
+    assert 'name="with_cards"' in client.get(f"/evaluations/{evaluation.pk}/").content.decode()
+    response = client.post(f"/reports/evaluations/{evaluation.pk}/", {"with_cards": "1"})
+
+    assert response.status_code == 302
+    assert Report.objects.get(evaluation=evaluation).with_cards
+
+
 def test_a_viewer_pressing_the_button_is_refused(evaluation, client, cast):
     client.force_login(cast.dave)
 
@@ -291,6 +321,19 @@ def test_the_api_queues_a_build_for_an_editor(evaluation, cast, django_capture_o
     assert Report.objects.get(pk=response.json()["id"]).status == Report.Status.SUCCEEDED
 
 
+def test_the_api_builds_with_the_placement_cards_on_request(
+    evaluation, cast, django_capture_on_commit_callbacks
+):
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api(cast.bob).post(
+            f"/api/v1/evaluations/{evaluation.pk}/reports/", {"with_cards": True}, format="json"
+        )
+
+    assert response.status_code == 202
+    assert response.json()["with_cards"] is True
+    assert Report.objects.get(pk=response.json()["id"]).with_cards
+
+
 def test_the_api_refuses_a_build_to_a_viewer(evaluation, cast):
     response = api(cast.dave).post(f"/api/v1/evaluations/{evaluation.pk}/reports/")
 
@@ -341,3 +384,139 @@ def test_export_report_writes_the_pdf_and_stores_the_report(evaluation, tmp_path
 def test_export_report_refuses_an_unknown_evaluation(db, tmp_path):
     with pytest.raises(CommandError, match="no evaluation 999999"):
         call_command("export_report", "999999", str(tmp_path / "x.pdf"))
+
+
+# ---- content -------------------------------------------------------------------------------------
+
+
+def _html(evaluation, **options) -> str:
+    context = report_content.report_context(evaluation=evaluation, with_map=False, **options)
+    return render_to_string(report_content.TEMPLATE, context)
+
+
+def test_the_body_lists_the_candidates_and_the_full_cards_come_only_on_request(evaluation):
+    plain, full = _html(evaluation), _html(evaluation, with_cards=True)
+
+    for html in (plain, full):
+        assert 'class="grid small candidates"' in html
+        assert "hami/device-plugin" in html
+    assert 'class="card ' not in plain and 'id="cards"' not in plain
+    assert "left out to keep the report short" in plain
+    assert full.count('class="card ') == 2
+    assert 'href="#cards"' in full  # and the contents point at the appendix
+
+
+def test_the_boundaries_the_team_rewrote_are_in_the_body(evaluation, cast):
+    services.evaluation_step_save(
+        evaluation=evaluation,
+        actor=cast.bob,
+        step="boundaries",
+        data={
+            "boundaries": [
+                {
+                    "row": "hami/device-plugin",
+                    "promise": "Splits each GPU for the inference pool.",
+                    "non_promise": "Nothing about fairness between teams.",
+                }
+            ]
+        },
+    )
+
+    html = _html(evaluation)
+
+    assert "Boundaries the team wrote" in html
+    assert "Nothing about fairness between teams." in html
+
+
+def test_a_map_drawn_once_is_reused_for_the_same_candidates(evaluation, cast, monkeypatch):
+    drawn = []
+    monkeypatch.setattr(report_content, "map_svg", lambda **kw: drawn.append(1) or TINY_SVG)
+
+    for _ in range(2):
+        report = reports.report_create(evaluation=evaluation, actor=cast.bob)
+        assert reports.report_build(report_id=report.pk).status == Report.Status.SUCCEEDED
+
+    assert len(drawn) == 1
+
+
+def test_conflicts_are_grouped_by_what_the_pair_cannot_share():
+    def conflict(a, b, tokens, pools=()):
+        return Conflict(a, b, tuple(tokens), tuple(pools), f"{a} and {b} conflict")
+
+    gpu, mig = "owner:node/nvidia-gpu", "owner:node/mig-layout"
+    broken, groups = report_content._conflict_groups(
+        [
+            conflict("a/x", "b/x", [gpu]),
+            conflict("a/x", "c/x", [gpu, mig]),
+            conflict("b/x", "c/x", [gpu]),
+            conflict("d/x", "e/x", [gpu], pools=["shared"]),
+        ],
+        {"a/x": 1, "b/x": 2, "c/x": 3},
+    )
+
+    assert [c.a for c in broken] == ["d/x"]  # it breaks the decision: said in full
+    by_token = {group.tokens: group for group in groups}
+    assert by_token[gpu].members == [(1, "a/x"), (2, "b/x"), (3, "c/x")]
+    assert by_token[gpu].complete
+    assert by_token[mig].refs == ["a/x", "c/x"]
+
+
+def test_a_source_is_named_by_its_repository_and_file():
+    label = report_content._source_label
+
+    assert label("https://github.com/ROCm/k8s-gpu-dra-driver/blob/v1.0/docs/README.md#L85") == (
+        "github.com/ROCm/k8s-gpu-dra-driver",
+        "docs/README.md#L85",
+    )
+    assert label("https://github.com/o/r/blob/0123abc/a/b/c/values.yaml") == (
+        "github.com/o/r",
+        "c/values.yaml",
+    )
+    assert label("https://github.com/o/r/commit/8cd842ed00fca0efbf79") == (
+        "github.com/o/r",
+        "commit/8cd842ed00",
+    )
+    assert label("https://github.com/o/r") == ("github.com/o/r", "r")
+    assert label("https://kubernetes.io/docs/concepts/x/") == ("kubernetes.io", "concepts/x")
+
+
+def test_the_audit_log_folds_repeated_saves():
+    bob = SimpleNamespace(get_username=lambda: "bob")
+    start = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+    def entry(minute, action, step="", revision=1):
+        return SimpleNamespace(
+            actor=bob,
+            action=action,
+            step=step,
+            state_from="",
+            state_to="",
+            revision=revision,
+            created_at=start + timedelta(minutes=minute),
+        )
+
+    newest_first = [
+        entry(9, "decided", revision=6),
+        entry(8, "step_saved", "candidates", 5),
+        entry(7, "step_saved", "candidates", 4),
+        entry(6, "step_saved", "candidates", 3),
+        entry(1, "created"),
+    ]
+
+    runs = report_content._audit_runs(newest_first)
+
+    assert [(run["entry"].action, run["count"]) for run in runs] == [
+        ("decided", 1),
+        ("step_saved", 3),
+        ("created", 1),
+    ]
+    assert runs[1]["first"].revision == 3 and runs[1]["entry"].revision == 5
+
+
+def test_risks_and_checks_become_list_items():
+    assert report_content._items("- noisy neighbours\n\n* drains nodes\n•\tslow\nplain") == [
+        "noisy neighbours",
+        "drains nodes",
+        "slow",
+        "plain",
+    ]
