@@ -69,3 +69,9 @@ def facet_url(context, param: str, value: str) -> str:
     """Link that selects `value` for `param`, or clears it when it is already selected."""
     current = context["request"].GET.get(param, "")
     return query_with(context, **{param: "" if current == value else value})
+
+
+@register.simple_tag(takes_context=True)
+def page_url(context, param: str, number: int, fragment: str = "") -> str:
+    """The current URL with page parameter `param` set to `number` (for pages with two lists)."""
+    return query_with(context, **{param: number}) + (f"#{fragment}" if fragment else "")
