@@ -16,7 +16,13 @@ from rest_framework.views import APIView
 
 from catalog.api.serializers import ErrorSerializer
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix.selectors import CellFilter, cells, matrix_state, snapshot_result
+from catalog.matrix.selectors import (
+    CellFilter,
+    cells,
+    matrix_state,
+    pair_positions,
+    snapshot_result,
+)
 from catalog.matrix.services import matrix_refresh_if_missing
 
 BOOLEAN_VALUES = ("true", "false", "1", "0")
@@ -67,6 +73,31 @@ CELLS = inline_serializer(
 )
 
 
+# A 2,000-row catalog has two million pairs: cells come a page at a time.
+PAGE_SIZE = 500
+MAX_PAGE_SIZE = 5000
+
+
+def _page_number(request, name: str, default: int, maximum: int | None) -> int:
+    raw = request.query_params.get(name, "")
+    if raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValidationError({name: "must be a whole number"}) from None
+    if value < 1 or (maximum is not None and value > maximum):
+        bound = f" and at most {maximum}" if maximum is not None else ""
+        raise ValidationError({name: f"must be at least 1{bound}"})
+    return value
+
+
+def _page_link(request, page: int) -> str:
+    query = request.query_params.copy()
+    query["page"] = str(page)
+    return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+
 def _latest():
     state = matrix_state()
     if state.snapshot is None:
@@ -93,7 +124,8 @@ def _info(state) -> dict:
 
 
 class MatrixView(APIView):
-    """The latest matrix snapshot: pairs (i < j) of the selected rows with verdicts and reasons."""
+    """The latest matrix snapshot: pairs (i < j) of the selected rows with verdicts and reasons,
+    a page at a time (`count`, `next`, `previous` as in the other lists)."""
 
     @extend_schema(
         parameters=[
@@ -103,9 +135,24 @@ class MatrixView(APIView):
             OpenApiParameter(
                 "reasons", OpenApiTypes.BOOL, description="include reasons (default true)"
             ),
+            OpenApiParameter("page", OpenApiTypes.INT, description="page of cells, from 1"),
+            OpenApiParameter(
+                "page_size",
+                OpenApiTypes.INT,
+                description=f"cells per page (default {PAGE_SIZE}, at most {MAX_PAGE_SIZE})",
+            ),
         ],
         responses={
-            200: inline_serializer("MatrixResponse", {"snapshot": SNAPSHOT, "cells": CELLS}),
+            200: inline_serializer(
+                "MatrixResponse",
+                {
+                    "snapshot": SNAPSHOT,
+                    "count": serializers.IntegerField(),
+                    "next": serializers.URLField(allow_null=True),
+                    "previous": serializers.URLField(allow_null=True),
+                    "cells": CELLS,
+                },
+            ),
             **ERRORS,
         },
     )
@@ -127,8 +174,22 @@ class MatrixView(APIView):
             verdicts=verdicts,
         )
         explain = flag in ("true", "1")
+        page, size = (
+            _page_number(request, "page", 1, None),
+            _page_number(request, "page_size", PAGE_SIZE, MAX_PAGE_SIZE),
+        )
+        total = len(pair_positions(result, selection)[0])
+        offset = (page - 1) * size
+        if offset and offset >= total:
+            raise NotFound(f"page {page} is past the last page ({max(1, -(-total // size))})")
         return Response(
-            {"snapshot": _info(state), "cells": cells(result, selection, explain=explain)}
+            {
+                "snapshot": _info(state),
+                "count": total,
+                "next": _page_link(request, page + 1) if offset + size < total else None,
+                "previous": _page_link(request, page - 1) if page > 1 else None,
+                "cells": cells(result, selection, explain=explain, offset=offset, limit=size),
+            }
         )
 
 

@@ -7,6 +7,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from catalog.engine.compatibility import MatrixResult, compute_matrix
 from catalog.engine.oracle import VERDICTS, PairResult, pair_verdicts
 from catalog.engine.rows import Row
@@ -82,30 +84,45 @@ def selected_indices(result: MatrixResult, selection: CellFilter) -> list[int]:
     return [int(i) for i in selected(result.rows or (), chosen)]
 
 
+def pair_positions(result: MatrixResult, selection: CellFilter) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) row indices of the selected pairs, i before j in display order, verdict-filtered."""
+    indices = np.array(selected_indices(result, selection), dtype=np.int64)
+    upper_i, upper_j = np.triu_indices(len(indices), k=1)
+    i, j = indices[upper_i], indices[upper_j]
+    if selection.verdicts:
+        wanted = [VERDICTS.index(v) for v in selection.verdicts]
+        keep = np.isin(result.verdict[i, j], wanted)
+        i, j = i[keep], j[keep]
+    return i, j
+
+
 def cells(
-    result: MatrixResult, selection: CellFilter = CellFilter(), *, explain: bool = True
+    result: MatrixResult,
+    selection: CellFilter = CellFilter(),
+    *,
+    explain: bool = True,
+    offset: int = 0,
+    limit: int | None = None,
 ) -> list[dict[str, Any]]:
-    """Pairs i < j of the selected rows as the shell/API contract's cell dicts."""
-    indices = selected_indices(result, selection)
+    """Pairs i < j of the selected rows as the shell/API contract's cell dicts, `limit` of them
+    from `offset` (all when None): only those are explained."""
+    i_all, j_all = pair_positions(result, selection)
+    end = len(i_all) if limit is None else offset + limit
     out = []
-    for position, i in enumerate(indices):
-        for j in indices[position + 1 :]:
-            verdict = result.verdict_of(i, j)
-            if selection.verdicts and verdict not in selection.verdicts:
-                continue
-            a, b = result.rows[i], result.rows[j]
-            cell: dict[str, Any] = {
-                "a": {"project": a.project, "row": a.key},
-                "b": {"project": b.project, "row": b.key},
-                "verdict": verdict,
-                "holds": list(result.holds_of(i, j)),
-                "same_project": a.project == b.project,
-            }
-            if explain:
-                detail = pair_verdicts(a, b)
-                cell["reasons"] = list(detail.reasons)
-                cell["links"] = [link.to_dict() for link in detail.links]
-            out.append(cell)
+    for i, j in zip(i_all[offset:end].tolist(), j_all[offset:end].tolist(), strict=True):
+        a, b = result.rows[i], result.rows[j]
+        cell: dict[str, Any] = {
+            "a": {"project": a.project, "row": a.key},
+            "b": {"project": b.project, "row": b.key},
+            "verdict": result.verdict_of(i, j),
+            "holds": list(result.holds_of(i, j)),
+            "same_project": a.project == b.project,
+        }
+        if explain:
+            detail = pair_verdicts(a, b)
+            cell["reasons"] = list(detail.reasons)
+            cell["links"] = [link.to_dict() for link in detail.links]
+        out.append(cell)
     return out
 
 
