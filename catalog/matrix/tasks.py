@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
+from catalog.map.figure import map_cache_warm
 from catalog.matrix.services import matrix_snapshot_compute, matrix_snapshot_fail
 from ecomap.jobs import DURABLE_TASK
+
+logger = logging.getLogger(__name__)
 
 
 # The name is the one messages already queued carry (the task lived in catalog/tasks.py); routes
@@ -26,3 +31,9 @@ def compute_matrix_snapshot(self, snapshot_id: int) -> None:
     except Exception as exc:
         matrix_snapshot_fail(snapshot_id=snapshot_id, error=repr(exc))
         raise
+    # The catalog changed: draw the map before its first reader asks. A failure here costs that
+    # reader the drawing time, nothing else.
+    try:
+        map_cache_warm()
+    except Exception:
+        logger.exception("warming the map cache failed")

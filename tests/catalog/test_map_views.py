@@ -225,3 +225,20 @@ def test_the_report_svg_is_the_same_figure_rendered_by_kaleido(small_stack):
 
     assert svg.lstrip().startswith("<svg")
     assert "数据平面" in svg
+
+
+def test_the_map_is_drawn_by_the_matrix_job_before_its_first_reader(
+    bob_client, django_capture_on_commit_callbacks, monkeypatch
+):
+    from catalog.map import figure
+
+    with django_capture_on_commit_callbacks(execute=True):
+        apply(bundle(project("hami", placement("device-plugin"))))
+    drawn = []
+    monkeypatch.setattr(figure, "map_catalog", lambda: drawn.append(1))
+
+    for language in ("en", "zh-hans"):
+        bob_client.cookies["django_language"] = language
+        assert bob_client.get(reverse("map:page")).status_code == 200
+
+    assert drawn == []  # both languages came from the cache the job filled
