@@ -8,6 +8,7 @@ import pytest
 from django.urls import reverse
 
 from catalog.matrix.services import matrix_refresh_request, matrix_snapshot_compute
+from catalog.models import Layer
 from tests.factories import apply, bundle, placement, project
 
 pytestmark = pytest.mark.django_db
@@ -55,12 +56,16 @@ def test_the_map_shows_a_project_named_like_markup_as_text(bob_client, hostile_c
     assert "&lt;i&gt;gpu&lt;/i&gt;" in figure  # an ownership token in a conflict's hover text
 
 
-def test_the_heatmap_hover_shows_markup_in_reasons_as_text(bob_client, hostile_catalog):
+def test_the_heatmap_shows_names_like_markup_as_text(bob_client, hostile_catalog):
+    # The heatmap's labels and hover text are built from row ids and vocabulary names (the
+    # vocabulary is admin-editable); reasons are on the pair page, which Django escapes.
+    Layer.objects.filter(key="data_plane").update(name_en=LINK)
     snapshot = matrix_refresh_request()
     matrix_snapshot_compute(snapshot_id=snapshot.id)
 
-    figure = bob_client.get(reverse("matrix:page")).context["figure"]
-    hover = json.dumps(figure["data"][0]["text"])
+    payload = json.dumps(bob_client.get(reverse("matrix:page")).context["figure"])
+    pair = bob_client.get(reverse("matrix:pair"), {"a": "evil/plugin", "b": "victim/plugin"})
 
-    assert "<a href" not in hover
-    assert "&lt;a href=" in hover
+    assert "<a href" not in payload
+    assert "&lt;a href=" in payload
+    assert "owner:node/&lt;i&gt;gpu&lt;/i&gt;" in pair.content.decode()
