@@ -9,7 +9,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 from types import MappingProxyType
 
-from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.baseline import KUBERNETES_BASELINE, binds
 from catalog.engine.oracle import links_between
 from catalog.engine.rows import Row
 from catalog.engine.stack import DEFAULT_POOL, Profile
@@ -225,15 +225,21 @@ class _Index:
             for r in self.rows
         }
         self._by_interface: dict[str, list[Row]] = {}  # interface -> rows providing it
+        # interface -> rows whose provides of it can link them to another row (baseline
+        # interfaces link only from the project defining them; see oracle.links_between)
+        self._binding: dict[str, list[Row]] = {}
         # (layer, requires/accepts pattern) -> the rows of that layer stating it
         self._wanting: dict[tuple[str, str], list[Row]] = {}
         for row in self.rows:
             for ident in row.provides:
                 self._by_interface.setdefault(ident, []).append(row)
+                if binds(ident, row.project):
+                    self._binding.setdefault(ident, []).append(row)
             for pattern in row.requires | row.accepts:
                 self._wanting.setdefault((row.layer, pattern), []).append(row)
         self._wildcards = [key for key in self._wanting if not _GLOB_CHARS.isdisjoint(key[1])]
         self._consumers: dict[tuple[str, str], tuple[Row, ...]] = {}
+        self._linkers: dict[str, tuple[Row, ...]] = {}
         self._exporters = [r for r in self.rows if r.layer == "data_plane" and self._signals[r.id]]
         self.richest_exporter = min(
             self._exporters, key=lambda r: (-len(self._signals[r.id]), r.id), default=None
@@ -312,14 +318,34 @@ class _Index:
 
     def fed_by(self, row: Row, layer: str) -> dict[str, Row]:
         """Rows of `layer` `row` may feed, by id (feeds() says what, if anything, it does)."""
-        return {r.id: r for ident in row.provides for r in self.consumers(ident, layer)}
+        return {
+            r.id: r
+            for ident in row.provides
+            if binds(ident, row.project)
+            for r in self.consumers(ident, layer)
+        }
+
+    def linkers(self, pattern: str) -> tuple[Row, ...]:
+        """Rows whose provides can link to a row requiring or accepting `pattern`."""
+        if pattern not in self._linkers:
+            if _GLOB_CHARS.isdisjoint(pattern):
+                found = self._binding.get(pattern, [])
+            else:
+                found = {
+                    r.id: r
+                    for ident, rows in self._binding.items()
+                    if fnmatchcase(ident, pattern)
+                    for r in rows
+                }.values()
+            self._linkers[pattern] = tuple(found)
+        return self._linkers[pattern]
 
     def linked(self, row: Row, layer: str) -> list[Row]:
         """Rows of `layer` a contract may tie to `row` either way, by id: the only rows for
         which links() can say something."""
         found = self.fed_by(row, layer)
         for pattern in row.requires | row.accepts:
-            found.update((r.id, r) for r in self.providers(pattern) if r.layer == layer)
+            found.update((r.id, r) for r in self.linkers(pattern) if r.layer == layer)
         return [found[i] for i in sorted(found)]
 
     def bundle(self, presenter: Row) -> tuple[Row, ...]:
@@ -427,10 +453,9 @@ def _unmet(draft: _Draft, index: _Index) -> list[tuple[str, str, str | None]]:
     """
     cluster_wide = {r.id for r in draft.cluster_wide}
     everything = cluster_wide | {r.id for members in draft.pools.values() for r in members}
+    reach = {name: cluster_wide | {m.id for m in members} for name, members in draft.pools.items()}
     checks = [(r, None, everything) for r in draft.cluster_wide] + [
-        (r, name, cluster_wide | {m.id for m in members})
-        for name, members in draft.pools.items()
-        for r in members
+        (r, name, reach[name]) for name, members in draft.pools.items() for r in members
     ]
     return sorted(
         (row.id, pattern, pool)
