@@ -77,6 +77,7 @@
       toImageButtonOptions: { format: "svg", filename: "ecomap-matrix" }
     }).then(function () {
       window.ecomapMatrixRenderedAt = window.performance.now();
+      box.setAttribute("data-rendered", "1");
       box.on("plotly_click", function (event) {
         var point = event.points && event.points[0];
         if (!point || point.z === null || point.z === undefined) { return; }
