@@ -240,6 +240,7 @@ def comparison_for(evaluation: Evaluation) -> Comparison:
 RECOMMENDATIONS_CACHED = 20
 # The key changes with the profile and the catalog; the timeout only bounds stale entries.
 RECOMMENDATIONS_TIMEOUT = 24 * 3600
+INCOMPLETE_TIMEOUT = 10 * 60
 
 
 def recommendations_cache_key(profile: Profile, revision: int) -> str:
@@ -266,7 +267,10 @@ def recommendations_for(*, evaluation: Evaluation, limit: int = 5) -> Any:
     ranking = cache.get(key)
     if not isinstance(ranking, Ranking):
         ranking = recommend(profile, recommendable_rows(), limit=RECOMMENDATIONS_CACHED)
-        cache.set(key, ranking, RECOMMENDATIONS_TIMEOUT)
+        # A search the budget stopped may have been stopped by its deadline on a busy machine:
+        # keep it for minutes, not a day, so a quieter moment can rank further.
+        timeout = RECOMMENDATIONS_TIMEOUT if ranking.complete else INCOMPLETE_TIMEOUT
+        cache.set(key, ranking, timeout)
     return ranking.head(limit)
 
 
