@@ -198,11 +198,29 @@ def map_svg(
     width: int = 1200,
     height: int = 760,
 ) -> str:
-    """The same figure as a standalone SVG document, for PDF reports (kaleido, system Chromium)."""
+    """The same figure as a standalone SVG document (kaleido, system Chromium)."""
+    return map_image(
+        rows=rows, highlight=highlight, filters=filters, language=language, width=width,
+        height=height, format="svg",
+    ).decode()  # fmt: skip
+
+
+def map_image(
+    *,
+    rows: Sequence[Row] | MapCatalog | None = None,
+    highlight: Sequence[str] = (),
+    filters: MapFilters = MapFilters(),  # noqa: B008 (frozen, so a shared default is safe)
+    language: str | None = None,
+    width: int = 1200,
+    height: int = 760,
+    format: str = "svg",  # noqa: A002 (plotly's name)
+    scale: float = 1,
+) -> bytes:
+    """The figure drawn by kaleido (system Chromium) as svg, png or jpeg bytes."""
     figure = map_figure(
         rows=rows, highlight=highlight, filters=filters, language=language, static=True
     )
-    return pio.to_image(figure, format="svg", width=width, height=height).decode()
+    return pio.to_image(figure, format=format, width=width, height=height, scale=scale)
 
 
 def map_payload(

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from catalog.engine.compatibility import compute_matrix
 from catalog.engine.oracle import VERDICTS
 from catalog.engine.rows import Row
-from catalog.map.figure import map_svg
+from catalog.map.figure import map_image
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from evaluations import selectors
@@ -51,6 +51,9 @@ VERDICT_MARKS = {
     "independent": "·",
 }
 MAP_SIZE = (960, 1000)
+# The map goes in as a JPEG drawn at twice its size (sharp when printed): WeasyPrint embeds a
+# JPEG as it is, where it draws an SVG map node by node (0.06 s against 0.35 s per build).
+MAP_SCALE = 2
 AUTHOR_ACTIONS = ("created", "step_saved", "decided")
 ALIKE = (NO_COMMON_UNIT, DIFFERENT_JOBS)
 
@@ -200,42 +203,44 @@ def _map_key(revision: int, rows: Sequence[Row], highlight: Sequence[str]) -> st
     built again with the same candidates (after a review, say) does not start Chromium."""
     what = repr((sorted(row.id for row in rows), sorted(highlight), MAP_SIZE))
     digest = hashlib.blake2b(what.encode(), digest_size=12).hexdigest()
-    return f"report:map:v1:{revision}:{translation.get_language()}:{digest}"
+    return f"report:map:v2:{revision}:{translation.get_language()}:{digest}"
 
 
 def _map_image(
     rows: Sequence[Row], highlight: Sequence[str], revision: int | None = None
 ) -> tuple[str, str]:
-    """The map's own figure as an SVG data URI, or an error text when it cannot be drawn."""
+    """The map's own figure as a JPEG data URI, or an error text when it cannot be drawn."""
     if not rows:
         return "", ""
     key = _map_key(revision, rows, highlight) if revision is not None else ""
-    svg = cache.get(key) if key else None
-    if svg is not None:
-        return _svg_uri(svg), ""
+    picture = cache.get(key) if key else None
+    if picture is not None:
+        return _jpeg_uri(picture), ""
     try:
         _kaleido_server()
         with warnings.catch_warnings():
             # plotly passes options a running kaleido server ignores, and says so each time
             warnings.filterwarnings("ignore", "The kopts argument", UserWarning)
-            svg = map_svg(
+            picture = map_image(
                 rows=rows,
                 highlight=highlight,
                 language=translation.get_language(),
                 # narrower than the page's figure, so its labels stay legible at A4 width
                 width=MAP_SIZE[0],
                 height=MAP_SIZE[1],
+                format="jpeg",
+                scale=MAP_SCALE,
             )
     except Exception as exc:  # kaleido drives a browser: any failure must not sink the report
         logger.exception("the map could not be drawn for a report")
         return "", f"{type(exc).__name__}: {exc}"[:300]
     if key:
-        cache.set(key, svg, MAP_CACHE_SECONDS)
-    return _svg_uri(svg), ""
+        cache.set(key, picture, MAP_CACHE_SECONDS)
+    return _jpeg_uri(picture), ""
 
 
-def _svg_uri(svg: str) -> str:
-    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+def _jpeg_uri(picture: bytes) -> str:
+    return "data:image/jpeg;base64," + base64.b64encode(picture).decode()
 
 
 _kaleido_lock = threading.Lock()

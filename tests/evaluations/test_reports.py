@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import re
 import shutil
 import subprocess
@@ -31,7 +32,16 @@ urlpatterns = [path("api/v1/", include("evaluations.api.urls")), *site_urlpatter
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls(__name__)]
 
-TINY_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20"><rect width="40" height="20" fill="#047857"/></svg>'  # noqa: E501
+
+def _tiny_jpeg() -> bytes:
+    from PIL import Image  # WeasyPrint's own dependency
+
+    out = io.BytesIO()
+    Image.new("RGB", (40, 20), "#047857").save(out, "JPEG")
+    return out.getvalue()
+
+
+TINY_JPEG = _tiny_jpeg()
 
 
 @pytest.fixture(autouse=True)
@@ -44,7 +54,7 @@ def quick_map(monkeypatch):
     """Kaleido drives Chromium (seconds per map on a loaded machine): test_report_pdf draws
     the real map; here a stand-in figure keeps the job tests fast."""
     monkeypatch.setattr(report_content, "_kaleido_server", lambda: None)
-    monkeypatch.setattr(report_content, "map_svg", lambda **kwargs: TINY_SVG)
+    monkeypatch.setattr(report_content, "map_image", lambda **kwargs: TINY_JPEG)
     cache.clear()  # drawn maps are cached: none may leak into another test
     yield
     cache.clear()
@@ -176,7 +186,7 @@ def test_the_report_still_builds_when_the_map_cannot_be_drawn(evaluation, cast, 
     def no_browser(**kwargs):
         raise RuntimeError("Chromium not found")
 
-    monkeypatch.setattr(report_content, "map_svg", no_browser)
+    monkeypatch.setattr(report_content, "map_image", no_browser)
     report = reports.report_create(evaluation=evaluation, actor=cast.bob)
 
     reports.report_build(report_id=report.pk)
@@ -430,7 +440,7 @@ def test_the_boundaries_the_team_rewrote_are_in_the_body(evaluation, cast):
 
 def test_a_map_drawn_once_is_reused_for_the_same_candidates(evaluation, cast, monkeypatch):
     drawn = []
-    monkeypatch.setattr(report_content, "map_svg", lambda **kw: drawn.append(1) or TINY_SVG)
+    monkeypatch.setattr(report_content, "map_image", lambda **kw: drawn.append(1) or TINY_JPEG)
 
     for _ in range(2):
         report = reports.report_create(evaluation=evaluation, actor=cast.bob)
