@@ -24,6 +24,7 @@ from catalog.engine.rows import Row
 from catalog.map.figure import map_image
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
+from ecomap.gcpause import gc_paused
 from evaluations import selectors
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.forms import (
@@ -36,7 +37,7 @@ from evaluations.forms import (
     WORKLOAD_CHOICES,
 )
 from evaluations.models import Evaluation, Step, Verdict
-from evaluations.reports.matrix_svg import matrix_svg
+from evaluations.reports.matrix_picture import matrix_picture
 
 logger = logging.getLogger(__name__)
 TEMPLATE = "evaluations/report/report.html"
@@ -186,11 +187,11 @@ def _matrix(rows: Sequence[Row], numbers: dict[str, int]) -> dict[str, Any]:
             else:
                 cells.append({"mark": VERDICT_MARKS.get(verdict, "?"), "verdict": verdict})
         grid.append({"number": numbers.get(row.id, i + 1), "label": row.label, "cells": cells})
-    svg, width = matrix_svg(grid)
+    picture, width = matrix_picture(grid)
     return {
         "rows": grid,
         "counts": {v: n for v, n in counts.items() if n},
-        "uri": "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode(),
+        "uri": _jpeg_uri(picture),
         "width_mm": round(width, 1),
     }
 
@@ -564,8 +565,11 @@ def report_url_fetcher():
     return URLFetcher(allowed_protocols={"data"}, allow_redirects=False, timeout=5)
 
 
+@gc_paused()
 def render_report(context: dict[str, Any]) -> RenderedReport:
-    """The report template through WeasyPrint: the PDF and its page count."""
+    """The report template through WeasyPrint: the PDF and its page count. The cyclic garbage
+    collector waits meanwhile: WeasyPrint allocates a box tree of some hundred thousand objects,
+    and each burst of allocations walked all of them again (a sixth of the build time)."""
     from weasyprint import HTML  # imported here: loading pango costs ~0.3 s at start-up
 
     html = render_to_string(TEMPLATE, context)

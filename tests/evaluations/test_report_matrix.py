@@ -1,21 +1,26 @@
-"""The report's matrix SVG: well-formed, one square per pair, coloured and marked by verdict."""
+"""The report's matrix picture: sized for its candidates, each cell in its verdict's colour with
+its verdict's mark, labels that fit (Chinese ones included)."""
 
-import re
-import xml.etree.ElementTree as ET
+import io
 
-from evaluations.reports.matrix_svg import CELL_MM, COLOURS, LABEL_MM, MARKS, matrix_svg
+from PIL import Image, ImageColor
 
-SVG = "{http://www.w3.org/2000/svg}"
-
-
-def parse(svg: str) -> ET.Element:
-    return ET.fromstring(svg)  # noqa: S314 - our own output, not untrusted input
+from evaluations.reports.matrix_picture import (
+    CELL_MM,
+    COLOURS,
+    LABEL_MM,
+    PX_PER_MM,
+    _font,
+    _label,
+    _needs_cjk,
+    matrix_picture,
+)
 
 
 def grid():
     verdicts = [["self", "conflicts", "composes"], ["conflicts", "self", "same"],
                 ["composes", "same", "self"]]  # fmt: skip
-    labels = ["A & B <scheduler>", "HAMi device-plugin", "x" * 60]
+    labels = ["A & B <scheduler>", "海光 DCU 设备插件", "x" * 60]
     return [
         {
             "number": index + 1,
@@ -26,43 +31,51 @@ def grid():
     ]
 
 
-def test_it_is_well_formed_and_sized_for_its_candidates():
-    svg, width = matrix_svg(grid())
+def picture() -> Image.Image:
+    data, _width = matrix_picture(grid())
+    return Image.open(io.BytesIO(data)).convert("RGB")
 
-    root = parse(svg)
+
+def near(pixel, colour: str, tolerance: int = 24) -> bool:
+    return all(
+        abs(a - b) <= tolerance for a, b in zip(pixel, ImageColor.getrgb(colour), strict=True)
+    )
+
+
+def cell_pixel(image, row: int, column: int, dx: float, dy: float):
+    """A pixel of cell (row, column), offset (mm) from its top-left corner."""
+    x = (LABEL_MM + CELL_MM * column + dx) * PX_PER_MM
+    y = (CELL_MM * (row + 1) + dy) * PX_PER_MM
+    return image.getpixel((round(x), round(y)))
+
+
+def test_it_is_a_jpeg_sized_for_its_candidates_at_print_resolution():
+    data, width = matrix_picture(grid())
+
+    image = Image.open(io.BytesIO(data))
+    assert image.format == "JPEG"
     assert width == LABEL_MM + 3 * CELL_MM
-    assert root.get("width") == f"{width:g}mm"
-    assert sum(len(squares(path)) for path in fills(root).values()) == 9
+    assert image.size == (round(width * PX_PER_MM), round(4 * CELL_MM * PX_PER_MM))
 
 
-def test_labels_are_escaped_and_cut_to_fit():
-    root = parse(matrix_svg(grid())[0])
+def test_each_cell_has_its_verdicts_colour_and_its_mark_in_the_middle():
+    image = picture()
 
-    texts = [t.text for t in root.iter(f"{SVG}text")]
-    assert "1 · A & B <scheduler>" in texts
-    assert any(text.startswith("3 · xxx") and text.endswith("…") for text in texts)
-
-
-def fills(root: ET.Element) -> dict[str, str]:
-    """The filled paths (one per colour) by colour."""
-    return {
-        p.get("fill"): p.get("d") for p in root.findall(f"{SVG}path") if p.get("fill") != "none"
-    }
-
-
-def squares(d: str) -> list[tuple[float, float]]:
-    return [(float(x), float(y)) for x, y in re.findall(r"M([\d.]+) ([\d.]+)h", d)]
+    corner = 0.6  # mm inside the cell: the fill, away from the grid line and the mark
+    assert near(cell_pixel(image, 0, 1, corner, corner), COLOURS["conflicts"][0])
+    assert near(cell_pixel(image, 0, 2, corner, corner), COLOURS["composes"][0])
+    assert near(cell_pixel(image, 1, 2, corner, corner), COLOURS["same"][0])
+    assert near(cell_pixel(image, 2, 2, corner, corner), COLOURS["self"][0])
+    # the conflicts cross passes through the centre in its ink colour
+    assert near(cell_pixel(image, 0, 1, CELL_MM / 2, CELL_MM / 2), COLOURS["conflicts"][1], 60)
+    # a row with itself has no mark
+    assert near(cell_pixel(image, 2, 2, CELL_MM / 2, CELL_MM / 2), COLOURS["self"][0])
 
 
-def test_each_cell_has_its_verdicts_colour_and_each_verdict_one_path_of_marks():
-    root = parse(matrix_svg(grid())[0])
-
-    by_colour = fills(root)
-    top = CELL_MM  # the first row of cells, under the column numbers
-    # row 1, column 2 is "conflicts"; row 2, column 3 is "same"
-    assert (LABEL_MM + CELL_MM, top) in squares(by_colour[COLOURS["conflicts"][0]])
-    assert (LABEL_MM + 2 * CELL_MM, 2 * top) in squares(by_colour[COLOURS["same"][0]])
-    assert len(squares(by_colour[COLOURS["conflicts"][0]])) == 2
-    paths = {p.get("stroke"): p.get("d") for p in root.findall(f"{SVG}path")}
-    assert paths[COLOURS["conflicts"][1]].count("M") == 2  # the two conflicts cells
-    assert MARKS["composes"] in paths[COLOURS["composes"][1]]
+def test_labels_are_cut_to_fit_and_chinese_ones_use_a_chinese_face():
+    assert _label("3 · " + "x" * 60).endswith("…")
+    assert len(_label("3 · " + "x" * 60)) == 34
+    assert _needs_cjk("2 · 海光 DCU 设备插件") and not _needs_cjk("1 · A & B <scheduler>")
+    chinese = _font(False, True)
+    assert chinese.getbbox("设")[2] > 0  # the face has the glyph (no empty box)
+    assert "CJK" in chinese.getname()[0]
