@@ -54,6 +54,27 @@ def empty_query_values(result, generator, request, public):
     return result
 
 
+# What ecomap.middleware.RejectNulMiddleware refuses everywhere, said in the schema's terms.
+NO_NUL = "^[^\\x00]*$"
+
+
+def no_nul_parameters(result, generator, request, public):
+    """Schema hook: no path or query value may hold a NUL character (the middleware answers 400
+    for one anywhere), so every free-text string parameter says so with a pattern."""
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                schema = parameter.get("schema", {})
+                values = schema.get("items", {}) if schema.get("type") == "array" else schema
+                if values.get("type") == "string" and not (
+                    {"enum", "pattern", "format"} & set(values)
+                ):
+                    values["pattern"] = NO_NUL
+    return result
+
+
 def error_items(detail: Any, path: str = "") -> list[dict[str, str]]:
     """DRF's nested error detail as a flat list of {path, message}."""
     if isinstance(detail, dict):

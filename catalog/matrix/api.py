@@ -135,10 +135,12 @@ class MatrixView(APIView):
             OpenApiParameter(
                 "reasons", OpenApiTypes.BOOL, description="include reasons (default true)"
             ),
-            OpenApiParameter("page", OpenApiTypes.INT, description="page of cells, from 1"),
+            OpenApiParameter(
+                "page", {"type": "integer", "minimum": 1}, description="page of cells, from 1"
+            ),
             OpenApiParameter(
                 "page_size",
-                OpenApiTypes.INT,
+                {"type": "integer", "minimum": 1, "maximum": MAX_PAGE_SIZE},
                 description=f"cells per page (default {PAGE_SIZE}, at most {MAX_PAGE_SIZE})",
             ),
         ],

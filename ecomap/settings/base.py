@@ -232,6 +232,7 @@ SPECTACULAR_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "ecomap.api.empty_query_values",
+        "ecomap.api.no_nul_parameters",
     ],
 }
 

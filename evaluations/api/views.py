@@ -270,7 +270,11 @@ class EvaluationViewSet(
                 description="when the search stopped early, why, in words",
             ),
         ],
-        responses={200: RecommendationSerializer(many=True), **READ_ERRORS},
+        responses={
+            200: RecommendationSerializer(many=True),
+            400: OpenApiResponse(ErrorSerializer, description="the step-1 profile is incomplete"),
+            **READ_ERRORS,
+        },
     )
     @action(detail=True, methods=["get"])
     def recommendations(self, request, pk=None):

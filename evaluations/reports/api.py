@@ -129,6 +129,7 @@ class ReportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
                 ReportSerializer,
                 description="queued; poll the report until its status is succeeded or failed",
             ),
+            400: OpenApiResponse(ErrorSerializer, description="a field that is not valid"),
             **ERRORS,
         },
     )
