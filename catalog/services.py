@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from catalog.bulk_insert import insert_rows, insert_rows_with_ids
 from catalog.engine.bundle import (
+    GIVEN,
     INTERFACE_RELATIONS,
     PROJECT_KEYS,
     BundleError,
@@ -26,6 +27,7 @@ from catalog.engine.bundle import (
     tag_slug,
     vocabulary_errors,
 )
+from catalog.engine.functions import infer_functions
 from catalog.models import (
     COST_ASPECTS,
     CatalogChange,
@@ -182,8 +184,14 @@ def bundle_apply(
     source: str = "",
     dry_run: bool = False,
     progress: ProgressCallback | None = None,
+    mode: str = "replace",
 ) -> BundleResult:
     """Validate a bundle and apply it all or nothing; with dry_run, only report what would change.
+
+    `mode="merge"` (what imports do unless asked otherwise): a stored placement row keeps the
+    value of every field the bundle's placement leaves out. `mode="replace"` (the built-in
+    catalog, the project API's PUT, the admin): the placement as given is the whole row, omitted
+    fields taking their defaults.
 
     Pass either the `document`, or the `normalized` projects a previous normalize_bundle call
     returned (imports validate once at submit time; only the vocabulary, which may have changed
@@ -205,7 +213,14 @@ def bundle_apply(
         stored = stored_projects(
             slugs=[project["slug"] for project in projects], vocabulary=vocabulary
         )
-        plan = _plan(projects, stored)
+        if mode not in IMPORT_MODES:
+            raise ValueError(f"unknown import mode {mode!r}: use one of {', '.join(IMPORT_MODES)}")
+        plan = _plan(
+            projects,
+            stored,
+            merge=mode == "merge",
+            function_order=list(vocabulary.function_keys),
+        )
         if progress:
             progress(0, len(plan.items))
         if not dry_run and plan.has_writes:
@@ -236,7 +251,43 @@ class _Plan:
         )
 
 
-def _plan(projects: list[dict[str, Any]], stored: dict[str, StoredProject]) -> _Plan:
+IMPORT_MODES = ("merge", "replace")
+
+
+def _merged(
+    stored: dict[str, Any], incoming: dict[str, Any], given: set[str], function_order: list[str]
+) -> dict[str, Any]:
+    """`incoming` with the stored value of every field its bundle did not state. Functions left
+    out follow the stored row: its own list if it had one, else inferred again from the merged
+    row's layer, points, units and contracts."""
+    merged = dict(incoming)
+    for key, value in stored.items():
+        if key not in given and key not in ("functions", "functions_inferred"):
+            merged[key] = value
+    if "functions" in given:
+        return merged
+    if not stored.get("functions_inferred", True):
+        merged["functions"], merged["functions_inferred"] = stored["functions"], False
+        return merged
+    inferred = infer_functions(
+        layer=merged["layer"],
+        enforcement_points=merged["enforcement_points"],
+        provides=merged.get("provides") or [],
+        resource_units=merged["resource_units"],
+    )
+    rank = {key: index for index, key in enumerate(function_order)}
+    merged["functions"] = sorted(set(inferred), key=lambda f: (rank.get(f, 99), f))
+    merged["functions_inferred"] = True
+    return merged
+
+
+def _plan(
+    projects: list[dict[str, Any]],
+    stored: dict[str, StoredProject],
+    *,
+    merge: bool = False,
+    function_order: list[str] | None = None,
+) -> _Plan:
     plan = _Plan(project_ids={slug: project.id for slug, project in stored.items()})
     for index, incoming in enumerate(projects):
         slug = incoming["slug"]
@@ -255,7 +306,8 @@ def _plan(projects: list[dict[str, Any]], stored: dict[str, StoredProject]) -> _
                 ItemChange(path, slug, "", "updated" if changes else "unchanged", changes)
             )
             rows = current.rows
-        for row_index, placement in enumerate(incoming["placements"]):
+        for row_index, given_placement in enumerate(incoming["placements"]):
+            placement = {k: v for k, v in given_placement.items() if k != GIVEN}
             row_path = f"{path}.placements[{row_index}]"
             key = placement["key"]
             if key not in rows:
@@ -265,6 +317,9 @@ def _plan(projects: list[dict[str, Any]], stored: dict[str, StoredProject]) -> _
                 )
                 continue
             row_id, current_placement = rows[key]
+            if merge and GIVEN in given_placement:
+                given = set(given_placement[GIVEN])
+                placement = _merged(current_placement, placement, given, function_order or [])
             row_changes = diff_fields(current_placement, placement)
             if row_changes:
                 plan.changed_rows.append((row_id, slug, placement, row_changes))

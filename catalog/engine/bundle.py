@@ -26,6 +26,8 @@ BUNDLE_FORMAT = "ecomap.bundle/v1"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "bundle-v1.schema.json"
 
 # Order of keys in a normalised placement: also the order of the exported document.
+# The key under which a normalised placement lists the fields its bundle stated (not a field).
+GIVEN = "_given"
 PLACEMENT_KEYS = (
     "key",
     "component",
@@ -370,7 +372,10 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         "verified_at": placement.get("verified_at", ""),
         "unverified": list(placement.get("unverified") or []),
     }
-    return {key: normal[key] for key in PLACEMENT_KEYS}
+    ordered = {key: normal[key] for key in PLACEMENT_KEYS}
+    # Which fields the bundle stated: an import in merge mode keeps the stored value of the rest.
+    ordered[GIVEN] = sorted(key for key in placement if key in PLACEMENT_KEYS)
+    return ordered
 
 
 def normalize_project(project: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:

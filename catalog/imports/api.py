@@ -78,6 +78,13 @@ FALSE_VALUES = ("", "0", "false", "no", "off")
 IMPORT_PARAMETERS = [
     OpenApiParameter("dry_run", OpenApiTypes.BOOL, description="report, write nothing"),
     OpenApiParameter(
+        "mode",
+        OpenApiTypes.STR,
+        enum=["", "merge", "replace"],
+        description="merge (default): a placement keeps the stored value of every field it "
+        "leaves out; replace: each placement given is the whole row, omitted fields cleared",
+    ),
+    OpenApiParameter(
         "format",
         OpenApiTypes.STR,
         enum=["", "bundle", "csv", "landscape"],
@@ -188,6 +195,7 @@ class ImportViewSet(
                 dry_run=_query_flag(request, "dry_run"),
                 format_hint=request.query_params.get("format", ""),
                 content_type=media_type,
+                mode=request.query_params.get("mode") or "merge",
             )
         except ImportRejected as rejected:
             return Response(self.get_serializer(rejected.job).data, status=400)

@@ -39,6 +39,14 @@ class ImportUploadForm(forms.Form):
     dry_run = forms.BooleanField(
         label=_("Dry run: report what would change, write nothing"), required=False
     )
+    replace = forms.BooleanField(
+        label=_("Replace whole rows: fields a placement leaves out are cleared"),
+        required=False,
+        help_text=_(
+            "Left unticked, a placement that states only some fields keeps the stored values "
+            "of the others."
+        ),
+    )
 
     def clean_file(self):
         upload = self.cleaned_data["file"]

@@ -32,7 +32,7 @@ from catalog.imports.models import ImportJob
 from catalog.imports.parsing import BundleParseError, parse_document
 from catalog.models import Project
 from catalog.selectors import catalog_revision, vocabulary_current
-from catalog.services import BundleResult, bundle_apply
+from catalog.services import IMPORT_MODES, BundleResult, bundle_apply
 from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit, queue_check
 from ecomap.gcpause import gc_paused
 from ecomap.jobs import jobs_resend
@@ -136,8 +136,12 @@ def import_submit(
     format_hint: str = "",
     content_type: str = "",
     inline: bool | None = None,
+    mode: str = "merge",
 ) -> ImportJob:
     """Create the import job; apply inline when small (or dry run), else queue it.
+
+    `mode="merge"`: a placement that re-states only some fields keeps the stored values of the
+    others; `mode="replace"`: each placement given is the whole row.
 
     Raises ImportRejected for unparsable or invalid input: nothing is written to the catalog.
     """
@@ -147,6 +151,8 @@ def import_submit(
         dry_run=dry_run,
         format=format_hint if format_hint in FORMATS else ImportJob.Format.BUNDLE,
     )
+    if mode not in IMPORT_MODES:
+        raise _reject(job, [{"path": "mode", "message": f"use one of {', '.join(IMPORT_MODES)}"}])
     if "\x00" in text or "\\u0000" in text:
         raise _reject(job, [{"path": "$", "message": NUL_MESSAGE}])
     try:
@@ -175,14 +181,20 @@ def import_submit(
     if inline:
         job.started_at = timezone.now()
         result = bundle_apply(
-            normalized=normalized, actor=actor, source=_history_source(job), dry_run=dry_run
+            normalized=normalized,
+            actor=actor,
+            source=_history_source(job),
+            dry_run=dry_run,
+            mode=mode,
         )
         _record(job, result)
         job.save()
         return job
     # Validated once: the worker applies the normalised projects, re-checking only vocabulary.
     # The revision it was validated on: a redelivery after the catalog moved is refused.
-    job.payload = pack_payload({"normalized": normalized, "catalog_revision": catalog_revision()})
+    job.payload = pack_payload(
+        {"normalized": normalized, "catalog_revision": catalog_revision(), "mode": mode}
+    )
     job.save()
     enqueue_on_commit(RUN_IMPORT, str(job.id))
     return job
@@ -248,6 +260,8 @@ def import_run(*, job_id) -> None:
             source=_history_source(job),
             dry_run=job.dry_run,
             progress=progress,
+            # jobs queued before modes existed replaced whole rows
+            mode=payload.get("mode", "replace"),
         )
     except BundleInvalid as exc:  # the vocabulary changed between submit and run
         job.status = ImportJob.Status.FAILED

@@ -67,6 +67,7 @@ def import_upload_view(request: HttpRequest) -> HttpResponse:
             dry_run=data["dry_run"],
             format_hint=data["format"],
             content_type=form.content_type,
+            mode="replace" if data["replace"] else "merge",
         )
     except ImportRejected as rejected:
         messages.error(

@@ -20,6 +20,12 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
         parser.add_argument("--dry-run", action="store_true")
+        parser.add_argument(
+            "--replace",
+            action="store_true",
+            help="each placement given is the whole row (default: merge, fields left out keep "
+            "their stored values)",
+        )
         parser.add_argument("--format", choices=FORMATS, default="")
         parser.add_argument("--source", default="", help="who supplied the data")
         parser.add_argument("--json", action="store_true", help="print the import job as JSON")
@@ -39,6 +45,7 @@ class Command(BaseCommand):
                 format_hint=options["format"],
                 content_type=content_type,
                 inline=True,
+                mode="replace" if options["replace"] else "merge",
             )
         except ImportRejected as rejected:
             lines = []
