@@ -30,6 +30,9 @@ class Team(models.Model):
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, through="Membership", related_name="teams"
     )
+    # Optional outgoing webhook for review events: JSON signed with HMAC-SHA256 of the secret.
+    webhook_url = models.URLField(_("webhook URL"), max_length=500, blank=True)
+    webhook_secret = models.CharField(_("webhook secret"), max_length=128, blank=True)
 
     class Meta:
         ordering = ["name"]
@@ -268,3 +271,135 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.step}".strip()
+
+
+class Invitation(models.Model):
+    """A team admin's invitation of someone by e-mail; the link carries a key stored only hashed.
+
+    Accepting it (signing in, or setting a password for a new account) makes the membership.
+    """
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(_("e-mail"))
+    role = models.CharField(_("role"), max_length=10, choices=Role.choices, default=Role.VIEWER)
+    key_hash = models.CharField(max_length=64, unique=True, editable=False)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("sent"), auto_now_add=True)
+    expires_at = models.DateTimeField(_("expires"))
+    accepted_at = models.DateTimeField(_("accepted"), null=True, blank=True)
+    accepted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    revoked_at = models.DateTimeField(_("withdrawn"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+        indexes = [models.Index(fields=["team", "-created_at"], name="invitation_by_team_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.email} to {self.team} ({self.role})"
+
+
+class Comment(models.Model):
+    """A review comment anchored to one step or the decision, shown there until resolved."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="+",
+        verbose_name=_("author"),
+    )
+    anchor = models.CharField(_("about"), max_length=20, choices=Step.choices)
+    body = models.TextField(_("comment"))
+    revision = models.PositiveIntegerField(_("revision commented on"))
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    resolved_at = models.DateTimeField(_("resolved"), null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = _("comment")
+        verbose_name_plural = _("comments")
+        indexes = [
+            models.Index(fields=["evaluation", "anchor"], name="comment_by_anchor_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_anchor_display()}: {self.body[:40]}"
+
+
+class Event(models.TextChoices):
+    """Review events people are told about (in the app, by e-mail, by the team's webhook)."""
+
+    SUBMITTED = "submitted", _("submitted for review")
+    APPROVED = "approved", _("approved")
+    CHANGES_REQUESTED = "changes_requested", _("changes requested")
+    COMMENTED = "commented", _("commented")
+
+
+class Notification(models.Model):
+    """One event for one person: listed in their inbox, e-mailed once."""
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    evaluation = models.ForeignKey(
+        Evaluation, on_delete=models.CASCADE, related_name="notifications"
+    )
+    event = models.CharField(_("event"), max_length=20, choices=Event.choices)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    revision = models.PositiveIntegerField(_("revision"))
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    read_at = models.DateTimeField(_("read"), null=True, blank=True)
+    emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("notification")
+        verbose_name_plural = _("notifications")
+        indexes = [
+            models.Index(fields=["recipient", "-created_at"], name="notification_inbox_idx"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.get_event_display()}: {self.evaluation} for {self.recipient}"
+
+
+class WebhookDelivery(models.Model):
+    """One POST to a team's webhook: a job row like imports and reports (pending → running →
+    delivered | failed), retried with backoff and swept by recover_jobs."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="webhook_deliveries")
+    evaluation = models.ForeignKey(
+        Evaluation, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    event = models.CharField(_("event"), max_length=20, choices=Event.choices)
+    url = models.URLField(max_length=500)
+    payload = models.JSONField(default=dict)
+    status = models.CharField(max_length=10, default="pending")
+    attempts = models.PositiveSmallIntegerField(default=0)
+    response_status = models.PositiveSmallIntegerField(null=True, blank=True)
+    last_error = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("webhook delivery")
+        verbose_name_plural = _("webhook deliveries")
+        indexes = [models.Index(fields=["status", "created_at"], name="webhook_by_status_idx")]
+
+    def __str__(self) -> str:
+        return f"{self.event} to {self.url} ({self.status})"
