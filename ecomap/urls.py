@@ -20,6 +20,8 @@ urlpatterns = [
     path("catalog/", include("catalog.imports.urls")),
     path("catalog/", include("catalog.urls")),
     path("evaluations/", include("evaluations.urls")),
+    path("teams/", include("evaluations.teams.urls")),
+    path("inbox/", include("evaluations.inbox.urls")),
     path("reports/", include("evaluations.reports.urls")),
     path("map/", include("catalog.map.urls")),
     path("matrix/", include("catalog.matrix.urls")),

@@ -1,0 +1,5 @@
+"""Home, inbox and search pages."""
+
+app_name = "inbox"
+
+urlpatterns: list = []

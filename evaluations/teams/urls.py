@@ -1,0 +1,5 @@
+"""Team pages (/teams/)."""
+
+app_name = "teams"
+
+urlpatterns: list = []
