@@ -28,7 +28,6 @@ from evaluations.models import (
     Candidate,
     Decision,
     Evaluation,
-    Membership,
     Role,
     State,
     Step,
@@ -42,6 +41,7 @@ from evaluations.selectors import (
     evaluation_editors,
     placement_rows_by_ref,
 )
+from evaluations.teams.services import membership_set, team_create  # noqa: F401 (callers' names)
 from evaluations.workflow import EvaluationWorkflow
 
 # A stack splits into a handful of node pools (METHOD shape C has two); bounds keep a decision's
@@ -59,26 +59,6 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "tenancy",
     "priorities",
 )
-
-
-# ---------------------------------------------------------------------------------------------
-# Teams
-
-
-@transaction.atomic
-def team_create(*, name: str, slug: str, admin) -> Team:
-    team = Team.objects.create(name=name, slug=slug)
-    Membership.objects.create(team=team, user=admin, role=Role.ADMIN)
-    return team
-
-
-def membership_set(*, team: Team, user, role: str) -> Membership:
-    if role not in Role.values:
-        raise InvalidInput(_("Unknown role."), errors={"role": [", ".join(Role.values)]})
-    membership, _created = Membership.objects.update_or_create(
-        team=team, user=user, defaults={"role": role}
-    )
-    return membership
 
 
 def evaluation_check_editable(*, evaluation: Evaluation, actor) -> None:
