@@ -260,3 +260,14 @@ IMPORT_INLINE_MAX_ITEMS = env.int("IMPORT_INLINE_MAX_ITEMS", default=600)
 
 # The cache carries live job progress between worker and web; Redis in production.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+
+# E-mail (review notifications, invitations): one URL, e.g. smtp+tls://user:password@host:587,
+# as django-environ reads it (EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER,
+# EMAIL_HOST_PASSWORD, EMAIL_USE_TLS / EMAIL_USE_SSL). Without it, a local SMTP server.
+vars().update(env.email_url("EMAIL_URL", default="smtp://localhost:25"))
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="EcoMap <ecomap@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# A worker waiting on a dead mail server gives up and retries instead of hanging.
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+# Links in e-mails and webhook payloads are absolute: the address people reach the site at.
+SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")

@@ -39,3 +39,6 @@ WHITENOISE_AUTOREFRESH = True
 
 # One test database per pytest process, so parallel runs on one machine never collide.
 DATABASES["default"]["TEST"] = {"NAME": f"test_ecomap_{os.getpid()}"}
+
+# E-mails stay in django.core.mail.outbox (a worker subprocess keeps its own).
+EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
