@@ -3,12 +3,12 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from django.views.generic import RedirectView
 
 from ecomap.health import healthz
+from evaluations.inbox.views import home_view
 
 urlpatterns = [
-    path("", RedirectView.as_view(pattern_name="catalog:project-list"), name="home"),
+    path("", home_view, name="home"),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

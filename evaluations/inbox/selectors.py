@@ -1,0 +1,175 @@
+"""What the home page, the inbox and the search show a signed-in user: bounded lists, each in a
+fixed number of queries whatever the number of evaluations, notifications or catalog rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from catalog.models import CatalogChange, PlacementRow, Project
+from evaluations.models import (
+    AuditEntry,
+    Decision,
+    Evaluation,
+    Membership,
+    Notification,
+    Review,
+    Role,
+    State,
+)
+from evaluations.selectors import EDIT_ACTIONS
+
+# Lists on the home page: a glance, with "see all" links to the full lists.
+HOME_LIST = 8
+# How many recent decisions are read to find the catalog rows they rely on: the rows of older
+# decisions of a busy team drop out rather than make the home page slower.
+DECISIONS_WATCHED = 100
+SEARCH_LIMIT = 10
+SEARCH_MAX_LENGTH = 100
+
+
+def _my_teams(user) -> QuerySet:
+    return Membership.objects.filter(user=user).values("team_id")
+
+
+def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
+    """Evaluations of the user's teams in draft or changes requested that they created or edited,
+    most recently changed first."""
+    edited = AuditEntry.objects.filter(
+        evaluation=OuterRef("pk"), actor=user, action__in=EDIT_ACTIONS
+    )
+    return list(
+        Evaluation.objects.filter(
+            team__in=_my_teams(user), state__in=(State.DRAFT, State.CHANGES_REQUESTED)
+        )
+        .filter(Q(created_by=user) | Exists(edited))
+        .select_related("team")
+        .order_by("-updated_at", "-id")[:limit]
+    )
+
+
+def waiting_for_review(*, user, limit: int | None = HOME_LIST) -> list[Evaluation]:
+    """In-review evaluations of the teams where the user reviews (reviewer or admin), that they
+    did not write and have not reviewed at their current revision, oldest submission first."""
+    reviewed = Review.objects.filter(
+        evaluation=OuterRef("pk"), reviewer=user, revision=OuterRef("revision")
+    )
+    teams = Membership.objects.filter(user=user, role__in=(Role.REVIEWER, Role.ADMIN))
+    evaluations = (
+        Evaluation.objects.filter(team__in=teams.values("team_id"), state=State.IN_REVIEW)
+        .exclude(created_by=user)
+        .exclude(Exists(reviewed))
+        .select_related("team", "created_by")
+        .order_by("updated_at", "id")
+    )
+    return list(evaluations[:limit] if limit else evaluations)
+
+
+def recent_decisions(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
+    """Approved evaluations of the user's teams, newest first, with their decision."""
+    return list(
+        Evaluation.objects.filter(team__in=_my_teams(user), state=State.APPROVED)
+        .select_related("team", "decision")
+        .order_by("-updated_at", "-id")[:limit]
+    )
+
+
+@dataclass
+class WatchedChange:
+    """A catalog change to a row that a decision of the user's teams relies on."""
+
+    change: CatalogChange
+    evaluation: Evaluation
+    after_decision: bool
+    fields: list[str] = field(default_factory=list)
+
+    @property
+    def ref(self) -> str:
+        return f"{self.change.project_slug}/{self.change.row_key}"
+
+
+def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedChange]:
+    """The latest catalog changes to rows named in decisions of the user's teams (two queries)."""
+    decisions = (
+        Decision.objects.filter(evaluation__team__in=_my_teams(user))
+        .exclude(evaluation__state=State.ARCHIVED)
+        .select_related("evaluation")
+        .order_by("-decided_at", "-id")[:DECISIONS_WATCHED]
+    )
+    relying: dict[tuple[str, str], Decision] = {}
+    for decision in decisions:  # newest first: a row names the latest decision relying on it
+        for ref in decision.rows or []:
+            slug, _, key = str(ref).partition("/")
+            if slug and key:
+                relying.setdefault((slug, key), decision)
+    if not relying:
+        return []
+    query = Q()
+    for slug, key in relying:
+        query |= Q(project_slug=slug, row_key=key)
+    changes = CatalogChange.objects.filter(query).select_related("actor").order_by("-id")[:limit]
+    watched = []
+    for change in changes:
+        decision = relying[(change.project_slug, change.row_key)]
+        watched.append(
+            WatchedChange(
+                change=change,
+                evaluation=decision.evaluation,
+                after_decision=change.created_at > decision.decided_at,
+                fields=sorted(change.changes)[:6] if change.action == "updated" else [],
+            )
+        )
+    return watched
+
+
+def unread_count(*, user) -> int:
+    return Notification.objects.filter(recipient=user, read_at__isnull=True).count()
+
+
+def notifications_for_user(*, user) -> QuerySet[Notification]:
+    """The user's inbox, newest first, with what each line shows."""
+    return Notification.objects.filter(recipient=user).select_related(
+        "evaluation", "evaluation__team", "actor"
+    )
+
+
+@dataclass
+class SearchResults:
+    text: str
+    projects: list[Project]
+    rows: list[PlacementRow]
+    evaluations: list[Evaluation]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.projects or self.rows or self.evaluations)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "projects": len(self.projects),
+            "rows": len(self.rows),
+            "evaluations": len(self.evaluations),
+        }
+
+
+def search_for_user(*, user, text: str, limit: int = SEARCH_LIMIT) -> SearchResults:
+    """Catalog projects (name, slug), placement rows (component, key) and the evaluations of the
+    user's teams (title) matching `text`; each group capped. Other teams' work never shows."""
+    text = (text or "").strip()[:SEARCH_MAX_LENGTH]
+    if not text:
+        return SearchResults(text, [], [], [])
+    projects = Project.objects.filter(Q(name__icontains=text) | Q(slug__icontains=text))
+    rows = PlacementRow.objects.filter(
+        Q(component__icontains=text) | Q(key__icontains=text)
+    ).select_related("project", "layer")
+    evaluations = Evaluation.objects.filter(
+        team__in=_my_teams(user), title__icontains=text
+    ).select_related("team")
+    return SearchResults(
+        text=text,
+        projects=list(projects.order_by("name")[:limit]),
+        rows=list(rows.order_by("project__name", "key")[:limit]),
+        evaluations=list(evaluations.order_by("-updated_at", "-id")[:limit]),
+    )
