@@ -1,0 +1,55 @@
+"""What the audit log's action keys and changed-field keys read as, in the reader's language.
+
+The keys are what the services write (`audit_write(..., "step_saved")`); pages and reports show
+these labels instead. A key missing here is shown as it is, so a new action never breaks a page.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+AUDIT_ACTIONS = {
+    "created": _("created"),
+    "step_saved": _("saved a step"),
+    "decided": _("recorded the decision"),
+    "submitted": _("submitted for review"),
+    "approved": _("approved"),
+    "changes_requested": _("requested changes"),
+    "archived": _("archived"),
+    "commented": _("commented"),
+}
+
+# Keys of an entry's `changes`: step-1 profile fields, step and decision parts.
+AUDIT_FIELDS = {
+    "title": _("title"),
+    "workload_types": _("workload types"),
+    "primary_objective": _("primary objective"),
+    "p99_target_ms": _("P99 target"),
+    "jitter_tolerance": _("jitter tolerance"),
+    "isolation": _("isolation requirement"),
+    "failure_semantics": _("failure semantics"),
+    "tenancy": _("tenancy"),
+    "priorities": _("priorities"),
+    "added": _("added"),
+    "removed": _("removed"),
+    "changed": _("changed"),
+    "notes": _("notes"),
+    "rows": _("stack"),
+    "pools": _("node pools"),
+    "rationale": _("rationale"),
+    "risks": _("risks"),
+    "acceptance_checks": _("acceptance checks"),
+    "promise": _("promise"),
+    "non_promise": _("non-promise"),
+    "approval": _("approval"),
+    "comment": _("comment"),
+    "step_comments": _("step comments"),
+}
+
+
+def audit_action_label(action: str) -> str:
+    return str(AUDIT_ACTIONS.get(action, action))
+
+
+def audit_field_label(key: str) -> str:
+    return str(AUDIT_FIELDS.get(key, key))
