@@ -1,15 +1,66 @@
 """Team writes: creating a team, members and their roles, invitations, the team's webhook.
 
 Pages and commands change teams only through here; every function takes keyword arguments.
+Changes by a member check that the actor is a team admin (NotAllowed otherwise) and never leave
+a team without an admin. An invitation's key is shown once and stored only as a SHA-256 hash.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import logging
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+from smtplib import SMTPException
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.mail import send_mail
+from django.core.validators import URLValidator
 from django.db import transaction
+from django.template.loader import render_to_string
+from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ecomap.accounts.models import key_hash
+from evaluations.editing import role_require
 from evaluations.errors import InvalidInput
-from evaluations.models import Membership, Role, Team
+from evaluations.models import Invitation, Membership, Role, Team
+from evaluations.teams.selectors import invitation_problem
+
+logger = logging.getLogger(__name__)
+
+# Long enough for someone to find the e-mail after a holiday, short enough that a forwarded
+# link does not stay a way into the team for good.
+INVITATION_DAYS = 14
+# A webhook secret signs every delivery (HMAC-SHA256): shorter ones are guessable offline.
+WEBHOOK_SECRET_MIN = 16
+LOCAL_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+@dataclass(frozen=True)
+class NewInvitation:
+    """An invitation just made: the key for its link (shown once) and its stored record."""
+
+    key: str
+    invitation: Invitation
+
+
+def _role_check(role: str) -> None:
+    if role not in Role.values:
+        raise InvalidInput(_("Unknown role."), errors={"role": [", ".join(Role.values)]})
+
+
+def _admin_require(*, team: Team, actor) -> None:
+    role_require(evaluation=None, team=team, actor=actor, role=Role.ADMIN)
+
+
+# ---------------------------------------------------------------------------------------------
+# Teams and members
 
 
 @transaction.atomic
@@ -21,9 +72,313 @@ def team_create(*, name: str, slug: str, admin) -> Team:
 
 def membership_set(*, team: Team, user, role: str) -> Membership:
     """Make `user` a member with `role` (no actor check: for setup commands and tests)."""
-    if role not in Role.values:
-        raise InvalidInput(_("Unknown role."), errors={"role": [", ".join(Role.values)]})
+    _role_check(role)
     membership, _created = Membership.objects.update_or_create(
         team=team, user=user, defaults={"role": role}
     )
     return membership
+
+
+def _user_by_username_or_email(identifier: str):
+    """The one account whose username (exactly) or e-mail (any case) is `identifier`."""
+    users = get_user_model().objects.filter(is_active=True)
+    user = users.filter(username=identifier).first()
+    if user is not None:
+        return user
+    matches = list(users.filter(email__iexact=identifier)[:2]) if "@" in identifier else []
+    if len(matches) > 1:
+        raise InvalidInput(
+            _("Several accounts use this e-mail address: add the person by username."),
+            errors={"identifier": [_("Several accounts use this e-mail address.")]},
+        )
+    if not matches:
+        raise InvalidInput(
+            _("No account has this username or e-mail address."),
+            errors={
+                "identifier": [
+                    _("No account has this username or e-mail address. Invite them by e-mail.")
+                ]
+            },
+        )
+    return matches[0]
+
+
+@transaction.atomic
+def member_add(*, team: Team, actor, identifier: str, role: str) -> Membership:
+    """Add an existing account, found by username or e-mail, to the team with `role`."""
+    _admin_require(team=team, actor=actor)
+    _role_check(role)
+    user = _user_by_username_or_email((identifier or "").strip())
+    if Membership.objects.filter(team=team, user=user).exists():
+        raise InvalidInput(
+            _("%(user)s is already a member: change their role in the list.")
+            % {"user": user.get_username()},
+            errors={"identifier": [_("Already a member of this team.")]},
+        )
+    membership = Membership.objects.create(team=team, user=user, role=role)
+    logger.info("team %s: %s added user %s as %s", team.slug, actor.pk, user.pk, role)
+    return membership
+
+
+def _locked_membership(*, team: Team, user) -> Membership:
+    """The member's row and the team's admin rows, locked so two admins never both step down."""
+    admins = Membership.objects.select_for_update().filter(team=team, role=Role.ADMIN)
+    list(admins.order_by("pk"))
+    membership = Membership.objects.select_for_update().filter(team=team, user=user).first()
+    if membership is None:
+        raise InvalidInput(_("This person is not a member of the team."))
+    return membership
+
+
+def _last_admin_check(membership: Membership, message: str) -> None:
+    if membership.role != Role.ADMIN:
+        return
+    others = Membership.objects.filter(team_id=membership.team_id, role=Role.ADMIN).exclude(
+        pk=membership.pk
+    )
+    if not others.exists():
+        raise InvalidInput(message, errors={"role": [message]})
+
+
+@transaction.atomic
+def member_role_change(*, team: Team, actor, user, role: str) -> Membership:
+    _admin_require(team=team, actor=actor)
+    _role_check(role)
+    membership = _locked_membership(team=team, user=user)
+    if membership.role == role:
+        return membership
+    if role != Role.ADMIN:
+        _last_admin_check(
+            membership,
+            _("%(user)s is the team's only admin: make someone else admin first.")
+            % {"user": membership.user.get_username()},
+        )
+    membership.role = role
+    membership.save(update_fields=["role"])
+    logger.info("team %s: %s made user %s %s", team.slug, actor.pk, user.pk, role)
+    return membership
+
+
+@transaction.atomic
+def member_remove(*, team: Team, actor, user) -> None:
+    _admin_require(team=team, actor=actor)
+    membership = _locked_membership(team=team, user=user)
+    _last_admin_check(
+        membership,
+        _("%(user)s is the team's only admin and cannot be removed: make someone else admin first.")
+        % {"user": membership.user.get_username()},
+    )
+    membership.delete()
+    logger.info("team %s: %s removed user %s", team.slug, actor.pk, user.pk)
+
+
+# ---------------------------------------------------------------------------------------------
+# Invitations
+
+
+@transaction.atomic
+def invitation_create(*, team: Team, actor, email: str, role: str) -> NewInvitation:
+    """A new invitation with its key; an open one to the same address is withdrawn (re-sent)."""
+    _admin_require(team=team, actor=actor)
+    _role_check(role)
+    email = (email or "").strip()
+    if not email or "@" not in email:
+        raise InvalidInput(
+            _("An invitation needs an e-mail address."),
+            errors={"email": [_("Enter a valid e-mail address.")]},
+        )
+    if Membership.objects.filter(team=team, user__email__iexact=email).exists():
+        raise InvalidInput(
+            _("Someone with this e-mail address is already a member."),
+            errors={"email": [_("Someone with this e-mail address is already a member.")]},
+        )
+    now = timezone.now()
+    Invitation.objects.filter(
+        team=team, email__iexact=email, accepted_at__isnull=True, revoked_at__isnull=True
+    ).update(revoked_at=now)
+    key = secrets.token_urlsafe(32)
+    invitation = Invitation.objects.create(
+        team=team,
+        email=email,
+        role=role,
+        key_hash=key_hash(key),
+        invited_by=actor,
+        expires_at=now + timedelta(days=INVITATION_DAYS),
+    )
+    logger.info("team %s: %s invited %s as %s", team.slug, actor.pk, invitation.pk, role)
+    return NewInvitation(key=key, invitation=invitation)
+
+
+def invitation_email_send(*, invitation: Invitation, accept_url: str) -> bool:
+    """E-mail the invitation link; False when the mail server refused (the page shows the link)."""
+    context = {
+        "team": invitation.team,
+        "role": invitation.get_role_display(),
+        "inviter": invitation.invited_by.get_username() if invitation.invited_by else "",
+        "accept_url": accept_url,
+        "expires_at": invitation.expires_at,
+    }
+    subject = _("Join the team %(team)s on EcoMap") % {"team": invitation.team.name}
+    body = render_to_string("teams/invitation_email.txt", context)
+    try:
+        send_mail(subject, body, None, [invitation.email])
+    except (SMTPException, OSError):
+        logger.warning("invitation %s: the e-mail could not be sent", invitation.pk, exc_info=True)
+        return False
+    return True
+
+
+@transaction.atomic
+def invitation_withdraw(*, invitation: Invitation, actor) -> Invitation:
+    _admin_require(team=invitation.team, actor=actor)
+    updated = Invitation.objects.filter(
+        pk=invitation.pk, accepted_at__isnull=True, revoked_at__isnull=True
+    ).update(revoked_at=timezone.now())
+    if not updated:
+        raise InvalidInput(_("This invitation was already accepted or withdrawn."))
+    invitation.refresh_from_db()
+    logger.info("team %s: %s withdrew invitation %s", invitation.team.slug, actor.pk, invitation.pk)
+    return invitation
+
+
+def _usable_invitation(key: str) -> Invitation:
+    """The invitation of `key`, locked; InvalidInput saying why when it cannot be used."""
+    invitation = (
+        Invitation.objects.select_for_update()
+        .select_related("team")
+        .filter(key_hash=key_hash(key or ""))
+        .first()
+    )
+    problem = invitation_problem(invitation)
+    if problem is not None:
+        raise InvalidInput(problem.message)
+    return invitation
+
+
+def _accept(invitation: Invitation, user) -> Membership:
+    membership = Membership.objects.filter(team=invitation.team, user=user).first()
+    if membership is None:
+        membership = Membership.objects.create(
+            team=invitation.team, user=user, role=invitation.role
+        )
+    elif not membership.can(invitation.role):
+        # An invitation never takes a role away from someone who is already a member.
+        membership.role = invitation.role
+        membership.save(update_fields=["role"])
+    invitation.accepted_at = timezone.now()
+    invitation.accepted_by = user
+    invitation.save(update_fields=["accepted_at", "accepted_by"])
+    logger.info(
+        "team %s: user %s accepted invitation %s", invitation.team.slug, user.pk, invitation.pk
+    )
+    return membership
+
+
+@transaction.atomic
+def invitation_accept(*, key: str, user) -> Membership:
+    """The signed-in `user` joins the team with the invitation's role."""
+    return _accept(_usable_invitation(key), user)
+
+
+@transaction.atomic
+def invitation_accept_new_account(*, key: str, username: str, password: str):
+    """Create an account for the invited address, with the password's validators, and join."""
+    invitation = _usable_invitation(key)
+    users = get_user_model().objects
+    if users.filter(email__iexact=invitation.email).exists():
+        raise InvalidInput(
+            _(
+                "An account with this e-mail address exists already: "
+                "sign in first, then open the link again."
+            )
+        )
+    username = (username or "").strip()
+    user = get_user_model()(username=username, email=invitation.email)
+    try:
+        user.clean_fields(exclude=["password"])
+    except ValidationError as exc:
+        raise InvalidInput(_("Choose another username."), errors=exc.message_dict) from exc
+    if users.filter(username__iexact=username).exists():
+        raise InvalidInput(
+            _("This username is taken."), errors={"username": [_("This username is taken.")]}
+        )
+    try:
+        validate_password(password, user=user)
+    except ValidationError as exc:
+        raise InvalidInput(
+            _("Choose another password."), errors={"password1": exc.messages}
+        ) from exc
+    user.set_password(password)
+    user.save()
+    _accept(invitation, user)
+    return user
+
+
+# ---------------------------------------------------------------------------------------------
+# Webhook
+
+
+def _local_http_allowed() -> bool:
+    # Plain http to this machine is for trying a webhook receiver out on a developer's laptop.
+    return getattr(settings, "TEAM_WEBHOOK_ALLOW_LOCAL_HTTP", settings.DEBUG)
+
+
+def webhook_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a team's webhook, or None: https only (http to localhost in DEBUG)."""
+    try:
+        URLValidator(schemes=["http", "https"])(url)
+    except ValidationError:
+        return _("Enter a full URL, e.g. https://hooks.example.com/ecomap.")
+    parts = urlsplit(url)
+    if parts.username or parts.password:
+        return _("Put no user name or password in the URL; the secret signs each delivery.")
+    host = (parts.hostname or "").lower()
+    if parts.scheme == "https":
+        return None
+    if host in LOCAL_HOSTS or _is_loopback(host):
+        if _local_http_allowed():
+            return None
+        return _("Use https: plain http to this machine is allowed only in development (DEBUG).")
+    return _("Use https: deliveries carry review events and must not travel in clear text.")
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+@transaction.atomic
+def team_webhook_set(*, team: Team, actor, url: str, secret: str = "") -> Team:
+    """Set or clear the team's webhook. An empty secret keeps the stored one; no URL clears both."""
+    _admin_require(team=team, actor=actor)
+    url = (url or "").strip()
+    secret = (secret or "").strip()
+    team = Team.objects.select_for_update().get(pk=team.pk)
+    if not url:
+        team.webhook_url = ""
+        team.webhook_secret = ""
+        team.save(update_fields=["webhook_url", "webhook_secret"])
+        logger.info("team %s: %s removed the webhook", team.slug, actor.pk)
+        return team
+    errors: dict[str, list[str]] = {}
+    problem = webhook_url_problem(url)
+    if problem:
+        errors["url"] = [problem]
+    if len(url) > Team._meta.get_field("webhook_url").max_length:
+        errors["url"] = [_("The URL is too long (500 characters at most).")]
+    if secret and not WEBHOOK_SECRET_MIN <= len(secret) <= 128:
+        errors["secret"] = [
+            _("Use between %(min)d and 128 characters.") % {"min": WEBHOOK_SECRET_MIN}
+        ]
+    elif not secret and not team.webhook_secret:
+        errors["secret"] = [_("A webhook needs a secret to sign its deliveries.")]
+    if errors:
+        raise InvalidInput(_("The webhook was not saved."), errors=errors)
+    team.webhook_url = url
+    if secret:
+        team.webhook_secret = secret
+    team.save(update_fields=["webhook_url", "webhook_secret"])
+    logger.info("team %s: %s set the webhook", team.slug, actor.pk)
+    return team

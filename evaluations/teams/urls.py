@@ -1,5 +1,30 @@
-"""Team pages (/teams/)."""
+"""Team pages (/teams/): the list, a team's page and its admin actions, the invitation link."""
+
+from django.urls import path, re_path
+
+from evaluations.teams import views
 
 app_name = "teams"
 
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.team_list_view, name="list"),
+    # Before the team routes: a key is longer than any of their second segments.
+    re_path(
+        r"^invitations/(?P<key>[A-Za-z0-9_-]{20,100})/$",
+        views.invitation_accept_view,
+        name="accept",
+    ),
+    path("<slug:slug>/", views.team_detail_view, name="detail"),
+    path("<slug:slug>/members/", views.member_add_view, name="member-add"),
+    path("<slug:slug>/members/<int:user_id>/role/", views.member_role_view, name="member-role"),
+    path(
+        "<slug:slug>/members/<int:user_id>/remove/", views.member_remove_view, name="member-remove"
+    ),
+    path("<slug:slug>/invitations/", views.invitation_create_view, name="invite"),
+    path(
+        "<slug:slug>/invitations/<int:pk>/withdraw/",
+        views.invitation_withdraw_view,
+        name="invitation-withdraw",
+    ),
+    path("<slug:slug>/webhook/", views.webhook_view, name="webhook"),
+]

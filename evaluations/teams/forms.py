@@ -1,0 +1,69 @@
+"""Team forms: input shapes only; the rules (who may, last admin, URL policy) are the services'."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from evaluations.models import Role
+
+
+class MemberAddForm(forms.Form):
+    identifier = forms.CharField(
+        label=_("Username or e-mail"),
+        max_length=254,
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.REVIEWER)
+
+
+class MemberRoleForm(forms.Form):
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices)
+
+
+class InvitationForm(forms.Form):
+    email = forms.EmailField(label=_("E-mail"), max_length=254)
+    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.REVIEWER)
+
+
+class WebhookForm(forms.Form):
+    url = forms.CharField(
+        label=_("Webhook URL"),
+        max_length=500,
+        required=False,
+        widget=forms.TextInput(attrs={"placeholder": "https://hooks.example.com/ecomap"}),
+        help_text=_("Leave empty to turn the webhook off."),
+    )
+    secret = forms.CharField(
+        label=_("Secret"),
+        max_length=128,
+        required=False,
+        strip=True,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}, render_value=False),
+        help_text=_("Signs each delivery (HMAC-SHA256). Leave empty to keep the current one."),
+    )
+
+
+class InvitationSignupForm(forms.Form):
+    username = forms.CharField(
+        label=_("Username"),
+        max_length=150,
+        widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
+    )
+    password1 = forms.CharField(
+        label=_("Password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+    password2 = forms.CharField(
+        label=_("Password again"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        first, second = cleaned.get("password1"), cleaned.get("password2")
+        if first and second and first != second:
+            self.add_error("password2", _("The two passwords differ."))
+        return cleaned
