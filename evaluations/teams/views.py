@@ -260,7 +260,9 @@ def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
         ):
             return redirect("teams:detail", slug=invitation.team.slug)
         status = 404 if problem.code == "unknown" else 410
-        return render(request, "teams/invitation_unusable.html", {"problem": problem}, status)
+        return render(
+            request, "teams/invitation_unusable.html", {"problem": problem}, status=status
+        )
     context = {"invitation": invitation}
     if request.user.is_authenticated:
         return _accept_signed_in(request, key, invitation, context)
