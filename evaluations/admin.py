@@ -1,4 +1,5 @@
-"""Evaluations admin: teams and memberships are managed here; evaluations are read-only.
+"""Evaluations admin: teams are created here (members are managed on /teams/ too); evaluations
+and invitations are read-only.
 
 Evaluation content changes only through the services (the pages and the API), so every change
 has its audit entry and passes the workflow; the admin shows it for support and audit.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from evaluations.models import AuditEntry, Evaluation, Membership, Review, Team
+from evaluations.models import AuditEntry, Evaluation, Invitation, Membership, Review, Team
 
 
 class MembershipInline(admin.TabularInline):
@@ -61,4 +62,41 @@ class EvaluationAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         # Viewing is allowed through has_view_permission; changes go through the services.
+        return False
+
+
+@admin.register(Invitation)
+class InvitationAdmin(admin.ModelAdmin):
+    """Read-only: invitations are made on the team page, which shows the key once; the admin
+    never sees the key's hash. Deleting one here works like withdrawing it."""
+
+    list_display = (
+        "email",
+        "team",
+        "role",
+        "created_at",
+        "expires_at",
+        "accepted_at",
+        "revoked_at",
+    )
+    list_filter = ("role", "team")
+    search_fields = ("email", "team__name")
+    list_select_related = ("team", "invited_by")
+    fields = (
+        "team",
+        "email",
+        "role",
+        "invited_by",
+        "created_at",
+        "expires_at",
+        "accepted_at",
+        "accepted_by",
+        "revoked_at",
+    )
+    readonly_fields = fields
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
         return False

@@ -362,3 +362,17 @@ def test_an_unknown_link_gets_a_clear_404(client, cast):
 
     assert response.status_code == 404
     assert "not valid" in response.content.decode()
+
+
+def test_the_admin_lists_invitations_without_their_key_hash(client, cast, invitation):
+    root = get_user_model().objects.create_superuser("root", "root@example.org", "pw-root-123")
+    client.force_login(root)
+    stored = Invitation.objects.get(pk=invitation.invitation.pk)
+
+    listing = client.get(reverse("admin:evaluations_invitation_changelist"))
+    change = client.get(reverse("admin:evaluations_invitation_change", args=[stored.pk]))
+
+    assert "erin@example.org" in listing.content.decode()
+    assert change.status_code == 200
+    assert stored.key_hash not in change.content.decode()
+    assert invitation.key not in change.content.decode()
