@@ -7,10 +7,9 @@ from urllib.parse import urlparse
 from django import template
 from django.core.cache import cache
 from django.utils import translation
-from django.utils.translation import gettext
 
-from catalog.engine.text import render
 from catalog.selectors import contracts_of
+from catalog.templatetags.labels import say_html
 
 register = template.Library()
 
@@ -23,8 +22,9 @@ def contracts(row) -> dict[str, list[str]]:
 
 @register.filter
 def say(text) -> str:
-    """An engine's sentence (catalog.engine.text) in the reader's language."""
-    return render(text, gettext)
+    """An engine's sentence (catalog.engine.text) in the reader's language, the keys and
+    contract identifiers in it named (see catalog.templatetags.labels)."""
+    return say_html(text)
 
 
 def _function_terms() -> dict[str, tuple[str, str]]:
