@@ -8,7 +8,14 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from catalog.engine.stack import PRIORITIES
+from catalog.engine.stack import (
+    GPU_MEMORY_MAX_GB,
+    GPU_MODEL_MAX,
+    NODE_COUNT_MAX,
+    PRIORITIES,
+    TENANT_COUNT_MAX,
+    WORKLOAD_TYPES,
+)
 from evaluations.models import Candidate, Step, Team, Verdict
 
 WORKLOAD_CHOICES = [
@@ -39,6 +46,23 @@ PRIORITY_LABELS = {
     "observability": _("observability"),
     "compatibility": _("compatibility"),
 }
+TIME_WINDOW_CHOICES = [
+    ("always", _("always (around the clock)")),
+    ("business_hours", _("business hours")),
+    ("night", _("at night")),
+    ("weekend", _("at the weekend")),
+]
+
+
+def time_windows_in_words(windows: dict[str, str] | None) -> str:
+    """`{"training": "night"}` as "Training: at night", in the reader's language."""
+    kinds, times = dict(WORKLOAD_CHOICES), dict(TIME_WINDOW_CHOICES)
+    return "; ".join(
+        f"{kinds.get(kind, kind)}: {times.get(window, window)}"
+        for kind, window in (windows or {}).items()
+    )
+
+
 PRIORITY_CHOICES = [("", "—")] + [(key, PRIORITY_LABELS[key]) for key in PRIORITIES]
 BLANK = [("", "—")]
 
@@ -54,7 +78,8 @@ class EvaluationCreateForm(forms.Form):
 
 class ProfileForm(forms.Form):
     """Step 1. Every field is optional so the page can save as it is filled; what is still
-    missing is reported, and only contradictions are errors."""
+    missing is reported, and a field that is not valid is marked without holding back the
+    others (`to_data` leaves it out, `unsaved` says why)."""
 
     workload_types = forms.MultipleChoiceField(
         label=_("Workload types"),
@@ -78,37 +103,108 @@ class ProfileForm(forms.Form):
         label=_("A failure is"), choices=BLANK + FAILURE_CHOICES, required=False
     )
     tenancy = forms.ChoiceField(label=_("Tenancy"), choices=BLANK + TENANCY_CHOICES, required=False)
+    tenant_count = forms.IntegerField(
+        label=_("Number of tenants"),
+        required=False,
+        min_value=1,
+        max_value=TENANT_COUNT_MAX,
+        help_text=_(
+            "Teams or customers sharing the GPUs. More than one needs quotas and fair sharing "
+            "between them, even if tenancy is left open."
+        ),
+    )
+    gpu_model = forms.CharField(
+        label=_("GPU model"),
+        required=False,
+        max_length=GPU_MODEL_MAX,
+        widget=forms.TextInput({"placeholder": _("e.g. A100 80GB")}),
+        help_text=_(
+            "The GPUs these workloads share, and how much memory each has: memory-slicing "
+            "units (MIG profiles, HAMi's GPU memory) are sized from it."
+        ),
+    )
+    gpu_memory_gb = forms.IntegerField(
+        label=_("Memory per GPU (GB)"), required=False, min_value=1, max_value=GPU_MEMORY_MAX_GB
+    )
+    node_count = forms.IntegerField(
+        label=_("GPU nodes"),
+        required=False,
+        min_value=1,
+        max_value=NODE_COUNT_MAX,
+        help_text=_("Split node pools need at least two GPU nodes."),
+    )
     priority_1 = forms.ChoiceField(label=_("1st"), choices=PRIORITY_CHOICES, required=False)
     priority_2 = forms.ChoiceField(label=_("2nd"), choices=PRIORITY_CHOICES, required=False)
     priority_3 = forms.ChoiceField(label=_("3rd"), choices=PRIORITY_CHOICES, required=False)
     priority_4 = forms.ChoiceField(label=_("4th"), choices=PRIORITY_CHOICES, required=False)
 
     PRIORITY_FIELDS = ("priority_1", "priority_2", "priority_3", "priority_4")
+    # One "when does it run" select per workload type; only the ticked types' count.
+    WINDOW_FIELDS = {f"window_{kind}": kind for kind in WORKLOAD_TYPES}
+    GPU_FIELDS = ("gpu_model", "gpu_memory_gb", "node_count")
+    # Form fields that are profile fields of the same name: an invalid one keeps its stored answer.
+    PLAIN_FIELDS = (
+        "workload_types",
+        "primary_objective",
+        "p99_target_ms",
+        "jitter_tolerance",
+        "isolation",
+        "failure_semantics",
+        "tenancy",
+        "tenant_count",
+        "gpu_model",
+        "gpu_memory_gb",
+        "node_count",
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        labels = dict(WORKLOAD_CHOICES)
+        for name, kind in self.WINDOW_FIELDS.items():
+            self.fields[name] = forms.ChoiceField(
+                label=labels[kind], choices=BLANK + TIME_WINDOW_CHOICES, required=False
+            )
+            self.fields[name].widget.attrs["data-window-for"] = kind
 
     @classmethod
     def initial_from(cls, profile: dict[str, Any]) -> dict[str, Any]:
         initial = {key: value for key, value in profile.items() if value is not None}
         for name, value in zip(cls.PRIORITY_FIELDS, profile.get("priorities") or [], strict=False):
             initial[name] = value
+        for kind, window in (profile.get("time_windows") or {}).items():
+            initial[f"window_{kind}"] = window
         return initial
+
+    def window_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.WINDOW_FIELDS]
+
+    def gpu_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.GPU_FIELDS]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
-        ranked = [data.get(name) for name in self.PRIORITY_FIELDS if data.get(name)]
-        seen = set()
+        # A rank repeating an earlier one is the marked control; the ranks before it still count.
+        ranked: list[str] = []
         for name in self.PRIORITY_FIELDS:
             value = data.get(name)
-            if value and value in seen:
+            if value and value in ranked:
                 self.add_error(name, _("Each priority can be ranked once."))
-            seen.add(value)
+            elif value:
+                ranked.append(value)
         data["priorities"] = ranked
         return data
 
+    def unsaved(self) -> dict[str, list[str]]:
+        """Errors of the fields that keep their stored answer (by profile field name)."""
+        return {name: list(self.errors[name]) for name in self.PLAIN_FIELDS if name in self.errors}
+
     def to_data(self) -> dict[str, Any]:
+        """The profile the form says, without the fields that are not valid."""
         data = self.cleaned_data
         target = data.get("p99_target_ms")
-        return {
-            "workload_types": list(data.get("workload_types") or []),
+        kinds = list(data.get("workload_types") or [])
+        profile = {
+            "workload_types": kinds,
             "primary_objective": data.get("primary_objective") or None,
             # Whole milliseconds stay integers in the stored profile.
             "p99_target_ms": int(target) if target and float(target).is_integer() else target,
@@ -116,8 +212,18 @@ class ProfileForm(forms.Form):
             "isolation": data.get("isolation") or None,
             "failure_semantics": data.get("failure_semantics") or None,
             "tenancy": data.get("tenancy") or None,
-            "priorities": data["priorities"],
+            "tenant_count": data.get("tenant_count"),
+            "gpu_model": (data.get("gpu_model") or "").strip() or None,
+            "gpu_memory_gb": data.get("gpu_memory_gb"),
+            "node_count": data.get("node_count"),
+            "priorities": data.get("priorities") or [],
+            "time_windows": {
+                kind: data[name]
+                for name, kind in self.WINDOW_FIELDS.items()
+                if kind in kinds and data.get(name)
+            },
         }
+        return {key: value for key, value in profile.items() if key not in self.errors}
 
 
 class UnitsForm(forms.Form):

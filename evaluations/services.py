@@ -11,7 +11,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from catalog.engine.stack import Profile, check_stack
+from catalog.engine.stack import PROFILE_FIELDS, Profile, check_stack, profile_valid_fields
 from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.selectors import engine_rows
 from evaluations.editing import (
@@ -49,17 +49,6 @@ from evaluations.workflow import EvaluationWorkflow
 MAX_POOLS = 20
 MAX_POOL_NAME = 40
 
-PROFILE_FIELDS: tuple[str, ...] = (
-    "workload_types",
-    "primary_objective",
-    "p99_target_ms",
-    "jitter_tolerance",
-    "isolation",
-    "failure_semantics",
-    "tenancy",
-    "priorities",
-)
-
 
 def evaluation_check_editable(*, evaluation: Evaluation, actor) -> None:
     """Raise what an edit by `actor` would raise, before any input is validated."""
@@ -90,42 +79,78 @@ def evaluation_create(
     return evaluation
 
 
+# What step 1 needs answered before it counts as done; the cluster facts (GPU model and memory,
+# node and tenant counts, time windows) sharpen the recommendations but are optional.
+PROFILE_REQUIRED: tuple[str, ...] = (
+    "workload_types",
+    "primary_objective",
+    "jitter_tolerance",
+    "isolation",
+    "failure_semantics",
+    "tenancy",
+    "priorities",
+)
+_EMPTY: tuple[Any, ...] = (None, "", [], (), {})
+# How a stored profile reads when a field was never answered.
+_UNANSWERED: dict[str, Any] = {"workload_types": [], "priorities": [], "time_windows": {}}
+
+
 def profile_missing(profile: dict[str, Any]) -> list[str]:
     """What step 1 still lacks before it counts as done, as field names."""
-    missing = [
-        name
-        for name in (
-            "workload_types",
-            "primary_objective",
-            "jitter_tolerance",
-            "isolation",
-            "failure_semantics",
-            "tenancy",
-            "priorities",
-        )
-        if profile.get(name) in (None, "", [], ())
-    ]
+    answered = {name for name in PROFILE_FIELDS if profile.get(name) not in _EMPTY}
+    if "tenant_count" in answered:
+        answered.add("tenancy")  # a count of tenants says single or multi
+    missing = [name for name in PROFILE_REQUIRED if name not in answered]
     if profile.get("primary_objective") == "p99_latency" and not profile.get("p99_target_ms"):
         missing.append("p99_target_ms")
     return missing
 
 
-def _save_profile(evaluation: Evaluation, data: dict[str, Any]) -> tuple[dict, list[str]]:
-    given = {key: value for key, value in data.items() if value not in (None, "", [])}
-    try:
-        validated = Profile.from_dict(given).to_dict()
-    except ValueError as exc:
-        field_name = str(exc).split(":", 1)[0] if ":" in str(exc) else "profile"
-        raise InvalidInput(str(exc), errors={field_name: [str(exc)]}) from exc
+def _profile_answers(
+    stored: dict[str, Any],
+    data: dict[str, Any],
+    keep: frozenset[str],
+    errors: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """The answers to store: `data`, all valid or an InvalidInput (errors is None); or, field
+    by field, every valid answer, where a field in `keep` or failing validation keeps its
+    stored answer and its error lands in `errors`."""
+    given = {key: value for key, value in data.items() if value not in _EMPTY}
+    if errors is None:
+        try:
+            Profile.from_dict(given)
+        except ValueError as exc:
+            field_name = str(exc).split(":", 1)[0] if ":" in str(exc) else "profile"
+            raise InvalidInput(str(exc), errors={field_name: [str(exc)]}) from exc
+        return given
+    valid, bad = profile_valid_fields(given)
+    for key, message in bad.items():
+        errors.setdefault(key, [message])
+    for key in keep | set(bad):
+        valid.pop(key, None)
+        if key in PROFILE_FIELDS and stored.get(key) not in _EMPTY:
+            valid[key] = stored[key]
+    # A stored answer the new ones contradict is dropped, never stored alongside them.
+    return profile_valid_fields(valid)[0]
+
+
+def _save_profile(
+    evaluation: Evaluation,
+    data: dict[str, Any],
+    *,
+    keep: frozenset[str] = frozenset(),
+    errors: dict[str, Any] | None = None,
+) -> tuple[dict, list[str]]:
+    stored = {**_UNANSWERED, **(evaluation.profile or {})}
+    given = _profile_answers(stored, data, keep, errors)
+    validated = Profile.from_dict(given).to_dict()
     # Profile fills defaults (isolation none, tenancy single); keep only what the team answered.
     profile = {key: validated[key] if key in given else None for key in PROFILE_FIELDS}
-    profile["workload_types"] = profile["workload_types"] or []
-    profile["priorities"] = profile["priorities"] or []
-    old = {"workload_types": [], "priorities": [], **(evaluation.profile or {})}
+    profile |= {key: profile[key] or empty for key, empty in _UNANSWERED.items()}
     changes = {
-        key: {"old": old.get(key), "new": profile[key]}
+        key: {"old": stored.get(key), "new": profile[key]}
         for key in PROFILE_FIELDS
-        if old.get(key) != profile[key]
+        if stored.get(key) != profile[key]
     }
     evaluation.profile = profile
     evaluation.profile_done = not profile_missing(profile)
@@ -296,13 +321,44 @@ def evaluation_step_save(
                 step=step, steps=", ".join(PLACEMENT_STEPS)
             )
         )
+    return _step_save(
+        evaluation, actor, step, revision, lambda fresh: _STEP_SAVERS[step](fresh, data)
+    )
+
+
+@transaction.atomic
+def evaluation_profile_save(
+    *,
+    evaluation: Evaluation,
+    actor,
+    data: dict[str, Any],
+    invalid: dict[str, Any] | None = None,
+    revision: int | None = None,
+) -> tuple[Evaluation, dict[str, list[str]]]:
+    """Save step 1 field by field: every valid answer is stored, and each field that is not
+    (named in `invalid` by the form, or failing the profile's rules) keeps its stored answer
+    and comes back with its error. One bad field never blocks the others."""
+    errors: dict[str, Any] = {key: list(value) for key, value in (invalid or {}).items()}
+    keep = frozenset(errors)
+    evaluation = _step_save(
+        evaluation,
+        actor,
+        Step.PROFILE,
+        revision,
+        lambda fresh: _save_profile(fresh, data, keep=keep, errors=errors),
+    )
+    return evaluation, errors
+
+
+def _step_save(evaluation: Evaluation, actor, step: str, revision: int | None, save) -> Evaluation:
+    """The role check, the row lock, the revision check, then `save(evaluation)` and the audit."""
     role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
     evaluation = evaluation_lock(evaluation)
     if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
         edit_begin(evaluation)  # raises with the reason
     revision_check(evaluation, revision, actor)
     done_before = evaluation.step_done(step)
-    changes, fields = _STEP_SAVERS[step](evaluation, data)
+    changes, fields = save(evaluation)
     if not changes:
         if evaluation.step_done(step) != done_before:
             evaluation.save(update_fields=[*fields, "updated_at"])

@@ -18,6 +18,31 @@ ISOLATION_REQUIREMENTS: tuple[str, ...] = ("hard", "soft", "none")
 FAILURE_SEMANTICS: tuple[str, ...] = ("degrade", "incident")
 TENANCIES: tuple[str, ...] = ("single", "multi")
 PRIORITIES: tuple[str, ...] = ("isolation", "cost", "observability", "compatibility")
+# When a workload type runs: all day, office hours only, at night, at the weekend. Work that runs
+# only at night or at the weekend can share GPUs by time with work that runs by day.
+TIME_WINDOWS: tuple[str, ...] = ("always", "business_hours", "night", "weekend")
+OFF_HOURS: frozenset[str] = frozenset({"night", "weekend"})
+GPU_MODEL_MAX = 80
+# Counts beyond these are typing mistakes, not clusters.
+GPU_MEMORY_MAX_GB = 4096
+NODE_COUNT_MAX = 100_000
+TENANT_COUNT_MAX = 100_000
+
+PROFILE_FIELDS: tuple[str, ...] = (
+    "workload_types",
+    "primary_objective",
+    "p99_target_ms",
+    "jitter_tolerance",
+    "isolation",
+    "failure_semantics",
+    "tenancy",
+    "priorities",
+    "gpu_model",
+    "gpu_memory_gb",
+    "node_count",
+    "tenant_count",
+    "time_windows",
+)
 
 # The pool a stack without explicit pools is checked as.
 DEFAULT_POOL = "default"
@@ -48,6 +73,46 @@ def _many_of(data: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> tup
     return values
 
 
+def _count(data: Mapping[str, Any], key: str, limit: int) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    # bool is an int subclass; `true` is never a count. 8.0 from a JSON number is 8.
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= limit:
+        raise ValueError(f"{key}: expected a whole number from 1 to {limit}, got {value!r}")
+    return value
+
+
+def _gpu_model(data: Mapping[str, Any]) -> str | None:
+    value = data.get("gpu_model")
+    if value is None:
+        return None
+    if not isinstance(value, str) or len(value.strip()) > GPU_MODEL_MAX or "\x00" in value:
+        raise ValueError(f"gpu_model: expected text of at most {GPU_MODEL_MAX} characters")
+    return " ".join(value.split()) or None
+
+
+def _time_windows(
+    data: Mapping[str, Any], workload_types: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    windows = data.get("time_windows") or {}
+    if not isinstance(windows, Mapping):
+        raise ValueError("time_windows: expected an object of workload type -> time window")
+    for kind, window in windows.items():
+        if kind not in WORKLOAD_TYPES:
+            allowed = ", ".join(WORKLOAD_TYPES)
+            raise ValueError(f"time_windows: {kind!r} is not a workload type; allowed: {allowed}")
+        if kind not in workload_types:
+            raise ValueError(_("time_windows: %(kind)s is not among the workload types", kind=kind))
+        if window not in TIME_WINDOWS:
+            allowed = ", ".join(TIME_WINDOWS)
+            raise ValueError(f"time_windows: {window!r} is not allowed; allowed: {allowed}")
+    # Workload-type order, so equal profiles compare (and cache) equal.
+    return tuple((kind, windows[kind]) for kind in WORKLOAD_TYPES if kind in windows)
+
+
 @dataclass(frozen=True, slots=True)
 class Profile:
     """Step 1 of an evaluation: the workload and SLO the stack has to serve."""
@@ -60,23 +125,24 @@ class Profile:
     failure_semantics: str | None = None
     tenancy: str = "single"
     priorities: tuple[str, ...] = ()  # ranked, most important first
+    # What the cluster is (optional; old profiles have none of these).
+    gpu_model: str | None = None  # free text, e.g. "A100 80GB"
+    gpu_memory_gb: int | None = None  # per GPU
+    node_count: int | None = None  # GPU nodes
+    tenant_count: int | None = None
+    # (workload type, time window) for the types whose window was said, in WORKLOAD_TYPES order.
+    time_windows: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Profile:
-        """Validate a step-1 profile; a ValueError names the field and the allowed values."""
-        known = {
-            "workload_types",
-            "primary_objective",
-            "p99_target_ms",
-            "jitter_tolerance",
-            "isolation",
-            "failure_semantics",
-            "tenancy",
-            "priorities",
-        }
-        unknown = sorted(set(data) - known)
+        """Validate a step-1 profile; a ValueError names the field and the allowed values.
+
+        More than one tenant makes the profile multi-tenant when tenancy is not said, and
+        contradicts a tenancy of `single`.
+        """
+        unknown = sorted(set(data) - set(PROFILE_FIELDS))
         if unknown:
-            allowed = ", ".join(sorted(known))
+            allowed = ", ".join(sorted(PROFILE_FIELDS))
             raise ValueError(f"unknown profile field(s) {', '.join(unknown)}; allowed: {allowed}")
         target = data.get("p99_target_ms")
         # bool is an int subclass; `true` is never a latency.
@@ -84,22 +150,70 @@ class Profile:
             isinstance(target, bool) or not isinstance(target, int | float) or target <= 0
         ):
             raise ValueError(f"p99_target_ms: expected a positive number, got {target!r}")
+        workload_types = _many_of(data, "workload_types", WORKLOAD_TYPES)
+        tenant_count = _count(data, "tenant_count", TENANT_COUNT_MAX)
+        tenancy = _one_of(data, "tenancy", TENANCIES)
+        if tenancy == "single" and tenant_count is not None and tenant_count > 1:
+            raise ValueError(
+                _(
+                    "tenant_count: %(count)s tenants contradict a single-tenant tenancy",
+                    count=tenant_count,
+                )
+            )
+        if tenancy is None:
+            tenancy = "multi" if tenant_count is not None and tenant_count > 1 else "single"
         return cls(
-            workload_types=_many_of(data, "workload_types", WORKLOAD_TYPES),
+            workload_types=workload_types,
             primary_objective=_one_of(data, "primary_objective", PRIMARY_OBJECTIVES),
             p99_target_ms=float(target) if target is not None else None,
             jitter_tolerance=_one_of(data, "jitter_tolerance", JITTER_TOLERANCES),
             isolation=_one_of(data, "isolation", ISOLATION_REQUIREMENTS) or "none",
             failure_semantics=_one_of(data, "failure_semantics", FAILURE_SEMANTICS),
-            tenancy=_one_of(data, "tenancy", TENANCIES) or "single",
+            tenancy=tenancy,
             priorities=_many_of(data, "priorities", PRIORITIES),
+            gpu_model=_gpu_model(data),
+            gpu_memory_gb=_count(data, "gpu_memory_gb", GPU_MEMORY_MAX_GB),
+            node_count=_count(data, "node_count", NODE_COUNT_MAX),
+            tenant_count=tenant_count,
+            time_windows=_time_windows(data, workload_types),
         )
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["workload_types"] = list(self.workload_types)
         data["priorities"] = list(self.priorities)
+        data["time_windows"] = dict(self.time_windows)
         return data
+
+    def window(self, kind: str) -> str | None:
+        """When workload type `kind` runs, if the profile says."""
+        return dict(self.time_windows).get(kind)
+
+
+def profile_valid_fields(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The fields of `data` that make a valid profile together, and an error per field left out.
+
+    One bad field never costs the others: a step-1 save stores what is valid and marks the
+    rest. An error is the engine's sentence (a `Text` where the web layer may translate it).
+    """
+    valid = {key: value for key, value in data.items() if key in PROFILE_FIELDS}
+    errors: dict[str, str] = {
+        key: f"{key}: unknown profile field" for key in data if key not in PROFILE_FIELDS
+    }
+    # Each failure names one field and drops it, so this ends after at most one pass per field.
+    for _attempt in range(len(PROFILE_FIELDS) + 1):
+        try:
+            Profile.from_dict(valid)
+        except ValueError as exc:
+            message = exc.args[0] if exc.args else str(exc)
+            key = str(message).split(":", 1)[0]
+            if key not in valid:  # not a field's own error: nothing can be kept apart
+                raise
+            errors[key] = message
+            del valid[key]
+        else:
+            return valid, errors
+    raise AssertionError("unreachable: every pass drops a field")
 
 
 @dataclass(frozen=True, slots=True)
@@ -360,14 +474,19 @@ def _capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
                 else _("%(kind)s workloads", kind=_(next(iter(batchy)))),
             )
         )
+    tenants = (
+        _("%(count)s tenants", count=profile.tenant_count)
+        if profile.tenant_count and profile.tenant_count > 1
+        else _("multi-tenant workload")
+    )
     if profile.tenancy == "multi":
-        demands.append(("capability:quota", "gap", _("multi-tenant workload")))
+        demands.append(("capability:quota", "gap", tenants))
     if batchy and "online_inference" in kinds:
         demands.append(
             ("capability:preemption", "gap", _("online inference shares GPUs with training/batch"))
         )
     if profile.tenancy == "multi":
-        demands.append(("capability:fair-sharing", "warning", _("multi-tenant workload")))
+        demands.append(("capability:fair-sharing", "warning", tenants))
     findings = []
     for capability, missing_status, why in demands:
         if capability in offered:

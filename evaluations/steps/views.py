@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from catalog.engine.text import render as render_text
 from catalog.models import EnforcementPoint
 from evaluations import selectors, services
 from evaluations.errors import InvalidInput
@@ -122,9 +123,42 @@ def evaluation_step_view(request, pk: int, number: int):
     )
 
 
+def _field_error(name: str, message) -> str:
+    """The engine's sentence in the reader's language, without the field name it starts with
+    (the page shows it under that field)."""
+    text = render_text(message, _)
+    return text.split(": ", 1)[1] if text.startswith(f"{name}: ") else text
+
+
 def _profile_step(request, evaluation) -> HttpResponse:
+    """Step 1 saves field by field: a POST stores every valid answer, even beside a bad one,
+    and answers with the bad ones marked (400) and what is still to answer."""
     template = "evaluations/step_profile.html"
     form = ProfileForm(request.POST or None, initial=ProfileForm.initial_from(evaluation.profile))
+    if request.method == "POST":
+        form.is_valid()  # marks the bad fields; the valid ones are saved all the same
+        unsaved: dict[str, list[str]] = {}
+
+        def save() -> None:
+            nonlocal evaluation
+            evaluation, errors = services.evaluation_profile_save(
+                evaluation=evaluation,
+                actor=request.user,
+                data=form.to_data(),
+                invalid=form.unsaved(),
+                revision=posted_revision(request),
+            )
+            unsaved.update(errors)
+
+        saved = save_or_form_error(form, save)
+        for name, messages in unsaved.items():
+            if name not in form.errors:
+                for message in messages:
+                    form.add_error(
+                        name if name in form.fields else None, _field_error(name, message)
+                    )
+        if saved and not form.errors:
+            return _after_save(request, evaluation, 1)
     context = page_context(
         request,
         evaluation,
@@ -134,7 +168,24 @@ def _profile_step(request, evaluation) -> HttpResponse:
         guide={name: guidance(name) for name in ("step_profile", *ProfileForm.base_fields)},
         priorities_guide=guidance("priorities"),
     )
-    return _step_response(request, evaluation, form, Step.PROFILE, template, context)
+    if request.method != "POST":
+        return render(request, template, context)
+    if form.conflict is None and wants_json(request):
+        # Saved, except the marked fields: the page takes the new revision and what is missing.
+        return JsonResponse(
+            {
+                "detail": _("Saved, except the marked fields: please correct them."),
+                "saved": True,
+                "saved_at": timezone.localtime().strftime("%H:%M:%S"),
+                "errors": form.errors,
+                "done": evaluation.step_done(Step.PROFILE),
+                "revision": evaluation.revision,
+                "state": evaluation.state,
+                "missing": context["missing"],
+            },
+            status=400,
+        )
+    return _invalid(request, form, template, context)
 
 
 def _units_step(request, evaluation) -> HttpResponse:

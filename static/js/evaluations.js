@@ -14,6 +14,16 @@
     form.querySelectorAll(".has-error").forEach(function (el) {
       el.classList.remove("has-error");
     });
+    form.querySelectorAll("[aria-invalid]").forEach(function (el) {
+      el.removeAttribute("aria-invalid");
+    });
+  }
+
+  // The control itself is marked too (as Django marks it on a page with errors).
+  function markInvalid(form, name) {
+    form.querySelectorAll('[name="' + name + '"]').forEach(function (control) {
+      if (control.type !== "hidden") control.setAttribute("aria-invalid", "true");
+    });
   }
 
   function showErrors(form, errors) {
@@ -27,8 +37,10 @@
         item.textContent = typeof message === "string" ? message : message.message;
         target.appendChild(item);
       });
-      var field = target.closest(".eval-field, .eval-input");
+      // The nearest wrapper: one control of a group (a rank, a GPU fact), or the whole field.
+      var field = target.closest(".sub-field, .eval-field, .eval-input");
       if (field) field.classList.add("has-error");
+      markInvalid(form, name);
     });
   }
 
@@ -80,10 +92,21 @@
         // Each save is made on the revision the last one produced; a conflict (409) leaves the
         // field as the user typed it and says who saved in between.
         var revision = form.querySelector("[data-revision]");
-        if (result.ok && revision && result.data.revision !== undefined) {
+        // A step that saves field by field answers 400 with `saved` when all but the marked
+        // fields were stored: the page moves on to that revision like after any save.
+        var saved = result.ok || result.data.saved === true;
+        if (saved && revision && result.data.revision !== undefined) {
           revision.value = result.data.revision;
         }
-        if (result.ok) {
+        if (saved && !result.ok) {
+          if (status) {
+            status.textContent = result.data.detail || "Saved, except the marked fields";
+            status.dataset.state = "error";
+          }
+          markStage(result.data.done);
+          showMissing(form, result.data.missing);
+          showErrors(form, result.data.errors);
+        } else if (result.ok) {
           if (status) {
             status.textContent = (form.dataset.savedLabel || "Saved") + " " + result.data.saved_at;
             status.dataset.state = "saved";
@@ -127,6 +150,27 @@
     form.addEventListener("input", debounce(function (event) {
       if (event.target.tagName === "TEXTAREA") save(form);
     }, 1200));
+  });
+
+  // Step 1: a "when does it run" select only for the workload types ticked.
+  document.querySelectorAll("[data-time-windows]").forEach(function (group) {
+    var form = group.closest("form");
+    var empty = group.querySelector("[data-windows-empty]");
+    function sync() {
+      var ticked = 0;
+      group.querySelectorAll("[data-window-for]").forEach(function (select) {
+        var box = form.querySelector(
+          'input[name="workload_types"][value="' + select.dataset.windowFor + '"]');
+        var shown = !box || box.checked;
+        select.closest(".sub-field").hidden = !shown;
+        if (shown) ticked += 1;
+      });
+      if (empty) empty.hidden = ticked > 0;
+    }
+    form.addEventListener("change", function (event) {
+      if (event.target.name === "workload_types") sync();
+    });
+    sync();
   });
 
   // Step 2: a chosen unit's card is highlighted as it is ticked.
