@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from catalog.imports.services import imports_recover
 from catalog.matrix.services import matrix_recover
+from evaluations.notifications.webhooks import webhooks_recover
 from evaluations.reports.services import reports_recover
 
 # A job still pending after this long was never picked up (its publish was lost, or the broker
@@ -26,6 +27,7 @@ RUNNING_LIMITS = {
     "imports": HEARTBEAT_SILENCE,
     "matrix": HEARTBEAT_SILENCE,
     "reports": HEARTBEAT_SILENCE,
+    "webhooks": HEARTBEAT_SILENCE,
 }
 
 
@@ -42,5 +44,8 @@ def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
             ),
             "reports": reports_recover(
                 now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["reports"]
+            ),
+            "webhooks": webhooks_recover(
+                now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["webhooks"]
             ),
         }

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 from catalog.engine.stack import PROFILE_FIELDS, Profile, check_stack, profile_valid_fields
 from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.selectors import engine_rows
+from evaluations.comments import review_comments_add
 from evaluations.editing import (
     audit_write,
     edit_begin,
@@ -28,6 +29,7 @@ from evaluations.models import (
     Candidate,
     Decision,
     Evaluation,
+    Event,
     Role,
     State,
     Step,
@@ -35,6 +37,7 @@ from evaluations.models import (
     UnitChoice,
     Verdict,
 )
+from evaluations.notifications.services import evaluation_announce
 from evaluations.selectors import (
     candidates_as_data,
     candidates_of,
@@ -477,6 +480,7 @@ def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
     transition = EvaluationWorkflow(evaluation).submit()
     evaluation.save(update_fields=["state", "updated_at"])
     audit_write(evaluation, actor, "submitted", transition=transition)
+    evaluation_announce(evaluation=evaluation, actor=actor, event=Event.SUBMITTED)
     return evaluation
 
 
@@ -526,6 +530,8 @@ def evaluation_review(
     action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
     changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
     audit_write(evaluation, actor, action, changes=changes, transition=transition)
+    review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
+    evaluation_announce(evaluation=evaluation, actor=actor, event=action)
     return evaluation
 
 

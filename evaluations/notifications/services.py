@@ -1,0 +1,174 @@
+"""Announcing review events: one Notification per recipient and, when the team has a webhook,
+one WebhookDelivery, written in the caller's transaction and sent by jobs once it commits."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from ecomap.dispatch import DELIVER_WEBHOOK, SEND_NOTIFICATION_EMAIL, enqueue_on_commit
+from evaluations.models import (
+    PLACEMENT_STEPS,
+    Comment,
+    Evaluation,
+    Event,
+    Membership,
+    Notification,
+    Review,
+    Role,
+    State,
+    Step,
+    WebhookDelivery,
+)
+from evaluations.selectors import evaluation_editors
+
+
+def anchor_path(evaluation: Evaluation, anchor: str = "") -> str:
+    """The page a comment anchor is shown on: its step, the decision, or else the overview."""
+    if anchor in PLACEMENT_STEPS:
+        number = PLACEMENT_STEPS.index(anchor) + 1
+        return reverse("evaluations:step", args=[evaluation.pk, number])
+    if anchor == Step.DECISION:
+        return reverse("evaluations:decision", args=[evaluation.pk])
+    return reverse("evaluations:detail", args=[evaluation.pk])
+
+
+def evaluation_url(evaluation: Evaluation, anchor: str = "") -> str:
+    """The evaluation's page, or the page of an anchor, as an absolute URL (SITE_URL)."""
+    return f"{settings.SITE_URL}{anchor_path(evaluation, anchor)}"
+
+
+def event_sentence(*, event: str, actor: str, title: str, revision: int, anchor: str = "") -> str:
+    """What happened, in one sentence of the active language."""
+    values = {"actor": actor, "title": title, "revision": revision}
+    if event == Event.SUBMITTED:
+        return _("%(actor)s submitted “%(title)s” for review (revision %(revision)s).") % values
+    if event == Event.APPROVED:
+        return _("%(actor)s approved “%(title)s” (revision %(revision)s).") % values
+    if event == Event.CHANGES_REQUESTED:
+        return _("%(actor)s requested changes to “%(title)s” (revision %(revision)s).") % values
+    if anchor:
+        values["step"] = Step(anchor).label
+        return _("%(actor)s commented on “%(title)s”, %(step)s (revision %(revision)s).") % values
+    return _("%(actor)s commented on “%(title)s” (revision %(revision)s).") % values
+
+
+def _members(
+    evaluation: Evaluation, user_ids: set[int] | None, *, roles: tuple[str, ...] = ()
+) -> set[int]:
+    """Those of `user_ids` still in the evaluation's team (with one of `roles`, if given)."""
+    members = Membership.objects.filter(team_id=evaluation.team_id, user__is_active=True)
+    if roles:
+        members = members.filter(role__in=roles)
+    if user_ids is not None:
+        members = members.filter(user_id__in=user_ids)
+    return set(members.values_list("user_id", flat=True))
+
+
+def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
+    """Who is told, as user ids; never the actor, only current members of the team.
+
+    Submitted: the team's reviewers and admins. Approved or changes requested: the evaluation's
+    editors (its author and everyone who changed it). Commented: by one of its editors, the
+    reviewers taking part (who reviewed or commented), or while it is in review and none has
+    yet, the team's reviewers; by anyone else, its editors.
+    """
+    reviewers = (Role.REVIEWER, Role.ADMIN)
+    editors = evaluation_editors(evaluation)
+    if event == Event.SUBMITTED:
+        wanted = _members(evaluation, None, roles=reviewers)
+    elif event in (Event.APPROVED, Event.CHANGES_REQUESTED):
+        wanted = _members(evaluation, editors)
+    elif actor.pk in editors:
+        taking_part = set(
+            Review.objects.filter(evaluation=evaluation).values_list("reviewer_id", flat=True)
+        ) | set(Comment.objects.filter(evaluation=evaluation).values_list("author_id", flat=True))
+        wanted = _members(evaluation, taking_part - editors)
+        if not wanted - {actor.pk} and evaluation.state == State.IN_REVIEW:
+            wanted = _members(evaluation, None, roles=reviewers) - editors
+    else:
+        wanted = _members(evaluation, editors)
+    return wanted - {actor.pk}
+
+
+def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) -> dict:
+    """The JSON a team's webhook receives (`sent_at` is added when it is sent). `text` is a
+    one-line summary Slack-compatible endpoints show as the message."""
+    anchor = comment.anchor if comment is not None else ""
+    url = evaluation_url(evaluation, anchor)
+    with translation.override(settings.LANGUAGE_CODE):
+        sentence = event_sentence(
+            event=event,
+            actor=actor.get_username(),
+            title=evaluation.title,
+            revision=evaluation.revision,
+            anchor=anchor,
+        )
+    payload = {
+        "event": event,
+        "evaluation": {
+            "id": evaluation.pk,
+            "title": evaluation.title,
+            "state": evaluation.state,
+            "revision": evaluation.revision,
+            "url": url,
+        },
+        "team": evaluation.team.slug,
+        "actor": actor.get_username(),
+        "text": f"{_slack_escape(sentence)} <{url}|{_slack_escape(_open_label())}>",
+    }
+    if comment is not None:
+        payload["comment"] = {"id": comment.pk, "anchor": comment.anchor, "body": comment.body}
+    return payload
+
+
+def _open_label() -> str:
+    return _("Open in EcoMap")
+
+
+def _slack_escape(text: str) -> str:
+    # Slack's mrkdwn reads <…> as links and &… as entities; everything else is plain text.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def evaluation_announce(
+    *, evaluation: Evaluation, actor, event: str, comment: Comment | None = None
+) -> list[Notification]:
+    """Tell the people concerned, in the caller's transaction: inbox items now, e-mails and the
+    webhook by jobs after commit (nothing is sent for a change that rolls back)."""
+    user_ids = recipients_for(evaluation=evaluation, actor=actor, event=event)
+    notifications = Notification.objects.bulk_create(
+        Notification(
+            recipient_id=user_id,
+            evaluation=evaluation,
+            event=event,
+            actor=actor,
+            revision=evaluation.revision,
+        )
+        for user_id in sorted(user_ids)
+    )
+    mailable = set(
+        get_user_model()
+        .objects.filter(pk__in=user_ids)
+        .exclude(email="")
+        .values_list("pk", flat=True)
+    )
+    for notification in notifications:
+        if notification.recipient_id in mailable:
+            enqueue_on_commit(SEND_NOTIFICATION_EMAIL, notification.pk)
+    team = evaluation.team
+    if team.webhook_url:
+        delivery = WebhookDelivery.objects.create(
+            team=team,
+            evaluation=evaluation,
+            event=event,
+            url=team.webhook_url,
+            payload=webhook_payload(
+                evaluation=evaluation, actor=actor, event=event, comment=comment
+            ),
+        )
+        enqueue_on_commit(DELIVER_WEBHOOK, delivery.pk)
+    return notifications
