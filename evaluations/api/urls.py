@@ -1,5 +1,6 @@
 """Evaluation API routes, relative to /api/v1/ (the project's API tree includes them there)."""
 
+from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from evaluations.api import views
@@ -13,4 +14,14 @@ router.register(
     basename="evaluation-report",
 )
 
-urlpatterns = router.urls
+urlpatterns = [
+    # DESIGN.md names the file as it is saved: `adr.md`, no trailing slash.
+    path(
+        "evaluations/<str:pk>/adr.md",
+        views.EvaluationViewSet.as_view(
+            {"get": "adr_markdown"}, content_negotiation_class=views.AnyAccept
+        ),
+        name="evaluation-adr-markdown",
+    ),
+    *router.urls,
+]

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils import translation
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
-from evaluations import selectors, services
+from evaluations import adr, selectors, services
 from evaluations.api.serializers import (
     BoundariesSerializer,
     CandidatesSerializer,
@@ -44,6 +48,23 @@ EDIT_ERRORS = {
     409: OpenApiResponse(ErrorSerializer, description="the evaluation changed since that revision"),
 }
 STEP_RESPONSES = {200: EvaluationSerializer, **EDIT_ERRORS}
+ADR_LANGUAGE = OpenApiParameter(
+    "lang",
+    str,
+    enum=["en", "zh-hans"],
+    description="language of the record (default: Accept-Language, then English)",
+)
+
+
+class AnyAccept(BaseContentNegotiation):
+    """The Markdown file is served whatever the client accepts (a browser's download, curl's
+    `Accept: text/markdown`); the errors before it stay JSON like the rest of the API."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0]
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
 
 
 def _prefetched(queryset):
@@ -294,6 +315,44 @@ class EvaluationViewSet(
         response["X-Search-Examined"] = str(ranked.examined)
         if ranked.note:
             response["X-Search-Note"] = str(ranked.note)
+        return response
+
+    def _decision_record(self, request) -> tuple[Evaluation, adr.DecisionRecord]:
+        evaluation = self.get_object()
+        language = request.query_params.get("lang") or translation.get_language()
+        try:
+            language = translation.get_supported_language_variant(language)
+        except LookupError:
+            language = translation.get_language()
+        with translation.override(language):
+            record = adr.adr_build(evaluation, base_url=request.build_absolute_uri("/"))
+        return evaluation, record
+
+    @extend_schema(
+        parameters=[ADR_LANGUAGE],
+        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=adr.SCHEMA_NOTE),
+                   **READ_ERRORS},
+    )  # fmt: skip
+    @action(detail=True, methods=["get"], url_path="adr")
+    def adr(self, request, pk=None):
+        """The decision record (MADR layout) as data, in words of the requested language."""
+        return Response(self._decision_record(request)[1].data)
+
+    @extend_schema(
+        operation_id="v1_evaluations_adr_md_retrieve",
+        parameters=[ADR_LANGUAGE],
+        responses={
+            (200, "text/markdown"): OpenApiResponse(
+                OpenApiTypes.STR, description="the decision record as a Markdown file"
+            ),
+            **READ_ERRORS,
+        },
+    )
+    def adr_markdown(self, request, pk=None):
+        """The decision record as a Markdown file (MADR layout), served as an attachment."""
+        evaluation, record = self._decision_record(request)
+        response = HttpResponse(record.markdown, content_type="text/markdown; charset=utf-8")
+        response["Content-Disposition"] = f'attachment; filename="{adr.adr_filename(evaluation)}"'
         return response
 
 
