@@ -11,6 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from catalog.engine.stack import PROFILE_FIELDS
 from catalog.engine.text import render as say
 from evaluations import selectors, services
 from evaluations.errors import InvalidInput
@@ -20,6 +21,7 @@ from evaluations.forms import (
     EvaluationCreateForm,
     ProfileForm,
     ReviewForm,
+    time_windows_in_words,
 )
 from evaluations.guidance import guidance
 from evaluations.models import ROLE_RANK, Role, State, Step
@@ -109,6 +111,7 @@ def evaluation_detail_view(request, pk: int):
 def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
     labels = {name: field.label for name, field in ProfileForm.base_fields.items()}
     labels["priorities"] = _("Priorities")
+    labels["time_windows"] = _("When each workload runs")
     # Answers are shown by their labels ("online inference"), not their stored keys.
     words = {
         name: {key: label for key, label in getattr(field, "choices", ()) if key}
@@ -116,17 +119,21 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
     }
     words["priorities"] = PRIORITY_LABELS
     summary = []
-    for key, value in profile.items():
-        if value in (None, "", []):
+    for key in PROFILE_FIELDS:
+        value = profile.get(key)
+        if value in (None, "", [], {}):
             continue
         table = words.get(key, {})
-        shown = (
-            ", ".join(str(table.get(item, item)) for item in value)
-            if isinstance(value, list)
-            else f"{value:g}"
-            if isinstance(value, float)
-            else str(table.get(value, value))
-        )
+        if key == "time_windows":
+            shown = time_windows_in_words(value)
+        elif key == "gpu_memory_gb":
+            shown = _("{count} GB").format(count=value)
+        elif isinstance(value, list):
+            shown = ", ".join(str(table.get(item, item)) for item in value)
+        elif isinstance(value, float):
+            shown = f"{value:g}"
+        else:
+            shown = str(table.get(value, value))
         summary.append((labels.get(key, key), shown))
     return summary
 

@@ -10,11 +10,16 @@ from rest_framework import serializers
 
 from catalog.engine.stack import (
     FAILURE_SEMANTICS,
+    GPU_MEMORY_MAX_GB,
+    GPU_MODEL_MAX,
     ISOLATION_REQUIREMENTS,
     JITTER_TOLERANCES,
+    NODE_COUNT_MAX,
     PRIMARY_OBJECTIVES,
     PRIORITIES,
     TENANCIES,
+    TENANT_COUNT_MAX,
+    TIME_WINDOWS,
     WORKLOAD_TYPES,
 )
 from evaluations.models import (
@@ -196,6 +201,12 @@ def _choice(values: tuple[str, ...], **kwargs: Any) -> serializers.ChoiceField:
     return serializers.ChoiceField(choices=list(values), required=False, allow_null=True, **kwargs)
 
 
+def _count(limit: int, **kwargs: Any) -> serializers.IntegerField:
+    return serializers.IntegerField(
+        required=False, allow_null=True, min_value=1, max_value=limit, **kwargs
+    )
+
+
 class EditSerializer(serializers.Serializer):
     """An edit of an evaluation: it may say which revision it was made on."""
 
@@ -227,6 +238,21 @@ class ProfileSerializer(EditSerializer):
         required=False,
         max_length=4,
         help_text="ranked, most important first",
+    )
+    gpu_model = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=GPU_MODEL_MAX
+    )
+    gpu_memory_gb = _count(GPU_MEMORY_MAX_GB, help_text="memory per GPU")
+    node_count = _count(NODE_COUNT_MAX, help_text="GPU nodes")
+    tenant_count = _count(
+        TENANT_COUNT_MAX, help_text="more than one makes the profile multi-tenant"
+    )
+    time_windows = serializers.DictField(
+        child=serializers.ChoiceField(choices=list(TIME_WINDOWS)),
+        required=False,
+        allow_empty=True,
+        help_text="when each of the profile's workload types runs, e.g. "
+        '{"training": "night", "online_inference": "always"}',
     )
 
 

@@ -35,6 +35,7 @@ from evaluations.forms import (
     PRIORITY_LABELS,
     TENANCY_CHOICES,
     WORKLOAD_CHOICES,
+    time_windows_in_words,
 )
 from evaluations.models import Evaluation, Step, Verdict
 from evaluations.reports.matrix_picture import matrix_picture
@@ -78,6 +79,7 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
     levels = _choice_labels(LEVEL_CHOICES)
     missing = _("not answered")
     target = profile.get("p99_target_ms")
+    gb = profile.get("gpu_memory_gb")
 
     def said(key: str, table: dict[str, str] = words) -> str:
         value = profile.get(key)
@@ -99,6 +101,17 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
             " › ".join(str(PRIORITY_LABELS.get(p, p)) for p in profile.get("priorities") or [])
             or missing,
         ),
+    ] + [
+        # The cluster facts are optional: shown when answered, never as "not answered".
+        (label, str(value))
+        for label, value in (
+            (_("Number of tenants"), profile.get("tenant_count")),
+            (_("GPU model"), profile.get("gpu_model")),
+            (_("Memory per GPU"), gb and _("{count} GB").format(count=gb)),
+            (_("GPU nodes"), profile.get("node_count")),
+            (_("When each workload runs"), time_windows_in_words(profile.get("time_windows"))),
+        )
+        if value
     ]
 
 
