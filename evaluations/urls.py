@@ -22,4 +22,5 @@ urlpatterns = [
     path("<int:pk>/submit/", views.evaluation_submit_view, name="submit"),
     path("<int:pk>/review/", views.evaluation_review_view, name="review"),
     path("<int:pk>/archive/", views.evaluation_archive_view, name="archive"),
+    path("<int:pk>/clone/", views.evaluation_clone_view, name="clone"),
 ]

@@ -14,7 +14,8 @@ from django.views.decorators.http import require_POST
 from catalog.engine.stack import PROFILE_FIELDS
 from catalog.engine.text import render as say
 from evaluations import selectors, services
-from evaluations.errors import InvalidInput
+from evaluations.cloning import evaluation_clone
+from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.forms import (
     PRIORITY_LABELS,
     DecisionForm,
@@ -99,6 +100,7 @@ def evaluation_detail_view(request, pk: int):
             and evaluation.state not in (State.IN_REVIEW, State.ARCHIVED),
             review_form=ReviewForm() if can_review else None,
             reviews=selectors.reviews_for(evaluation),
+            clone_teams=selectors.teams_for_user(user=request.user, min_role=Role.EDITOR),
             audit=selectors.audit_for(evaluation),
             candidates=selectors.candidates_of(evaluation),
             decision_rows=selectors.decision_rows(evaluation),
@@ -315,3 +317,24 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     )
     messages.success(request, _("Recommended stack adopted as the decision; edit it as needed."))
     return redirect("evaluations:decision", pk=evaluation.pk)
+
+
+# ---------------------------------------------------------------------------------------------
+# Clone
+
+
+@login_required
+@require_POST
+@maps_domain_errors
+def evaluation_clone_view(request, pk: int):
+    """A new draft from this evaluation's placement work, in this team or another where the user
+    is an editor."""
+    evaluation = evaluation_for(request, pk)
+    teams = selectors.teams_for_user(user=request.user, min_role=Role.EDITOR)
+    wanted = request.POST.get("team") or str(evaluation.team_id)
+    team = next((team for team in teams if str(team.pk) == wanted), None)
+    if team is None:
+        raise NotAllowed(_("You can copy an evaluation only into a team where you are an editor."))
+    copy = evaluation_clone(evaluation=evaluation, actor=request.user, team=team)
+    messages.success(request, _("Copied into a new draft: the decision and reviews stay behind."))
+    return redirect("evaluations:detail", pk=copy.pk)
