@@ -254,17 +254,21 @@ class UnitsForm(forms.Form):
         }
 
 
-# Candidates put in the same group are the ones the team weighs against each other (step 3);
-# a few lettered groups cover real evaluations, and a group named earlier keeps its name.
-GROUP_LETTERS = tuple("ABCDEFGH")
+# Candidates put in the same group are the ones the team weighs against each other (step 3). A
+# new group takes the next free letter unless the team names it; the select offers both.
+GROUP_LETTERS = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+NAMED_GROUP = "__named__"
 
 
 def alternative_group_choices(existing: Iterable[str] = ()) -> list[tuple[str, str]]:
-    named = sorted({name for name in existing if name and name not in GROUP_LETTERS})
+    """The alternatives-group select: none, the groups in use, a new lettered one, a named one."""
+    used = sorted({name for name in existing if name and name != NAMED_GROUP})
+    letter = next((letter for letter in GROUP_LETTERS if letter not in used), None)
     return [
-        ("", "—"),
-        *((letter, letter) for letter in GROUP_LETTERS),
-        *((name, name) for name in named),
+        ("", str(_("none"))),
+        *((name, str(_("group %(name)s") % {"name": name})) for name in used),
+        *([(letter, str(_("new group %(name)s") % {"name": letter}))] if letter else []),
+        (NAMED_GROUP, str(_("new group, named…"))),
     ]
 
 
@@ -280,7 +284,6 @@ class CandidatesForm(forms.Form):
     ) -> None:
         super().__init__(*args, **kwargs)
         self.candidates = candidates
-        group_choices = alternative_group_choices(c.alternative_group for c in candidates)
         for candidate in candidates:
             self.fields[f"points_{candidate.pk}"] = forms.MultipleChoiceField(
                 label=_("Enforcement points"),
@@ -292,11 +295,15 @@ class CandidatesForm(forms.Form):
             self.fields[f"confirmed_{candidate.pk}"] = forms.BooleanField(
                 label=_("Confirmed"), required=False, initial=candidate.points_confirmed
             )
-            self.fields[f"group_{candidate.pk}"] = forms.ChoiceField(
+            # Any name: the select offers the groups in use and new ones (alternative_group_choices)
+            self.fields[f"group_{candidate.pk}"] = forms.CharField(
                 label=_("Alternatives group"),
-                choices=group_choices,
                 required=False,
+                max_length=40,
                 initial=candidate.alternative_group,
+            )
+            self.fields[f"group_name_{candidate.pk}"] = forms.CharField(
+                label=_("Name of the new group"), required=False, max_length=40
             )
 
     def to_data(self, *, remove: set[int] | None = None) -> dict[str, Any]:
@@ -307,12 +314,20 @@ class CandidatesForm(forms.Form):
                     "row": candidate.row.ref,
                     "enforcement_points": list(data.get(f"points_{candidate.pk}") or []),
                     "points_confirmed": bool(data.get(f"confirmed_{candidate.pk}")),
-                    "alternative_group": data.get(f"group_{candidate.pk}") or "",
+                    "alternative_group": self._group(candidate),
                 }
                 for candidate in self.candidates
                 if candidate.pk not in (remove or set())
             ]
         }
+
+    def _group(self, candidate: Candidate) -> str:
+        group = self.cleaned_data.get(f"group_{candidate.pk}") or ""
+        if group != NAMED_GROUP:
+            return group
+        # "New group, named…" with no name typed yet keeps the group the candidate had.
+        name = (self.cleaned_data.get(f"group_name_{candidate.pk}") or "").strip()
+        return name or candidate.alternative_group
 
 
 class BoundariesForm(forms.Form):

@@ -15,7 +15,7 @@ from django.http import Http404
 
 from catalog.engine.rows import Row
 from catalog.engine.stack import Profile, StackReport, check_stack
-from catalog.models import PlacementRow, Project, ResourceUnit
+from catalog.models import PlacementRow, ResourceUnit
 from catalog.selectors import catalog_revision, engine_rows, recommendable_rows
 from evaluations.models import (
     ROLE_RANK,
@@ -165,13 +165,34 @@ def unit_implications() -> list[UnitImplication]:
     return list(units.values())
 
 
-def catalog_search(*, text: str, exclude: Iterable[int] = (), limit: int = 20) -> list[Project]:
-    """Projects matching the step-3 search, with their rows (cards-ready)."""
+# Step 3's search as you type shows a screenful; a longer list asks for a sharper query.
+ROW_SEARCH_LIMIT = 25
+
+
+def placement_search(
+    *, text: str, limit: int = ROW_SEARCH_LIMIT
+) -> tuple[list[PlacementRow], bool]:
+    """Catalog rows matching step 3's search as you type (the project's name, slug, vendor or
+    description, the row's key, component or promise), and whether more match than shown."""
     text = text.strip()
     if not text:
-        return []
-    projects = Project.objects.search(text).with_cards().order_by("name")[:limit]
-    return list(projects)
+        return [], False
+    matches = (
+        PlacementRow.objects.filter(
+            Q(project__name__icontains=text)
+            | Q(project__slug__icontains=text)
+            | Q(project__vendor__icontains=text)
+            | Q(project__description__icontains=text)
+            | Q(key__icontains=text)
+            | Q(component__icontains=text)
+            | Q(promise__icontains=text)
+        )
+        .select_related("project", "layer")
+        .prefetch_related("resource_units")
+        .order_by("project__name", "key")
+    )
+    rows = list(matches[: limit + 1])
+    return rows[:limit], len(rows) > limit
 
 
 # ---------------------------------------------------------------------------------------------

@@ -370,15 +370,42 @@ def _step_save(evaluation: Evaluation, actor, step: str, revision: int | None, s
 
 
 @transaction.atomic
-def evaluation_candidate_add(*, evaluation: Evaluation, actor, row: str) -> Evaluation:
+def evaluation_candidate_add(
+    *, evaluation: Evaluation, actor, row: str, revision: int | None = None
+) -> Evaluation:
     """Add one candidate to the list as it is now, read under the row lock: two editors adding
-    candidates at the same moment both keep theirs (a whole-list save would drop one)."""
+    candidates at the same moment both keep theirs (a whole-list save would drop one). With a
+    `revision`, an add made on a page someone else has saved over since is an EditConflict."""
     evaluation = evaluation_lock(evaluation)
     data = candidates_as_data(candidates_of(evaluation))
     if row not in {item["row"] for item in data}:
         data.append({"row": row, "points_confirmed": False})
     return evaluation_step_save(
-        evaluation=evaluation, actor=actor, step=Step.CANDIDATES, data={"candidates": data}
+        evaluation=evaluation,
+        actor=actor,
+        step=Step.CANDIDATES,
+        data={"candidates": data},
+        revision=revision,
+    )
+
+
+@transaction.atomic
+def evaluation_candidate_remove(
+    *, evaluation: Evaluation, actor, candidate_id: int, revision: int | None = None
+) -> Evaluation:
+    """Remove one candidate; the others keep what is stored for them (points, group)."""
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
+    candidates = candidates_of(evaluation)
+    if candidate_id not in {candidate.pk for candidate in candidates}:
+        raise InvalidInput(_("That candidate is not in this evaluation any more."))
+    kept = [candidate for candidate in candidates if candidate.pk != candidate_id]
+    return evaluation_step_save(
+        evaluation=evaluation,
+        actor=actor,
+        step=Step.CANDIDATES,
+        data={"candidates": candidates_as_data(kept)},
+        revision=revision,
     )
 
 

@@ -11,15 +11,14 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from catalog.engine.text import render as render_text
-from catalog.models import EnforcementPoint
 from evaluations import selectors, services
-from evaluations.errors import InvalidInput
+from evaluations.errors import EditConflict, InvalidInput
 from evaluations.forms import (
     BoundariesForm,
-    CandidatesForm,
     ProfileForm,
     UnitsForm,
 )
@@ -37,6 +36,7 @@ from evaluations.pages import (
     stage_url,
     wants_json,
 )
+from evaluations.steps import candidates as step_candidates
 
 # ---------------------------------------------------------------------------------------------
 # The four steps
@@ -212,27 +212,27 @@ def _units_step(request, evaluation) -> HttpResponse:
 
 
 def _candidates_step(request, evaluation) -> HttpResponse:
+    """Step 3. Without JavaScript an add is a POST and a reload; candidates.js does the same
+    through the JSON endpoints of evaluations.steps.candidates, on the same partials."""
     template = "evaluations/step_candidates.html"
-    candidates = selectors.candidates_of(evaluation)
-    point_choices = [(point.key, point.name) for point in EnforcementPoint.objects.all()]
     if request.method == "POST" and request.POST.get("add"):
         try:
             services.evaluation_candidate_add(
-                evaluation=evaluation, actor=request.user, row=request.POST["add"]
+                evaluation=evaluation,
+                actor=request.user,
+                row=request.POST["add"],
+                revision=posted_revision(request),
             )
-        except InvalidInput as exc:
+        except (InvalidInput, EditConflict) as exc:
             messages.error(request, exc.message)
-        query = request.POST.get("q", "")
+        query = request.POST.get("q", "").strip()[: step_candidates.MAX_QUERY]
         url = reverse("evaluations:step", args=[evaluation.pk, 3])
-        return redirect(f"{url}?q={query}" if query else url)
-    form = CandidatesForm(request.POST or None, candidates=candidates, point_choices=point_choices)
-    query = request.GET.get("q", "").strip()[:200]
-    in_evaluation = {candidate.row_id for candidate in candidates}
-    for candidate in candidates:
-        candidate.points_field = form[f"points_{candidate.pk}"]
-        candidate.confirmed_field = form[f"confirmed_{candidate.pk}"]
-        candidate.group_field = form[f"group_{candidate.pk}"]
-        candidate.catalog_points = {point.key for point in candidate.row.enforcement_points.all()}
+        return redirect(f"{url}?{urlencode({'q': query})}" if query else url)
+    candidates = selectors.candidates_of(evaluation)
+    form = step_candidates.candidates_form(candidates, request.POST or None)
+    step_candidates.candidate_fields(candidates, form)
+    query = request.GET.get("q", "").strip()[: step_candidates.MAX_QUERY]
+    results, more = step_candidates.search_results(query, evaluation)
     context = page_context(
         request,
         evaluation,
@@ -240,10 +240,13 @@ def _candidates_step(request, evaluation) -> HttpResponse:
         form=form,
         candidates=candidates,
         query=query,
-        results=selectors.catalog_search(text=query),
-        in_evaluation=in_evaluation,
+        results=results,
+        more_results=more,
+        group_labels=step_candidates.group_labels(),
         guide={"step": guidance("step_candidates"), "group": guidance("alternative_group")},
     )
+    if context["can_edit"]:
+        context.update(step_candidates.suggestions_context(evaluation))
     remove = {int(request.POST["remove"])} if request.POST.get("remove", "").isdigit() else set()
     return _step_response(
         request, evaluation, form, Step.CANDIDATES, template, context, data={"remove": remove}
