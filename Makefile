@@ -3,12 +3,14 @@ PY := .venv/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: demo test deps system-deps services lint format messages check-deploy compose-config serve worker
+.PHONY: demo test deps runtime-deps system-deps services lint format messages check-deploy compose-config serve worker
 
-demo: deps  ## install, migrate, load the catalog, create the demo account, serve on 127.0.0.1:8000
+# The demo runs with DEBUG off, so a wrong address shows the site's own 404 page (not Django's
+# list of URL patterns); WhiteNoise serves the static files from the app folders all the same.
+demo: runtime-deps  ## install the runtime dependencies, migrate, load the catalog, create the demo account, serve on $(HOST):$(PORT)
 	$(PY) manage.py migrate --no-input -v0
-	$(PY) manage.py setup_demo
-	$(PY) manage.py runserver $(HOST):$(PORT)
+	$(PY) manage.py setup_demo --url http://$(HOST):$(PORT)/
+	DEBUG=false ALLOWED_HOSTS=$${ALLOWED_HOSTS:-127.0.0.1,localhost,$(HOST)} $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: deps system-deps services  ## everything CI checks: lint, migrations, deploy checks, compose file, pytest
 	.venv/bin/ruff check .
@@ -18,8 +20,11 @@ test: deps system-deps services  ## everything CI checks: lint, migrations, depl
 	$(MAKE) compose-config
 	.venv/bin/pytest
 
-deps:
+deps:  ## Python dependencies with the dev group (tests, lint)
 	scripts/python-deps
+
+runtime-deps:  ## Python dependencies the app needs to run, nothing else
+	scripts/python-deps --runtime
 
 system-deps:
 	scripts/system-deps

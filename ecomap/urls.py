@@ -27,5 +27,7 @@ urlpatterns = [
     path("matrix/", include("catalog.matrix.urls")),
 ]
 
+handler400 = "ecomap.errors.bad_request"
+handler403 = "ecomap.errors.permission_denied"
 handler404 = "ecomap.errors.not_found"
 handler500 = "ecomap.errors.server_error"

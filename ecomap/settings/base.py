@@ -27,6 +27,8 @@ DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY", default="insecure-demo-key-change-me-0123456789abcdefghij")  # noqa: S105
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+# A refused form gets the site's own page saying what to do, not Django's plain one.
+CSRF_FAILURE_VIEW = "ecomap.errors.csrf_failure"
 
 INSTALLED_APPS = [
     "django.contrib.admin",

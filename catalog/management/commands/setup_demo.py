@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import secrets
 
 from django.contrib.auth import get_user_model
@@ -17,6 +18,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--username", default="demo")
+        parser.add_argument(
+            "--url",
+            default=os.environ.get("DEMO_URL", "http://127.0.0.1:8000/"),
+            help="the address the demo is served on, printed with the login (make demo passes "
+            "its HOST and PORT; default: $DEMO_URL or http://127.0.0.1:8000/)",
+        )
 
     def handle(self, *args, **options):
         call_command("load_catalog", stdout=self.stdout)
@@ -35,6 +42,6 @@ class Command(BaseCommand):
         self.stdout.write(
             self.style.SUCCESS(
                 f"Demo account ready: username {user.username!r}, password {password!r} "
-                "(a new password each run). Open http://127.0.0.1:8000/"
+                f"(a new password each run). Open {options['url']}"
             )
         )
