@@ -142,9 +142,9 @@ def _last_admin_check(membership: Membership, message: str) -> None:
 
 @transaction.atomic
 def member_role_change(*, team: Team, actor, user, role: str) -> Membership:
-    _admin_require(team=team, actor=actor)
     _role_check(role)
     membership = _locked_membership(team=team, user=user)
+    _admin_require(team=team, actor=actor)  # after the lock: the actor may just have stepped down
     if membership.role == role:
         return membership
     if role != Role.ADMIN:
@@ -161,8 +161,8 @@ def member_role_change(*, team: Team, actor, user, role: str) -> Membership:
 
 @transaction.atomic
 def member_remove(*, team: Team, actor, user) -> None:
-    _admin_require(team=team, actor=actor)
     membership = _locked_membership(team=team, user=user)
+    _admin_require(team=team, actor=actor)
     _last_admin_check(
         membership,
         _("%(user)s is the team's only admin and cannot be removed: make someone else admin first.")
