@@ -218,7 +218,7 @@ def invitation_email_send(*, invitation: Invitation, accept_url: str) -> bool:
         "accept_url": accept_url,
         "expires_at": invitation.expires_at,
     }
-    subject = _("Join the team %(team)s on EcoMap") % {"team": invitation.team.name}
+    subject = _("Join %(team)s on EcoMap") % {"team": invitation.team.name}
     body = render_to_string("teams/invitation_email.txt", context)
     try:
         send_mail(subject, body, None, [invitation.email])
