@@ -218,7 +218,8 @@ def invitation_email_send(*, invitation: Invitation, accept_url: str) -> bool:
         "accept_url": accept_url,
         "expires_at": invitation.expires_at,
     }
-    subject = _("Join %(team)s on EcoMap") % {"team": invitation.team.name}
+    # A line break in a team name would make the subject an invalid header (BadHeaderError).
+    subject = _("Join %(team)s on EcoMap") % {"team": " ".join(invitation.team.name.split())}
     body = render_to_string("teams/invitation_email.txt", context)
     try:
         send_mail(subject, body, None, [invitation.email])

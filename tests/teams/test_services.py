@@ -359,3 +359,13 @@ def test_only_an_admin_sets_the_webhook(cast):
         services.team_webhook_set(
             team=cast.team, actor=cast.carol, url="https://hooks.example.com/", secret="s" * 20
         )
+
+
+def test_a_line_break_in_the_team_name_does_not_break_the_email(cast):
+    cast.team.name = "Platform\nBcc: everyone@example.org"
+    cast.team.save()
+    new = invite(cast)
+
+    assert services.invitation_email_send(invitation=new.invitation, accept_url="https://x/")
+    assert mail.outbox[-1].subject == "Join Platform Bcc: everyone@example.org on EcoMap"
+    assert mail.outbox[-1].bcc == []
