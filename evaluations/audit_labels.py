@@ -17,6 +17,7 @@ AUDIT_ACTIONS = {
     "changes_requested": _("requested changes"),
     "archived": _("archived"),
     "commented": _("commented"),
+    "cloned": _("created it as a copy"),
 }
 
 # Keys of an entry's `changes`: step-1 profile fields, step and decision parts.
@@ -44,6 +45,7 @@ AUDIT_FIELDS = {
     "approval": _("approval"),
     "comment": _("comment"),
     "step_comments": _("step comments"),
+    "cloned_from": _("copied from"),
 }
 
 
