@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from catalog.models import CatalogChange, PlacementRow, Project
@@ -118,10 +119,21 @@ def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedCha
                 change=change,
                 evaluation=decision.evaluation,
                 after_decision=change.created_at > decision.decided_at,
-                fields=sorted(change.changes)[:6] if change.action == "updated" else [],
+                fields=_field_labels(change.changes)[:6] if change.action == "updated" else [],
             )
         )
     return watched
+
+
+def _field_labels(changes: dict[str, Any]) -> list[str]:
+    """The changed fields of a placement row by their labels (contracts keep their own word)."""
+    labels = []
+    for name in sorted(changes):
+        try:
+            labels.append(str(PlacementRow._meta.get_field(name).verbose_name))
+        except FieldDoesNotExist:
+            labels.append(name.replace("_", " "))
+    return labels
 
 
 def unread_count(*, user) -> int:
