@@ -73,6 +73,7 @@ def _detail(request: HttpRequest, team: Team, *, status: int = 200, **context) -
         "is_admin": is_admin,
         "role_label": Role(team.user_role).label,
         "members": members,
+        "admin_names": [m.user.get_username() for m in members if m.role == Role.ADMIN],
         "invitations": invitations,
         "new_invitation": new_invitation,
         "role_choices": Role.choices,
