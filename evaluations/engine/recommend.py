@@ -76,7 +76,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # Part of the key rankings are cached under: bump it with any change to drafting, scoring or
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
-RANKING_VERSION = 1
+RANKING_VERSION = 2
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 
 

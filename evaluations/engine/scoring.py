@@ -3,16 +3,21 @@ fits, what is missing, the acceptance checks of its shape)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from catalog.engine.rows import LAYERS, Row
-from catalog.engine.stack import Profile, StackReport
-from catalog.engine.text import _, joined
+from catalog.engine.stack import OFF_HOURS, Profile, StackReport
+from catalog.engine.text import Text, _, joined
 from evaluations.engine.drafting import (
     _COST_LEVEL,
     _LEVEL,
+    BATCH_KINDS,
+    FAIR_SHARING,
     HARD_POOL,
+    QUOTA,
+    SERVING_KINDS,
     SHAPES,
     SHARED_POOL,
     TOPOLOGY,
@@ -35,6 +40,44 @@ _PER_COMPONENT = 0.01
 # A pool serving work below the isolation the profile demands for it: more than any stack can
 # win back, so such a stack ranks (and scores) below every stack that honours the demand.
 ISOLATION_BREACH_PENALTY = 20.0
+
+
+# GPUs known to have or lack MIG, by the names teams write ("A100 80GB", "NVIDIA L40S"). A model
+# matching neither is not judged: the profile's GPU model is free text.
+_MIG_GPUS = re.compile(r"\b(A30|A100|A800|H100|H800|H20|H200|GH200|B100|B200|GB200|B300|GB300)\b")
+_NO_MIG_GPUS = re.compile(
+    r"\b(T4|V100|P100|P40|P4|L4|L20|L40S?|A2|A10G?|A16|A40|A4000|A5000|A6000|RTX\s?[2-4]0\d0)\b"
+)
+# MIG's smallest slice (1g) holds about an eighth of the GPU's memory (1g.10gb on an 80 GB A100).
+_MIG_SLICES = 8
+_MEMORY_SLICING = ("memory_compute_quota", "vgpu")
+_WINDOW_WORDS = {"night": _("at night"), "weekend": _("at the weekend")}
+
+
+def _mig_capable(model: str | None) -> bool | None:
+    """Whether a GPU model has MIG: True, False, or None when the model is not known here."""
+    name = (model or "").upper()
+    if _MIG_GPUS.search(name):
+        return True
+    if _NO_MIG_GPUS.search(name):
+        return False
+    return None
+
+
+def _time_shared(profile: Profile) -> tuple[str, ...]:
+    """The training and batch types that run only off hours, at another time than the serving
+    work: they can borrow its GPUs by time window instead of holding a pool of their own."""
+    kinds = profile.workload_types
+    batchy = [k for k in kinds if k in BATCH_KINDS]
+    serving = [k for k in kinds if k in SERVING_KINDS]
+    if not batchy or not serving:
+        return ()
+    if not all(profile.window(k) in OFF_HOURS for k in batchy):
+        return ()
+    taken = {profile.window(k) for k in batchy}
+    if any(profile.window(k) in taken for k in serving):
+        return ()
+    return tuple(batchy)
 
 
 def _demanded_isolation(plan: _PoolPlan, profile: Profile) -> dict[str, str]:
@@ -107,6 +150,8 @@ def _score_pool(
             )
         out.fits.append(presents)
 
+    fit = _score_gpu_fit(units, where, profile, out)
+
     cost = 0.0
     if profile.tenancy == "multi" or weights["cost"] > 1.0:
         if any(t.shares for t in traits):
@@ -170,7 +215,47 @@ def _score_pool(
         3.0 * weights["isolation"] * isolation
         + weights["cost"] * cost
         + weights["observability"] * observability
+        + fit
     )
+
+
+def _score_gpu_fit(units: list[str], where: Text, profile: Profile, out: _Verdict) -> float:
+    """What the profile's GPUs say of the pool's units: MIG on a GPU without it cannot work,
+    and memory-slicing units are sized from the GPU's memory."""
+    memory = profile.gpu_memory_gb
+    if "mig_slice" in units:
+        if _mig_capable(profile.gpu_model) is False:
+            out.missing.append(
+                _(
+                    "%(where)s: MIG slices need a GPU with MIG (A30, A100, H100, H200, "
+                    "Blackwell); %(model)s has none",
+                    where=where,
+                    model=profile.gpu_model,
+                )
+            )
+            return -_FINDING_PENALTY["gap"]
+        if memory:
+            out.fits.append(
+                _(
+                    "%(where)s: on %(memory)s GB GPUs the smallest MIG slice (1g) holds about "
+                    "%(slice)s GB, up to 7 slices per GPU",
+                    where=where,
+                    memory=memory,
+                    slice=max(1, round(memory / _MIG_SLICES)),
+                )
+            )
+    sliced = [u for u in units if u in _MEMORY_SLICING]
+    if memory and sliced:
+        out.fits.append(
+            _(
+                "%(where)s: pods ask for GPU memory by size out of the %(memory)s GB of each GPU "
+                "(%(units)s)",
+                where=where,
+                memory=memory,
+                units=", ".join(sliced),
+            )
+        )
+    return 0.0
 
 
 def _score_coverage(draft: _Draft, profile: Profile, out: _Verdict) -> float:
@@ -327,6 +412,7 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     out.score += pools / len(draft.plans)
     out.score += _score_coverage(draft, profile, out)
     out.score += _score_governor(index, draft, needs, profile, weights, out)
+    out.score += _score_cluster(draft, profile, weights, out)
     if needs.visibility:
         if draft.watcher is not None:
             out.score += weights["cost"]
@@ -335,6 +421,64 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
             out.missing.append(_("no platform row gives cost and usage visibility"))
     out.score -= _PER_COMPONENT * len(draft.rows())
     return out
+
+
+def _score_cluster(
+    draft: _Draft, profile: Profile, weights: dict[str, float], out: _Verdict
+) -> float:
+    """What the profile's time windows, tenant count and node count say of the draft."""
+    score = 0.0
+    off_hours = _time_shared(profile)
+    for plan in draft.plans:
+        borrowers = [k for k in off_hours if k in plan.workloads]
+        serving = [k for k in plan.workloads if k in SERVING_KINDS]
+        for kind in borrowers:
+            if serving:
+                out.fits.append(
+                    _(
+                        "%(kind)s runs %(window)s: it can share the %(serving)s pool by time "
+                        "window (pool %(pool)s) instead of a separate hard-isolation pool",
+                        kind=_(kind),
+                        window=_WINDOW_WORDS[profile.window(kind)],
+                        serving=joined(", ", (_(k) for k in serving)),
+                        pool=plan.name,
+                    )
+                )
+            else:
+                out.notes.append(
+                    _(
+                        "%(kind)s runs only %(window)s: pool %(pool)s stands idle the rest of "
+                        "the time",
+                        kind=_(kind),
+                        window=_WINDOW_WORDS[profile.window(kind)],
+                        pool=plan.name,
+                    )
+                )
+        # One pool fewer to buy: the GPUs serve by day and train by night.
+        if borrowers and serving:
+            score += weights["cost"]
+    if len(draft.plans) > 1 and profile.node_count == 1:
+        score -= _FINDING_PENALTY["gap"]
+        out.missing.append(
+            _(
+                "one GPU node cannot be split into the node pools %(pools)s",
+                pools=", ".join(plan.name for plan in draft.plans),
+            )
+        )
+    governor = draft.governor
+    tenants = profile.tenant_count
+    if tenants and tenants > 1 and governor is not None:
+        kept = [c for c in (QUOTA, FAIR_SHARING) if c in governor.provides]
+        if kept:
+            out.fits.append(
+                _(
+                    "%(count)s tenants: %(row)s keeps %(ids)s between them",
+                    count=tenants,
+                    row=governor.label,
+                    ids=", ".join(kept),
+                )
+            )
+    return score
 
 
 def _presenter_fit(
@@ -416,10 +560,18 @@ def _acceptance_checks(shape: str, profile: Profile) -> list[str]:
         _("blast radius of a failing or noisy tenant"),
         _("fault isolation and the rollback path"),
     ]
-    if shape == "A":
-        return training
-    if shape == "B":
-        return serving
+    if shape in ("A", "B"):
+        checks = training if shape == "A" else serving
+        if _time_shared(profile):
+            # One pool serves by day and trains by night: the switch is what can go wrong.
+            checks = [
+                *checks,
+                _(
+                    "the hand-over when the training window closes: jobs checkpoint and yield "
+                    "the GPUs before serving load rises"
+                ),
+            ]
+        return checks
     return (
         [_("pool %(pool)s: %(check)s", pool=HARD_POOL, check=check) for check in training]
         + [_("pool %(pool)s: %(check)s", pool=SHARED_POOL, check=check) for check in serving]
