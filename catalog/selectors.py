@@ -51,40 +51,52 @@ class CatalogFilters:
     unplaced: bool = False
 
 
-def project_list(*, filters: CatalogFilters) -> QuerySet[Project]:
+def _projects_filtered(filters: CatalogFilters, *, without: str = "") -> QuerySet[Project]:
+    """Projects passing every filter but `without` (a facet counts against the others)."""
     projects = Project.objects.all()
-    if filters.layer:
+    if filters.layer and without != "layer":
         projects = projects.in_layer(filters.layer)
-    if filters.unit:
+    if filters.unit and without != "unit":
         projects = projects.with_unit(filters.unit)
-    if filters.enforcement_point:
+    if filters.enforcement_point and without != "enforcement_point":
         projects = projects.with_enforcement_point(filters.enforcement_point)
-    if filters.tag:
+    if filters.tag and without != "tag":
         projects = projects.tagged(filters.tag)
     if filters.text:
         projects = projects.search(filters.text)
     if filters.unplaced:
         projects = projects.unplaced()
-    return projects.with_cards().order_by("name")
+    return projects
 
 
-def facet_counts() -> dict[str, list[dict[str, Any]]]:
-    """Projects per layer, unit, enforcement point and tag, for the catalog filters."""
+def project_list(*, filters: CatalogFilters) -> QuerySet[Project]:
+    return _projects_filtered(filters).with_cards().order_by("name")
 
-    def counted(model, path: str) -> list[dict[str, Any]]:
+
+def facet_counts(*, filters: CatalogFilters | None = None) -> dict[str, list[dict[str, Any]]]:
+    """Projects per layer, unit, enforcement point and tag, for the catalog filters. Each count
+    is what choosing that value would list: the other active filters apply, the facet's own
+    does not (so the values of a chosen facet stay comparable)."""
+    filters = filters or CatalogFilters()
+
+    def counted(model, path: str, facet: str) -> list[dict[str, Any]]:
+        matching = _projects_filtered(filters, without=facet).values("id")
         return list(
             model.objects.annotate(
-                project_count=Count(path, distinct=True),
+                project_count=Count(path, filter=Q(**{f"{path}__in": matching}), distinct=True),
             ).order_by(*model._meta.ordering)
         )
 
+    tagged = _projects_filtered(filters, without="tag").values("id")
     return {
-        "layers": counted(Layer, "placements__project"),
-        "units": counted(ResourceUnit, "placements__project"),
-        "enforcement_points": counted(EnforcementPoint, "placements__project"),
+        "layers": counted(Layer, "placements__project", "layer"),
+        "units": counted(ResourceUnit, "placements__project", "unit"),
+        "enforcement_points": counted(EnforcementPoint, "placements__project", "enforcement_point"),
         "tags": list(
-            Tag.objects.annotate(project_count=Count("projects", distinct=True))
-            .filter(project_count__gt=0)
+            Tag.objects.annotate(
+                project_count=Count("projects", filter=Q(projects__in=tagged), distinct=True)
+            )
+            .filter(Q(project_count__gt=0) | Q(slug=filters.tag))
             .order_by("-project_count", "name")[:40]
         ),
     }

@@ -35,7 +35,7 @@ def project_list_view(request):
             "form": form,
             "filters": filters,
             "page": page,
-            "facets": facet_counts(),
+            "facets": facet_counts(filters=filters),
             "totals": catalog_totals(),
             "query": query.urlencode(),
             "filtered": any(
