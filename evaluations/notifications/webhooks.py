@@ -16,7 +16,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from ecomap.dispatch import DELIVER_WEBHOOK
-from ecomap.jobs import jobs_resend, silent_since
+from ecomap.jobs import jobs_resend
 from evaluations.models import WebhookDelivery
 
 logger = logging.getLogger(__name__)
@@ -72,11 +72,27 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
 
 
 def _claim(delivery_id: int, now) -> bool:
-    """Pending rows, and running rows whose attempt went silent (its worker died)."""
-    return bool(
+    """Take a delivery that is due: pending (a retry only once most of its backoff has passed,
+    so a redelivered copy of the previous attempt's message does not jump the wait), or running
+    with a silent attempt (its worker died). The update is conditional on what was read."""
+    row = (
         WebhookDelivery.objects.filter(pk=delivery_id)
-        .filter(Q(status="pending") | (Q(status="running") & silent_since(now - ATTEMPT_SILENCE)))
-        .update(
+        .values("status", "attempts", "heartbeat_at", "started_at")
+        .first()
+    )
+    if row is None:
+        return False
+    last_word = row["heartbeat_at"] or row["started_at"]
+    if row["status"] == "pending":
+        wait = timedelta(seconds=backoff(row["attempts"]) / 2) if row["attempts"] else None
+        if wait and last_word and now < last_word + wait:
+            return False
+    elif row["status"] != "running" or (last_word and now - last_word < ATTEMPT_SILENCE):
+        return False
+    return bool(
+        WebhookDelivery.objects.filter(
+            pk=delivery_id, status=row["status"], attempts=row["attempts"]
+        ).update(
             status="running",
             attempts=F("attempts") + 1,
             started_at=now,

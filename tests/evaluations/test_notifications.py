@@ -18,7 +18,7 @@ from django.utils import timezone
 from evaluations import comments, services
 from evaluations.models import Notification, Role, WebhookDelivery
 from evaluations.notifications.mail import notification_email_send
-from evaluations.notifications.webhooks import MAX_ATTEMPTS, backoff, webhook_deliver
+from evaluations.notifications.webhooks import MAX_ATTEMPTS, webhook_deliver
 from evaluations.recovery import jobs_recover
 from tests.evaluations.factories import (
     fill_steps,
@@ -304,32 +304,56 @@ def test_a_delivery_is_posted_signed_and_marked_delivered(cast):
     assert (delivery.status, delivery.attempts, delivery.response_status) == ("delivered", 1, 200)
 
 
-def test_a_failing_endpoint_is_retried_with_backoff_then_marked_failed(
-    cast, django_capture_on_commit_callbacks
-):
+def attempts_until_done(delivery: WebhookDelivery) -> list:
+    """Attempt the delivery until it stops asking for a retry, each retry once its wait is over
+    (the clock is moved, not waited for)."""
+    outcomes = []
+    while True:
+        outcome = webhook_deliver(delivery_id=delivery.pk)
+        if outcome is not None:
+            outcomes.append(outcome)
+        if outcome is None or outcome.retry_in is None:
+            return outcomes
+        assert webhook_deliver(delivery_id=delivery.pk) is None  # too early: the wait is kept
+        past = timezone.now() - timedelta(seconds=outcome.retry_in)
+        WebhookDelivery.objects.filter(pk=delivery.pk).update(heartbeat_at=past)
+
+
+def test_a_failing_endpoint_is_retried_with_backoff_then_marked_failed(cast):
     with webhook_receiver(500) as receiver:
         with_webhook(cast, receiver.url)
-        with django_capture_on_commit_callbacks(execute=True):  # eager: retries run at once
-            submitted(cast)
+        submitted(cast)
+        outcomes = attempts_until_done(WebhookDelivery.objects.get())
 
-    delivery = WebhookDelivery.objects.get()
+    assert [outcome.retry_in for outcome in outcomes] == [5, 10, 20, 40, None]
     assert len(receiver.requests) == MAX_ATTEMPTS == 5
+    delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.attempts, delivery.response_status) == ("failed", 5, 500)
     assert delivery.last_error.startswith("HTTP 500")
-    assert [backoff(attempt) for attempt in range(1, MAX_ATTEMPTS)] == [5, 10, 20, 40]
+    assert delivery.finished_at is not None
 
 
-def test_an_endpoint_that_recovers_gets_the_event_on_a_later_attempt(
-    cast, django_capture_on_commit_callbacks
-):
+def test_an_endpoint_that_recovers_gets_the_event_on_a_later_attempt(cast):
     with webhook_receiver(503, 503, 202) as receiver:
         with_webhook(cast, receiver.url)
-        with django_capture_on_commit_callbacks(execute=True):
-            submitted(cast)
+        submitted(cast)
+        attempts_until_done(WebhookDelivery.objects.get())
 
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.attempts, delivery.last_error) == ("delivered", 3, "")
     assert len({request.headers["X-EcoMap-Delivery"] for request in receiver.requests}) == 1
+
+
+def test_after_commit_the_first_attempt_is_made_by_the_job(
+    cast, django_capture_on_commit_callbacks
+):
+    with webhook_receiver(204) as receiver:
+        with_webhook(cast, receiver.url)
+        with django_capture_on_commit_callbacks(execute=True):
+            submitted(cast)
+
+    assert len(receiver.requests) == 1
+    assert WebhookDelivery.objects.get().status == "delivered"
 
 
 def test_a_redirect_is_not_followed(cast):
