@@ -376,3 +376,19 @@ def test_the_admin_lists_invitations_without_their_key_hash(client, cast, invita
     assert change.status_code == 200
     assert stored.key_hash not in change.content.decode()
     assert invitation.key not in change.content.decode()
+
+
+def test_the_team_list_takes_the_same_queries_for_1_or_6_teams(
+    client, cast, django_assert_max_num_queries
+):
+    client.force_login(cast.bob)
+    client.get(reverse("teams:list"))
+    with django_assert_max_num_queries(10) as few:
+        client.get(reverse("teams:list"))
+    for i in range(5):
+        team = services.team_create(name=f"Team {i}", slug=f"team-{i}", admin=cast.alice)
+        services.membership_set(team=team, user=cast.bob, role=Role.VIEWER)
+
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        page = client.get(reverse("teams:list")).content.decode()
+    assert "Team 4" in page
