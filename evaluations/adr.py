@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from catalog.engine.text import render
+from catalog.evidence import evidence_label
 from evaluations import selectors
 from evaluations.forms import (
     ISOLATION_CHOICES,
@@ -263,14 +264,17 @@ def _links(evaluation: Evaluation, rows, base_url: str) -> dict[str, Any]:
                 + reverse("catalog:project-detail", args=[row.project.slug])
                 + f"#row-{row.key}",
                 "evidence": [
-                    item.get("url", "") if isinstance(item, dict) else str(item)
-                    for item in row.evidence or []
-                    if (item.get("url") if isinstance(item, dict) else item)
+                    {"url": url, "label": evidence_label(url)} for url in _evidence_urls(row)
                 ],
             }
             for row in rows
         ],
     }
+
+
+def _evidence_urls(row) -> list[str]:
+    urls = [item.get("url", "") if isinstance(item, dict) else str(item) for item in row.evidence]
+    return list(dict.fromkeys(url for url in urls if url))
 
 
 def adr_data(evaluation: Evaluation, *, base_url: str) -> dict[str, Any]:
@@ -483,16 +487,20 @@ def adr_markdown(data: dict[str, Any]) -> str:
 
     links = data["links"]
     doc.heading(2, _("Links"))
-    items = [
-        md_link(_("This evaluation in EcoMap"), links["evaluation"]),
-        md_link(_("The decision page"), links["decision"]),
-    ]
+    doc.add(
+        f"* {md_link(_('This evaluation in EcoMap'), links['evaluation'])}",
+        f"* {md_link(_('The decision page'), links['decision'])}",
+    )
     for row in links["rows"]:
-        evidence = [md_link(_("source %(n)s") % {"n": n}, url)
-                    for n, url in enumerate(row["evidence"], 1) if md_url(url)]  # fmt: skip
-        line = md_link(row["name"], row["catalog"])
-        items.append(f"{line} — {', '.join(evidence)}" if evidence else line)
-    doc.bullets(items)
+        doc.add(f"* {md_link(row['name'], row['catalog'])}")
+        # Its evidence as a nested list: the sources a reviewer checks the row against.
+        doc.add(
+            *(
+                f"  * {md_link(item['label'], item['url'])}"
+                for item in row["evidence"]
+                if md_url(item["url"])
+            )
+        )
     return "\n".join(doc.lines).rstrip() + "\n"
 
 
