@@ -47,7 +47,7 @@ PRIORITY_LABELS = {
     "compatibility": _("compatibility"),
 }
 TIME_WINDOW_CHOICES = [
-    ("always", _("always (around the clock)")),
+    ("always", _("always")),
     ("business_hours", _("business hours")),
     ("night", _("at night")),
     ("weekend", _("at the weekend")),

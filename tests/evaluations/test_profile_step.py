@@ -233,7 +233,7 @@ def test_the_overview_summarises_the_new_answers_in_words(client, cast, evaluati
 
     content = client.get(reverse("evaluations:detail", args=[evaluation.pk])).content.decode()
 
-    assert "Training: at night; Online inference: always (around the clock)" in content
+    assert "Training: at night; Online inference: always" in content
     assert "80 GB" in content
     assert "Number of tenants" in content
 
