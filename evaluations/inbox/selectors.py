@@ -35,6 +35,10 @@ def _my_teams(user) -> QuerySet:
     return Membership.objects.filter(user=user).values("team_id")
 
 
+def in_a_team(*, user) -> bool:
+    return Membership.objects.filter(user=user).exists()
+
+
 def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
     """Evaluations of the user's teams in draft or changes requested that they created or edited,
     most recently changed first."""

@@ -31,6 +31,7 @@ def home_view(request):
             "to_review": selectors.waiting_for_review(user=user),
             "decisions": selectors.recent_decisions(user=user),
             "catalog_changes": selectors.catalog_changes_for_user(user=user),
+            "in_a_team": selectors.in_a_team(user=user),
         },
     )
 

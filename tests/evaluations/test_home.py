@@ -219,3 +219,14 @@ def test_the_inbox_needs_sign_in(client):
     response = client.get("/inbox/")
     assert response.status_code == 302
     assert "/accounts/login/" in response["Location"]
+
+
+def test_someone_in_no_team_is_told_how_to_join(client, bob):
+    client.force_login(bob)
+    page = client.get("/").content.decode()
+    assert "You are not in a team yet" in page
+
+
+def test_a_team_member_is_not_told_to_join(client, cast):
+    client.force_login(cast.dave)
+    assert "You are not in a team yet" not in client.get("/").content.decode()
