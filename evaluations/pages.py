@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
 from evaluations import selectors
+from evaluations.comments import comments_panel
 from evaluations.errors import EditConflict, EvaluationError, InvalidInput
 from evaluations.models import Role, State, Step
 
@@ -81,6 +82,9 @@ def page_context(request, evaluation, current: str, **extra: Any) -> dict[str, A
         "role": role,
         "can_edit": can_edit,
         "progress": _progress(evaluation, current),
+        "comments": comments_panel(
+            evaluation=evaluation, user=request.user, role=role, stage=current
+        ),
         "stack_query": "",
         **extra,
     }

@@ -36,4 +36,10 @@ urlpatterns = [
     path("<int:pk>/review/", views.evaluation_review_view, name="review"),
     path("<int:pk>/archive/", views.evaluation_archive_view, name="archive"),
     path("<int:pk>/clone/", views.evaluation_clone_view, name="clone"),
+    path("<int:pk>/comments/", views.comment_add_view, name="comment-add"),
+    path(
+        "<int:pk>/comments/<int:comment_id>/resolve/",
+        views.comment_resolve_view,
+        name="comment-resolve",
+    ),
 ]

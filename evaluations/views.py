@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 
 from catalog.engine.stack import PROFILE_FIELDS
 from catalog.engine.text import render as say
-from evaluations import selectors, services
+from evaluations import comments, selectors, services
 from evaluations.cloning import evaluation_clone
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.forms import (
@@ -26,6 +26,7 @@ from evaluations.forms import (
 )
 from evaluations.guidance import guidance
 from evaluations.models import ROLE_RANK, Role, State, Step
+from evaluations.notifications.services import anchor_path
 from evaluations.pages import (
     evaluation_for,
     maps_domain_errors,
@@ -82,6 +83,13 @@ def evaluation_detail_view(request, pk: int):
         and not is_author
         and evaluation.state == State.IN_REVIEW
     )
+    # Editors hand the work in; a reviewer does so only for an evaluation they helped write
+    # (after requesting changes, the revision is the authors' to submit, not the reviewer's).
+    can_submit = (
+        selectors.role_allows(role, Role.EDITOR)
+        and (is_author or not selectors.role_allows(role, Role.REVIEWER))
+        and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED)
+    )
     return render(
         request,
         "evaluations/detail.html",
@@ -90,9 +98,9 @@ def evaluation_detail_view(request, pk: int):
             evaluation,
             "review",
             missing=services.submission_missing(evaluation),
-            can_submit=selectors.role_allows(role, Role.EDITOR)
-            and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED),
+            can_submit=can_submit,
             can_review=can_review,
+            open_comments=comments.open_comments_by_anchor(evaluation),
             review_blocked_as_author=is_author
             and selectors.role_allows(role, Role.REVIEWER)
             and evaluation.state == State.IN_REVIEW,
@@ -317,6 +325,41 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     )
     messages.success(request, _("Recommended stack adopted as the decision; edit it as needed."))
     return redirect("evaluations:decision", pk=evaluation.pk)
+
+
+# ---------------------------------------------------------------------------------------------
+# Review comments
+
+
+@login_required
+@require_POST
+@maps_domain_errors
+def comment_add_view(request, pk: int):
+    evaluation = evaluation_for(request, pk)
+    anchor = request.POST.get("anchor", "")
+    try:
+        comments.comment_add(
+            evaluation=evaluation,
+            actor=request.user,
+            anchor=anchor,
+            body=request.POST.get("body", ""),
+        )
+    except InvalidInput as exc:  # an empty or too long comment: say so on the page it was on
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, _("Comment added."))
+    return redirect(f"{anchor_path(evaluation, anchor)}#comments")
+
+
+@login_required
+@require_POST
+@maps_domain_errors
+def comment_resolve_view(request, pk: int, comment_id: int):
+    evaluation = evaluation_for(request, pk)
+    comment = comments.comment_get(evaluation=evaluation, pk=comment_id)
+    comments.comment_resolve(comment=comment, actor=request.user)
+    messages.success(request, _("Comment resolved."))
+    return redirect(f"{anchor_path(evaluation, comment.anchor)}#comments")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from evaluations.models import (
     PLACEMENT_STEPS,
     AuditEntry,
     Candidate,
+    Comment,
     Decision,
     Evaluation,
     Review,
@@ -105,6 +106,24 @@ class ReviewSerializer(serializers.ModelSerializer):
         fields = ["reviewer", "verdict", "comment", "step_comments", "revision", "created_at"]
 
 
+class CommentSerializer(serializers.ModelSerializer):
+    author = serializers.CharField(source="author.get_username", default=None)
+    resolved_by = serializers.CharField(source="resolved_by.get_username", default=None)
+
+    class Meta:
+        model = Comment
+        fields = [
+            "id",
+            "anchor",
+            "body",
+            "author",
+            "revision",
+            "created_at",
+            "resolved_at",
+            "resolved_by",
+        ]
+
+
 class AuditEntrySerializer(serializers.ModelSerializer):
     actor = serializers.CharField(source="actor.get_username", default=None)
     changes = serializers.JSONField()
@@ -164,6 +183,7 @@ class EvaluationSerializer(EvaluationSummarySerializer):
     candidates = CandidateSerializer(many=True, read_only=True)
     decision = serializers.SerializerMethodField()
     reviews = ReviewSerializer(many=True, read_only=True)
+    comments = serializers.SerializerMethodField()
     audit = serializers.SerializerMethodField()
 
     class Meta(EvaluationSummarySerializer.Meta):
@@ -174,6 +194,7 @@ class EvaluationSerializer(EvaluationSummarySerializer):
             "candidates",
             "decision",
             "reviews",
+            "comments",
             "audit",
         ]
 
@@ -181,6 +202,12 @@ class EvaluationSerializer(EvaluationSummarySerializer):
     def get_decision(self, evaluation: Evaluation) -> dict[str, Any] | None:
         decision = Decision.objects.filter(evaluation=evaluation).first()
         return DecisionSerializer(decision).data if decision else None
+
+    @extend_schema_field(CommentSerializer(many=True))
+    def get_comments(self, evaluation: Evaluation) -> list[dict[str, Any]]:
+        """Review comments anchored to steps, oldest first (read-only here: pages add them)."""
+        comments = evaluation.comments.select_related("author", "resolved_by")
+        return CommentSerializer(comments, many=True).data
 
     @extend_schema_field(AuditEntrySerializer(many=True))
     def get_audit(self, evaluation: Evaluation) -> list[dict[str, Any]]:
