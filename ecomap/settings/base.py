@@ -138,7 +138,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "catalog:project-list"
+LOGIN_REDIRECT_URL = "home"  # the home page: my drafts, reviews waiting, recent decisions
 LOGOUT_REDIRECT_URL = "login"
 
 LANGUAGE_CODE = "en"
