@@ -168,6 +168,25 @@ def _common_kind(keys: list[str]) -> str | None:
     return None
 
 
+# Kinds whose names are common nouns: lower-cased inside a sentence ("Preemption" → "preemption").
+# Units and enforcement points keep their capitals ("MIG slice", "Kubernetes scheduler").
+_COMMON_NOUN_KINDS = ("layer", "function", "workload")
+
+
+def _in_sentence(key: str, kind: str | None = None) -> str:
+    """A key's name as it reads inside an engine sentence."""
+    if kind is None:
+        tables = _vocabulary()
+        kinds = [*tables, *FIXED_TERMS]
+        kind = next(
+            (k for k in kinds if key in tables.get(k, {}) or key in FIXED_TERMS.get(k, {})), None
+        )
+    name = term_label(key, kind)
+    if kind in _COMMON_NOUN_KINDS and len(name) > 1 and name[0].isupper() and name[1].islower():
+        return name[0].lower() + name[1:]
+    return name
+
+
 def phrase_html(value: str) -> str:
     """A plain value inside an engine sentence: a vocabulary key, a contract identifier, or a
     comma-separated list of them, named; anything else escaped as it is."""
@@ -175,10 +194,10 @@ def phrase_html(value: str) -> str:
     parts = [part.strip() for part in body.split(",")]
     tail = " …" if more else ""
     if all(_is_key(part) for part in parts):
-        return conditional_escape(", ".join(term_label(part) for part in parts) + tail)
+        return conditional_escape(", ".join(_in_sentence(p) for p in parts) + tail)
     kind = _common_kind(parts) if len(parts) > 1 else None
     if kind:  # "admission, scheduler": ordinary words alone, enforcement points together
-        return conditional_escape(", ".join(term_label(part, kind) for part in parts) + tail)
+        return conditional_escape(", ".join(_in_sentence(p, kind) for p in parts) + tail)
     if all(_IDENTIFIER.match(part) for part in parts):
         named = ", ".join(interface_html(part) for part in parts)
         return mark_safe(named + tail)  # noqa: S308 (built by format_html)
@@ -192,7 +211,7 @@ def say_html(text: Any) -> SafeString:
         return conditional_escape(text) if not isinstance(text, str) else phrase_html(text)
     if not text.params:
         if _is_key(text.template):  # a bare key the engine said through `_()`
-            return conditional_escape(term_label(text.template))
+            return conditional_escape(_in_sentence(text.template))
         return conditional_escape(gettext(text.template))
     values = {
         name: say_html(value) if isinstance(value, str) else value

@@ -122,7 +122,7 @@ def test_a_list_cut_short_keeps_its_ellipsis():
 
 def test_a_workload_kind_the_engine_said_reads_as_its_name():
     with translation.override("en"):
-        assert str(say_html(_("online_inference"))) == "Online inference"
+        assert str(say_html(_("online_inference"))) == "online inference"
 
 
 @pytest.mark.parametrize(
@@ -162,3 +162,10 @@ def test_the_placement_card_names_its_evidence_and_contracts(bob_client, builtin
     assert "gang scheduling" in page
     assert ">github.com</a>" not in page
     assert "volcano-sh/volcano · " in page
+
+
+def test_a_function_named_inside_a_sentence_is_lower_case():
+    sentence = _("the same job (%(jobs)s)", jobs="preemption, fair_sharing")
+
+    with translation.override("en"):
+        assert str(say_html(sentence)) == "the same job (preemption, fair sharing)"
