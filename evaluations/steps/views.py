@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from catalog.engine.text import render as render_text
@@ -36,6 +37,7 @@ from evaluations.pages import (
     stage_url,
     wants_json,
 )
+from evaluations.steps import candidates as step_candidates
 from evaluations.steps import candidates as step_candidates
 
 # ---------------------------------------------------------------------------------------------

@@ -238,16 +238,20 @@
     var li = el("li", "candidate-result");
     li.dataset.result = item.ref;
     li.appendChild(el("span", "badge layer-" + item.layer, item.layer_label));
+    var text = el("span", "result-text");
     var name = el("span", "result-name");
     name.appendChild(el("strong", "", item.project));
     name.appendChild(document.createTextNode(" "));
     name.appendChild(el("span", "muted", item.component));
-    li.appendChild(name);
-    li.appendChild(el("code", "muted result-ref", item.ref));
+    text.appendChild(name);
+    text.appendChild(document.createTextNode(" "));
+    text.appendChild(el("code", "muted result-ref", item.ref));
+    text.appendChild(document.createTextNode(" "));
     var facts = el("span", "result-facts");
     item.units.forEach(function (unit) { facts.appendChild(el("span", "pill", unit)); });
     if (item.functions.length) facts.appendChild(el("span", "muted small", item.functions.join(", ")));
-    li.appendChild(facts);
+    text.appendChild(facts);
+    li.appendChild(text);
     li.appendChild(item.added ? el("span", "chip", labels.labelAdded) : addForm(item.ref));
     return li;
   }
