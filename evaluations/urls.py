@@ -4,7 +4,6 @@ from django.urls import path
 
 from evaluations import views
 from evaluations.steps import candidates as step_candidates
-from evaluations.steps import candidates as step_candidates
 from evaluations.steps import views as step_views
 
 app_name = "evaluations"
@@ -14,18 +13,6 @@ urlpatterns = [
     path("new/", views.evaluation_create_view, name="create"),
     path("<int:pk>/", views.evaluation_detail_view, name="detail"),
     path("<int:pk>/steps/<int:number>/", step_views.evaluation_step_view, name="step"),
-    # Step 3 without reloads (JSON): search as you type, add and remove a candidate.
-    path(
-        "<int:pk>/candidates/search/",
-        step_candidates.candidate_search_view,
-        name="candidate-search",
-    ),
-    path("<int:pk>/candidates/add/", step_candidates.candidate_add_view, name="candidate-add"),
-    path(
-        "<int:pk>/candidates/<int:candidate>/remove/",
-        step_candidates.candidate_remove_view,
-        name="candidate-remove",
-    ),
     # Step 3 without reloads (JSON): search as you type, add and remove a candidate.
     path(
         "<int:pk>/candidates/search/",

@@ -12,7 +12,6 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
-from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from catalog.engine.text import render as render_text
@@ -37,7 +36,6 @@ from evaluations.pages import (
     stage_url,
     wants_json,
 )
-from evaluations.steps import candidates as step_candidates
 from evaluations.steps import candidates as step_candidates
 
 # ---------------------------------------------------------------------------------------------
