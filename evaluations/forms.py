@@ -169,6 +169,9 @@ class ProfileForm(forms.Form):
     @classmethod
     def initial_from(cls, profile: dict[str, Any]) -> dict[str, Any]:
         initial = {key: value for key, value in profile.items() if value is not None}
+        target = initial.get("p99_target_ms")
+        if isinstance(target, float) and target.is_integer():
+            initial["p99_target_ms"] = int(target)  # 250, not 250.0
         for name, value in zip(cls.PRIORITY_FIELDS, profile.get("priorities") or [], strict=False):
             initial[name] = value
         for kind, window in (profile.get("time_windows") or {}).items():

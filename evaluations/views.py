@@ -122,6 +122,7 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
     labels = {name: field.label for name, field in ProfileForm.base_fields.items()}
     labels["priorities"] = _("Priorities")
     labels["time_windows"] = _("When each workload runs")
+    labels["gpu_memory_gb"] = _("Memory per GPU")  # the answer says GB
     # Answers are shown by their labels ("online inference"), not their stored keys.
     words = {
         name: {key: label for key, label in getattr(field, "choices", ()) if key}

@@ -28,20 +28,21 @@ GPU_MEMORY_MAX_GB = 4096
 NODE_COUNT_MAX = 100_000
 TENANT_COUNT_MAX = 100_000
 
+# In the order step 1 asks them (summaries list them so).
 PROFILE_FIELDS: tuple[str, ...] = (
     "workload_types",
+    "time_windows",
     "primary_objective",
     "p99_target_ms",
     "jitter_tolerance",
     "isolation",
     "failure_semantics",
     "tenancy",
-    "priorities",
+    "tenant_count",
     "gpu_model",
     "gpu_memory_gb",
     "node_count",
-    "tenant_count",
-    "time_windows",
+    "priorities",
 )
 
 # The pool a stack without explicit pools is checked as.
