@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_lazy as _
 
 AUDIT_ACTIONS = {
-    "created": _("created"),
+    "created": _("created the evaluation"),  # not "created": its translation is a column title
     "step_saved": _("saved a step"),
     "decided": _("recorded the decision"),
     "submitted": _("submitted for review"),
