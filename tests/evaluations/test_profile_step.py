@@ -82,6 +82,10 @@ def test_a_priority_ranked_twice_marks_only_that_control(client, cast, evaluatio
         'aria-invalid="true" id="id_priority_2"' in content
     )
     assert content.count("Each priority can be ranked once.") == 1
+    # The next save goes on top of the one that kept the valid answers.
+    revision = Evaluation.objects.get(pk=evaluation.pk).revision
+    assert revision == evaluation.revision + 1
+    assert f'name="revision" value="{revision}"' in content
 
 
 def test_the_autosave_keeps_the_valid_answers_and_returns_the_one_error(client, cast, evaluation):
