@@ -4,6 +4,8 @@ stale revision gets, and that catalog text arrives as text."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from evaluations import services
@@ -349,3 +351,52 @@ def test_a_new_named_group_without_a_name_keeps_the_group_it_had(
     )  # fmt: skip
 
     assert evaluation.candidates.get(pk=hami.pk).alternative_group == "A"
+
+
+# The page
+
+
+def test_the_step_page_offers_suggestions_to_editors_only(client, cast, evaluation):
+    services.evaluation_step_save(
+        evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"}
+    )
+
+    editor = page_of(client, cast.bob, evaluation)
+    viewer = page_of(client, cast.dave, evaluation)
+
+    assert 'data-suggestion="volcano/scheduler"' in editor
+    assert "Quota between tenants on any unit" in editor
+    assert "data-suggestions" not in viewer and "candidate-q" not in viewer
+
+
+def test_the_step_page_costs_the_same_queries_with_more_candidates(client, cast, evaluation):
+    apply(
+        bundle(
+            *(
+                project(f"more-{n}", placement("main", "control_plane", functions=["quota"]))
+                for n in range(3)
+            )
+        )
+    )
+    services.evaluation_step_save(
+        evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"}
+    )
+    services.evaluation_candidate_add(
+        evaluation=evaluation, actor=cast.bob, row="hami/device-plugin"
+    )
+    client.force_login(cast.bob)
+    client.get(url("step", evaluation, 3))  # the first request may fill caches
+    with CaptureQueriesContext(connection) as few:
+        client.get(url("step", evaluation, 3), {"q": "a"})
+    for row in ("volcano/scheduler", "time-slicer/plugin", "gpustack/platform"):
+        services.evaluation_candidate_add(evaluation=evaluation, actor=cast.bob, row=row)
+
+    with CaptureQueriesContext(connection) as many:
+        client.get(url("step", evaluation, 3), {"q": "a"})
+
+    assert len(many) == len(few)
+
+
+def page_of(client, user, evaluation) -> str:
+    client.force_login(user)
+    return client.get(url("step", evaluation, 3)).content.decode()
