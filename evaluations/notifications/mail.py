@@ -9,15 +9,48 @@ from django.core.mail import EmailMessage
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
-from evaluations.models import Notification
+from evaluations.models import Event, Notification, Step
 from evaluations.notifications.services import evaluation_url, event_sentence
 
 logger = logging.getLogger(__name__)
 
 
+def _what_was_said(notification: Notification) -> list[str]:
+    """The review's or the comment's words, each with the page it is about: the review the actor
+    recorded at the notification's revision, or the actor's latest comment before it."""
+    evaluation = notification.evaluation
+    if notification.event in (Event.APPROVED, Event.CHANGES_REQUESTED):
+        review = evaluation.reviews.filter(
+            reviewer_id=notification.actor_id, revision=notification.revision
+        ).first()
+        if review is None:
+            return []
+        said = [review.comment] if review.comment else []
+        said += [
+            f"{Step(anchor).label}: {text}\n{evaluation_url(evaluation, anchor)}"
+            for anchor, text in (review.step_comments or {}).items()
+            if anchor in Step.values
+        ]
+        return said
+    if notification.event == Event.COMMENTED:
+        comment = (
+            evaluation.comments.filter(
+                author_id=notification.actor_id, created_at__lte=notification.created_at
+            )
+            .order_by("-created_at", "-id")
+            .first()
+        )
+        if comment is not None:
+            return [
+                f"{comment.get_anchor_display()}: {comment.body}\n"
+                f"{evaluation_url(evaluation, comment.anchor)}"
+            ]
+    return []
+
+
 def notification_email(notification: Notification) -> EmailMessage:
     """The e-mail of a notification, in the site's language (people have no language of their
-    own yet); subject and body name the evaluation and link to it."""
+    own yet): what happened, what the reviewer or commenter said, and links to the pages."""
     evaluation = notification.evaluation
     actor = notification.actor.get_username() if notification.actor else _("someone")
     with translation.override(settings.LANGUAGE_CODE):
@@ -30,6 +63,7 @@ def notification_email(notification: Notification) -> EmailMessage:
         body = "\n\n".join(
             [
                 sentence,
+                *_what_was_said(notification),
                 _("Open it: %(url)s") % {"url": evaluation_url(evaluation)},
                 _(
                     "You get this e-mail as a member of the team “%(team)s” in EcoMap; your "

@@ -185,6 +185,33 @@ def test_each_recipient_gets_one_email_after_commit_with_a_link(
     assert not Notification.objects.filter(emailed_at__isnull=True).exists()
 
 
+def test_a_change_request_email_says_what_to_change_and_links_each_step(
+    cast, django_capture_on_commit_callbacks
+):
+    evaluation = submitted(cast)
+    with django_capture_on_commit_callbacks(execute=True):
+        request_changes(evaluation, cast.carol, units="Why not MIG?")
+
+    (message,) = mail.outbox
+    assert message.to == ["bob-editor@example.org"]
+    assert "requested changes" in message.subject
+    assert "Please look again." in message.body
+    assert "Resource units: Why not MIG?" in message.body
+    assert f"{settings.SITE_URL}/evaluations/{evaluation.pk}/steps/2/" in message.body
+
+
+def test_a_comment_email_quotes_the_comment(cast, django_capture_on_commit_callbacks):
+    evaluation = submitted(cast)
+    with django_capture_on_commit_callbacks(execute=True):
+        comments.comment_add(
+            evaluation=evaluation, actor=cast.carol, anchor="decision", body="Pin Volcano."
+        )
+
+    (message,) = mail.outbox
+    assert "Decision: Pin Volcano." in message.body
+    assert f"/evaluations/{evaluation.pk}/decision/" in message.body
+
+
 def test_no_email_leaves_before_the_transaction_commits(cast, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=False) as waiting:
         submitted(cast)
