@@ -288,3 +288,11 @@ def test_the_api_refuses_an_unknown_time_window(client, cast, evaluation):
 
     assert response.status_code == 400
     assert response.json()["errors"][0]["path"] == "time_windows.training"
+
+
+def test_a_nul_in_the_gpu_model_is_marked_not_a_server_error(client, cast, evaluation):
+    response = post(client, cast.bob, evaluation, {**FILLED, "gpu_model": "A100\x00"})
+
+    assert response.status_code == 400
+    assert list(response.context["form"].errors) == ["gpu_model"]
+    assert stored(evaluation)["node_count"] == 6
