@@ -341,7 +341,7 @@ def test_the_overview_shows_reviews_with_step_comments_and_the_audit_log(client,
     content = page(client, cast.dave, "evaluations:detail", evaluation).content.decode()
 
     assert "Say what HAMi does not isolate." in content
-    assert "in_review → changes_requested" in content
+    assert "in review → changes requested" in content  # states named, not keys
     assert "carol-reviewer" in content
 
 
