@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.cache import cache
-from django.db.models import Count, F, Prefetch, Q, QuerySet
+from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.http import Http404
 
 from catalog.engine.rows import Row
@@ -177,19 +177,21 @@ def placement_search(
     text = text.strip()
     if not text:
         return [], False
+    named = Q(project__name__icontains=text) | Q(project__slug__icontains=text)
     matches = (
         PlacementRow.objects.filter(
-            Q(project__name__icontains=text)
-            | Q(project__slug__icontains=text)
+            named
             | Q(project__vendor__icontains=text)
             | Q(project__description__icontains=text)
             | Q(key__icontains=text)
             | Q(component__icontains=text)
             | Q(promise__icontains=text)
         )
+        # The project named so comes before those that only mention it.
+        .annotate(named=Case(When(named, then=Value(0)), default=Value(1)))
         .select_related("project", "layer")
         .prefetch_related("resource_units")
-        .order_by("project__name", "key")
+        .order_by("named", "project__name", "key")
     )
     rows = list(matches[: limit + 1])
     return rows[:limit], len(rows) > limit

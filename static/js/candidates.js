@@ -61,10 +61,20 @@
     });
   }
 
-  function refused(result) {
-    var message = result.data.detail || labels.labelOffline;
-    if (result.status === 409) message += " " + labels.labelReload;
+  // Said where the click was (a result or a suggestion) and above the candidates.
+  function refused(message, near) {
     say(message, "error");
+    var holder = near && near.closest("[data-result], [data-suggestion]");
+    if (!holder) return;
+    var line = holder.querySelector(".inline-error") || el("p", "inline-error");
+    line.textContent = message;
+    line.setAttribute("role", "alert");
+    holder.appendChild(line);
+  }
+
+  function refusal(result) {
+    var message = result.data.detail || labels.labelOffline;
+    return result.status === 409 ? message + " " + labels.labelReload : message;
   }
 
   // After an add or a remove: the revision every later save is made on, the step's state,
@@ -161,7 +171,7 @@
       .then(function (result) {
         if (!result.ok) {
           button.disabled = false;
-          refused(result);
+          refused(refusal(result), form);
           return;
         }
         if (!tbody.querySelector('tr[data-candidate-id="' + result.data.candidate + '"]')) {
@@ -174,7 +184,7 @@
       })
       .catch(function () {
         button.disabled = false;
-        say(labels.labelOffline, "error");
+        refused(labels.labelOffline, form);
       });
   }
 
@@ -186,7 +196,7 @@
       .then(function (result) {
         if (!result.ok) {
           button.disabled = false;
-          refused(result);
+          refused(refusal(result));
           return;
         }
         var ref = row.dataset.candidate;

@@ -166,3 +166,24 @@ def test_a_phone_sees_cards_not_a_page_that_scrolls_sideways(
 
     assert width <= 390
     assert page.locator("table.candidates thead").bounding_box()["height"] <= 1
+
+
+def test_an_add_on_a_page_someone_else_saved_over_says_who_and_adds_nothing(
+    page, live_server, evaluation, console_errors
+):
+    evaluation, cast = evaluation
+    page = signed_in(page, live_server, cast.bob)
+    page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/steps/3/")
+    expect(page.locator("[data-candidates-page][data-ready]")).to_have_count(1)
+    services.evaluation_step_save(
+        evaluation=evaluation, actor=cast.alice, step="profile", data={"isolation": "hard"}
+    )
+
+    suggestion = page.locator("[data-suggestion='hami/device-plugin']")
+    suggestion.locator("button[name=add]").click()
+
+    expect(suggestion.locator(".inline-error")).to_contain_text("alice-admin saved this evaluation")
+    expect(page.locator("[data-candidates-status]")).to_contain_text("Reload the page")
+    expect(page.locator("tr[data-candidate]")).to_have_count(0)
+    assert Evaluation.objects.get(pk=evaluation.pk).candidates.count() == 0
+    assert [e for e in console_errors if "409" not in e] == []

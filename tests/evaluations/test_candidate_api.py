@@ -67,6 +67,15 @@ def test_the_search_answers_rows_with_layer_units_and_functions(client, cast, ev
     ]
 
 
+def test_the_search_puts_the_project_named_before_those_that_mention_it(client, cast, evaluation):
+    apply(bundle(project("aaa-queues", placement("main"), description="Runs jobs on Volcano.")))
+    client.force_login(cast.bob)
+
+    results = client.get(url("candidate-search", evaluation), {"q": "volcano"}).json()["results"]
+
+    assert [r["ref"] for r in results] == ["volcano/scheduler", "aaa-queues/main"]
+
+
 def test_the_search_marks_rows_already_added(client, cast, evaluation):
     services.evaluation_candidate_add(
         evaluation=evaluation, actor=cast.bob, row="hami/device-plugin"
