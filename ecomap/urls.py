@@ -5,10 +5,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
 from ecomap.health import healthz
-from evaluations.inbox.views import home_view
 
 urlpatterns = [
-    path("", home_view, name="home"),
+    path("", include("evaluations.inbox.home_urls")),
     path("healthz", healthz, name="healthz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),

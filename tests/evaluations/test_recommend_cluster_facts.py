@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from catalog.engine.stack import Profile
+from evaluations.engine.cluster_fit import _mig_capable
 from evaluations.engine.recommend import recommend
-from evaluations.engine.scoring import _mig_capable
 from tests.factories import builtin_rows
 
 SHARED_BY_DAY = {

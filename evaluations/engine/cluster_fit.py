@@ -1,0 +1,164 @@
+"""What the profile's cluster facts say of a drafted stack: the GPU model and memory (MIG or
+not, slice sizes), time windows (off-hours work borrowing the serving pool), tenant and node
+counts. Also the verdict a draft's scoring fills in, shared with evaluations.engine.scoring."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from catalog.engine.stack import OFF_HOURS, Profile
+from catalog.engine.text import Text, _, joined
+from evaluations.engine.drafting import (
+    BATCH_KINDS,
+    FAIR_SHARING,
+    QUOTA,
+    SERVING_KINDS,
+    _Draft,
+)
+
+# Findings from the stack check: a gap costs more than any criterion can win back.
+_FINDING_PENALTY = {"gap": 4.0, "warning": 1.5, "ok": 0.0}
+# GPUs known to have or lack MIG, by the names teams write ("A100 80GB", "NVIDIA L40S"). A model
+# matching neither is not judged: the profile's GPU model is free text.
+_MIG_GPUS = re.compile(r"\b(A30|A100|A800|H100|H800|H20|H200|GH200|B100|B200|GB200|B300|GB300)\b")
+_NO_MIG_GPUS = re.compile(
+    r"\b(T4|V100|P100|P40|P4|L4|L20|L40S?|A2|A10G?|A16|A40|A4000|A5000|A6000|RTX\s?[2-4]0\d0)\b"
+)
+# MIG's smallest slice (1g) holds about an eighth of the GPU's memory (1g.10gb on an 80 GB A100).
+_MIG_SLICES = 8
+_MEMORY_SLICING = ("memory_compute_quota", "vgpu")
+_WINDOW_WORDS = {"night": _("at night"), "weekend": _("at the weekend")}
+
+
+def _mig_capable(model: str | None) -> bool | None:
+    """Whether a GPU model has MIG: True, False, or None when the model is not known here."""
+    name = (model or "").upper()
+    if _MIG_GPUS.search(name):
+        return True
+    if _NO_MIG_GPUS.search(name):
+        return False
+    return None
+
+
+def _time_shared(profile: Profile) -> tuple[str, ...]:
+    """The training and batch types that run only off hours, at another time than the serving
+    work: they can borrow its GPUs by time window instead of holding a pool of their own."""
+    kinds = profile.workload_types
+    batchy = [k for k in kinds if k in BATCH_KINDS]
+    serving = [k for k in kinds if k in SERVING_KINDS]
+    if not batchy or not serving:
+        return ()
+    if not all(profile.window(k) in OFF_HOURS for k in batchy):
+        return ()
+    taken = {profile.window(k) for k in batchy}
+    if any(profile.window(k) in taken for k in serving):
+        return ()
+    return tuple(batchy)
+
+
+@dataclass(slots=True)
+class _Verdict:
+    """A draft's score and what it says in words; notes are costs the explanation names."""
+
+    score: float = 0.0
+    fits: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _score_gpu_fit(units: list[str], where: Text, profile: Profile, out: _Verdict) -> float:
+    """What the profile's GPUs say of the pool's units: MIG on a GPU without it cannot work,
+    and memory-slicing units are sized from the GPU's memory."""
+    memory = profile.gpu_memory_gb
+    if "mig_slice" in units:
+        if _mig_capable(profile.gpu_model) is False:
+            out.missing.append(
+                _(
+                    "%(where)s: MIG slices need a GPU with MIG (A30, A100, H100, H200, "
+                    "Blackwell); %(model)s has none",
+                    where=where,
+                    model=profile.gpu_model,
+                )
+            )
+            return -_FINDING_PENALTY["gap"]
+        if memory:
+            out.fits.append(
+                _(
+                    "%(where)s: on %(memory)s GB GPUs the smallest MIG slice (1g) holds about "
+                    "%(slice)s GB, up to 7 slices per GPU",
+                    where=where,
+                    memory=memory,
+                    slice=max(1, round(memory / _MIG_SLICES)),
+                )
+            )
+    sliced = [u for u in units if u in _MEMORY_SLICING]
+    if memory and sliced:
+        out.fits.append(
+            _(
+                "%(where)s: pods ask for GPU memory by size out of the %(memory)s GB of each GPU "
+                "(%(units)s)",
+                where=where,
+                memory=memory,
+                units=", ".join(sliced),
+            )
+        )
+    return 0.0
+
+
+def _score_cluster(
+    draft: _Draft, profile: Profile, weights: dict[str, float], out: _Verdict
+) -> float:
+    """What the profile's time windows, tenant count and node count say of the draft."""
+    score = 0.0
+    off_hours = _time_shared(profile)
+    for plan in draft.plans:
+        borrowers = [k for k in off_hours if k in plan.workloads]
+        serving = [k for k in plan.workloads if k in SERVING_KINDS]
+        for kind in borrowers:
+            if serving:
+                out.fits.append(
+                    _(
+                        "%(kind)s runs %(window)s: it can share the %(serving)s pool by time "
+                        "window (pool %(pool)s) instead of a separate hard-isolation pool",
+                        kind=_(kind),
+                        window=_WINDOW_WORDS[profile.window(kind)],
+                        serving=joined(", ", (_(k) for k in serving)),
+                        pool=plan.name,
+                    )
+                )
+            else:
+                out.notes.append(
+                    _(
+                        "%(kind)s runs only %(window)s: pool %(pool)s stands idle the rest of "
+                        "the time",
+                        kind=_(kind),
+                        window=_WINDOW_WORDS[profile.window(kind)],
+                        pool=plan.name,
+                    )
+                )
+        # One pool fewer to buy: the GPUs serve by day and train by night.
+        if borrowers and serving:
+            score += weights["cost"]
+    if len(draft.plans) > 1 and profile.node_count == 1:
+        score -= _FINDING_PENALTY["gap"]
+        out.missing.append(
+            _(
+                "one GPU node cannot be split into the node pools %(pools)s",
+                pools=", ".join(plan.name for plan in draft.plans),
+            )
+        )
+    governor = draft.governor
+    tenants = profile.tenant_count
+    if tenants and tenants > 1 and governor is not None:
+        kept = [c for c in (QUOTA, FAIR_SHARING) if c in governor.provides]
+        if kept:
+            out.fits.append(
+                _(
+                    "%(count)s tenants: %(row)s keeps %(ids)s between them",
+                    count=tenants,
+                    row=governor.label,
+                    ids=", ".join(kept),
+                )
+            )
+    return score
