@@ -77,7 +77,8 @@ def suggestion_reasons(
     fits = not units or bool(shared) or row.units <= {"none"}
     if not fits:
         return []
-    on = _listed(shared, unit_names)
+    # Before step 2 is answered, a row is described on its own units.
+    on = _listed(shared if units else row.units - {"none"}, unit_names)
     multi = profile.tenancy == "multi"
     p99 = profile.primary_objective == "p99_latency" or profile.p99_target_ms is not None
     reasons: list[tuple[int, str]] = []
@@ -86,7 +87,7 @@ def suggestion_reasons(
         if (
             demanded != "none"
             and row.functions & _ISOLATING
-            and shared
+            and (shared or not units)
             and _ISOLATION_RANK[row.isolation_memory] >= _ISOLATION_RANK[demanded]
         ):
             level = _("hard") if row.isolation_memory == "hard" else _("soft")

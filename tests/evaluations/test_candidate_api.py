@@ -374,7 +374,7 @@ def test_the_step_page_offers_suggestions_to_editors_only(client, cast, evaluati
     viewer = page_of(client, cast.dave, evaluation)
 
     assert 'data-suggestion="volcano/scheduler"' in editor
-    assert "Quota between tenants on any unit" in editor
+    assert "Quota between tenants on Memory + compute quota, Whole GPU" in editor
     assert "data-suggestions" not in viewer and "candidate-q" not in viewer
 
 

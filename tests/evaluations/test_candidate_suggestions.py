@@ -207,3 +207,11 @@ def test_each_layer_shows_a_few_in_the_same_queries_at_any_catalog_size(cast):
     # Both quota and gang outrank a row offering one of them.
     assert all(s.ref.startswith("queue-") for s in control.suggestions)
     assert len(many) == len(few) <= 8
+
+
+def test_before_step_two_demanded_isolation_is_looked_for_on_any_unit(cast):
+    evaluation = evaluation_with(cast, profile={"isolation": "hard"})
+
+    data = suggested(evaluation)["data_plane"]
+
+    assert data == [("mig-plugin/main", "Hard memory isolation on MIG slice, as step 1 demands")]
