@@ -166,7 +166,7 @@ def test_an_evaluation_from_sign_in_to_approval(
     reviewer.check("input[name=verdict][value=approve]")
     reviewer.click("text=Record review")
     expect(reviewer.locator(".eval-head .state")).to_have_attribute("data-state", "approved")
-    expect(reviewer.locator(".audit li").first).to_contain_text("in_review → approved")
+    expect(reviewer.locator(".audit li").first).to_contain_text("in review → approved")
     screenshot(reviewer, "evaluation-approved", full_page=True)
 
     evaluation.refresh_from_db()
