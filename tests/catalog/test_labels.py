@@ -2,6 +2,7 @@
 
 import pytest
 from django.core.cache import cache
+from django.core.management import call_command
 from django.template import Context, Template
 from django.utils import translation
 
@@ -169,3 +170,18 @@ def test_a_function_named_inside_a_sentence_is_lower_case():
 
     with translation.override("en"):
         assert str(say_html(sentence)) == "the same job (preemption, fair sharing)"
+
+
+def test_step_2_explains_each_level_it_shows(bob, bob_client, builtin_catalog):
+    from evaluations.models import Evaluation
+
+    call_command("seed_demo_team", bob.username, verbosity=0)
+    evaluation = Evaluation.objects.get()
+
+    page = bob_client.get(f"/evaluations/{evaluation.pk}/steps/2/", HTTP_ACCEPT_LANGUAGE="en")
+
+    legend = page.content.decode().split('class="legend"', 1)[1].split("</details>", 1)[0]
+    for level in ("hard", "soft", "none", "low", "medium", "high"):
+        assert f">{level}</span>" in legend
+    assert "must be drained" in legend
+    assert '<code class="muted">mig_slice</code>' not in page.content.decode()
