@@ -11,7 +11,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from django.core.cache import cache
 from django.template.loader import render_to_string
@@ -21,11 +20,13 @@ from django.utils.translation import gettext as _
 from catalog.engine.compatibility import compute_matrix
 from catalog.engine.oracle import VERDICTS
 from catalog.engine.rows import Row
-from catalog.map.figure import map_image
+from catalog.evidence import evidence_label
+from catalog.matrix.figure import verdict_labels
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.gcpause import gc_paused
 from evaluations import selectors
+from evaluations.audit_labels import audit_action_label
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.forms import (
     FAILURE_CHOICES,
@@ -37,7 +38,9 @@ from evaluations.forms import (
     WORKLOAD_CHOICES,
     time_windows_in_words,
 )
-from evaluations.models import Evaluation, Step, Verdict
+from evaluations.models import Evaluation, State, Step, Verdict
+from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
+from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
 
 logger = logging.getLogger(__name__)
@@ -52,11 +55,9 @@ VERDICT_MARKS = {
     "complements": "+",
     "independent": "·",
 }
-MAP_SIZE = (960, 1000)
-# The map goes in as a JPEG drawn at twice its size (sharp when printed): WeasyPrint embeds a
-# JPEG as it is, where it draws an SVG map node by node (0.06 s against 0.35 s per build).
-MAP_SCALE = 2
 AUTHOR_ACTIONS = ("created", "step_saved", "decided")
+# evidence_label says "repository · file"; the report says the repository once per line.
+EVIDENCE_SEPARATOR = " · "
 ALIKE = (NO_COMMON_UNIT, DIFFERENT_JOBS)
 
 
@@ -182,7 +183,7 @@ def _matrix(rows: Sequence[Row], numbers: dict[str, int]) -> dict[str, Any]:
     """The candidates' compatibility matrix as a grid: one glyph per pair, layers grouped."""
     ordered = sorted(rows, key=lambda row: (LAYER_ORDER.get(row.layer, 9), row.id))
     if len(ordered) < 2:
-        return {"rows": [], "counts": {}}
+        return {"rows": [], "counts": []}
     result = compute_matrix(ordered)
     same = result.same_project
     grid, counts = [], dict.fromkeys(VERDICTS, 0)
@@ -203,7 +204,7 @@ def _matrix(rows: Sequence[Row], numbers: dict[str, int]) -> dict[str, Any]:
     picture, width = matrix_picture(grid)
     return {
         "rows": grid,
-        "counts": {v: n for v, n in counts.items() if n},
+        "counts": [(verdict_labels().get(v, v), n) for v, n in counts.items() if n],
         "uri": _jpeg_uri(picture),
         "width_mm": round(width, 1),
     }
@@ -215,9 +216,9 @@ MAP_CACHE_SECONDS = 7 * 24 * 3600
 def _map_key(revision: int, rows: Sequence[Row], highlight: Sequence[str]) -> str:
     """One drawn map per catalog revision, language, rows shown and rows highlighted: a report
     built again with the same candidates (after a review, say) does not start Chromium."""
-    what = repr((sorted(row.id for row in rows), sorted(highlight), MAP_SIZE))
+    what = repr((sorted(row.id for row in rows), sorted(highlight), MAP_PRINT_SIZE))
     digest = hashlib.blake2b(what.encode(), digest_size=12).hexdigest()
-    return f"report:map:v2:{revision}:{translation.get_language()}:{digest}"
+    return f"report:map:v3:{revision}:{translation.get_language()}:{digest}"
 
 
 def _map_image(
@@ -235,16 +236,7 @@ def _map_image(
         with warnings.catch_warnings():
             # plotly passes options a running kaleido server ignores, and says so each time
             warnings.filterwarnings("ignore", "The kopts argument", UserWarning)
-            picture = map_image(
-                rows=rows,
-                highlight=highlight,
-                language=translation.get_language(),
-                # narrower than the page's figure, so its labels stay legible at A4 width
-                width=MAP_SIZE[0],
-                height=MAP_SIZE[1],
-                format="jpeg",
-                scale=MAP_SCALE,
-            )
+            picture = map_print_image(rows=rows, highlight=highlight)
     except Exception as exc:  # kaleido drives a browser: any failure must not sink the report
         logger.exception("the map could not be drawn for a report")
         return "", f"{type(exc).__name__}: {exc}"[:300]
@@ -291,28 +283,10 @@ def _people(evaluation: Evaluation, audit: Sequence, reviews: Sequence) -> dict[
     return {"authors": authors, "reviewers": reviewers}
 
 
-def _source_label(url: str) -> tuple[str, str]:
-    """Where a source lives and a short name for it: ("github.com/org/repo", "README.md#L85").
-
-    A review reads a repository once and a file name per link, not 200 full addresses; the
-    link itself still goes to the exact address."""
-    parts = urlsplit(url)
-    path = [segment for segment in parts.path.split("/") if segment]
-    anchor = f"#{parts.fragment}" if parts.fragment else ""
-    if parts.netloc == "github.com" and len(path) >= 2:
-        where, rest = "/".join([parts.netloc, *path[:2]]), path[2:]
-        if rest[:1] in (["blob"], ["tree"]) and len(rest) > 2:
-            rest = rest[2:]  # the branch, tag or commit is in the link
-        elif rest[:1] == ["commit"] and len(rest) > 1:
-            rest = ["commit", rest[1][:10]]
-        label = "/".join(rest[-2:]) if rest else path[1]
-        return where, label + anchor
-    return parts.netloc, ("/".join(path[-2:]) or parts.netloc) + anchor
-
-
 def _evidence(cards: Sequence[Card]) -> list[dict[str, Any]]:
     """Sources per project (its rows mostly cite the same ones), each address once, grouped by
-    the repository or site they are in."""
+    the repository or site they are in: `catalog.evidence.evidence_label` names a link
+    "repository · file"; the repository is said once per line, each file is a link."""
     projects: dict[str, dict[str, Any]] = {}
     for card in cards:
         project = projects.setdefault(
@@ -325,10 +299,11 @@ def _evidence(cards: Sequence[Card]) -> list[dict[str, Any]]:
             if not url or url in project["seen"]:
                 continue
             project["seen"].add(url)
-            where, label = _source_label(url)
+            where, _dot, label = evidence_label(url).partition(EVIDENCE_SEPARATOR)
+            title = item.get("title", "") if isinstance(item, dict) else ""
             claim = item.get("claim", "") if isinstance(item, dict) else ""
             project["places"].setdefault(where, []).append(
-                {"url": url, "label": label, "claim": claim}
+                {"url": url, "label": title or label or where, "claim": claim}
             )
     return [
         {
@@ -446,9 +421,20 @@ def _items(text: str) -> list[str]:
     return items
 
 
+def _when(first, last) -> str:
+    """A run's time range: "2026-12-01 14:02–14:06", the date said once when it is the same."""
+    start, end = (timezone.localtime(moment) for moment in (first, last))
+    if start.replace(second=0, microsecond=0) == end.replace(second=0, microsecond=0):
+        return f"{end:%Y-%m-%d %H:%M}"
+    if start.date() == end.date():
+        return f"{start:%Y-%m-%d %H:%M}–{end:%H:%M}"
+    return f"{start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M}"
+
+
 def _audit_runs(audit: Sequence) -> list[dict[str, Any]]:
     """The audit log with repeats folded: ten saves of one step in a row are one line, with
-    how many and since when (the log is newest first)."""
+    how many and over what time (the log is newest first); actions, steps and states named in
+    the reader's language."""
     runs: list[dict[str, Any]] = []
     for entry in audit:
         who = entry.actor.get_username() if entry.actor else ""
@@ -458,6 +444,24 @@ def _audit_runs(audit: Sequence) -> list[dict[str, Any]]:
             runs[-1]["first"] = entry
             continue
         runs.append({"key": key, "who": who, "entry": entry, "first": entry, "count": 1})
+    steps = dict(Step.choices)
+    states = dict(State.choices)
+    for run in runs:
+        entry, first = run["entry"], run["first"]
+        run["action"] = audit_action_label(entry.action)
+        run["step"] = str(steps.get(entry.step, entry.step)) if entry.step else ""
+        run["states"] = (
+            (str(states.get(entry.state_from, entry.state_from)),
+             str(states.get(entry.state_to, entry.state_to)))
+            if entry.state_from or entry.state_to
+            else None
+        )  # fmt: skip
+        run["when"] = _when(first.created_at, entry.created_at)
+        run["revisions"] = (
+            f"{first.revision}–{entry.revision}"
+            if first.revision != entry.revision
+            else str(entry.revision)
+        )
     return runs
 
 
@@ -506,6 +510,9 @@ def report_context(
     return {
         "evaluation": evaluation,
         "language": translation.get_language() or "en",
+        # fontconfig knows zh-CN, not zh-Hans: under "zh-hans" any text set in a generic family
+        # falls back to the first face of the Noto CJK collection, the Japanese one.
+        "html_lang": "zh-CN" if (translation.get_language() or "").startswith("zh") else "en",
         "generated_at": timezone.now(),
         "catalog_revision": revision,
         "state_label": evaluation.get_state_display(),
@@ -520,7 +527,9 @@ def report_context(
         "map_error": map_error,
         "map_drawn": with_map,
         "matrix": _matrix(candidate_rows, numbers),
-        "verdict_marks": VERDICT_MARKS,
+        "verdict_legend": [
+            (verdict, mark, verdict_labels()[verdict]) for verdict, mark in VERDICT_MARKS.items()
+        ],
         "groups": comparison.groups,
         "facts": comparison.facts,
         "independent_count": len(comparison.facts.independent),

@@ -54,7 +54,7 @@ def quick_map(monkeypatch):
     """Kaleido drives Chromium (seconds per map on a loaded machine): test_report_pdf draws
     the real map; here a stand-in figure keeps the job tests fast."""
     monkeypatch.setattr(report_content, "_kaleido_server", lambda: None)
-    monkeypatch.setattr(report_content, "map_image", lambda **kwargs: TINY_JPEG)
+    monkeypatch.setattr(report_content, "map_print_image", lambda **kwargs: TINY_JPEG)
     cache.clear()  # drawn maps are cached: none may leak into another test
     yield
     cache.clear()
@@ -186,7 +186,7 @@ def test_the_report_still_builds_when_the_map_cannot_be_drawn(evaluation, cast, 
     def no_browser(**kwargs):
         raise RuntimeError("Chromium not found")
 
-    monkeypatch.setattr(report_content, "map_image", no_browser)
+    monkeypatch.setattr(report_content, "map_print_image", no_browser)
     report = reports.report_create(evaluation=evaluation, actor=cast.bob)
 
     reports.report_build(report_id=report.pk)
@@ -440,7 +440,9 @@ def test_the_boundaries_the_team_rewrote_are_in_the_body(evaluation, cast):
 
 def test_a_map_drawn_once_is_reused_for_the_same_candidates(evaluation, cast, monkeypatch):
     drawn = []
-    monkeypatch.setattr(report_content, "map_image", lambda **kw: drawn.append(1) or TINY_JPEG)
+    monkeypatch.setattr(
+        report_content, "map_print_image", lambda **kw: drawn.append(1) or TINY_JPEG
+    )
 
     for _ in range(2):
         report = reports.report_create(evaluation=evaluation, actor=cast.bob)
@@ -471,23 +473,30 @@ def test_conflicts_are_grouped_by_what_the_pair_cannot_share():
     assert by_token[mig].refs == ["a/x", "c/x"]
 
 
-def test_a_source_is_named_by_its_repository_and_file():
-    label = report_content._source_label
+def test_the_evidence_says_each_repository_once_and_names_each_file():
+    project = SimpleNamespace(slug="amd", name="AMD DRA driver")
+    row = SimpleNamespace(
+        project=project,
+        evidence=[
+            {"url": "https://github.com/ROCm/k8s-gpu-dra-driver/blob/v1.0/docs/README.md#L85"},
+            "https://github.com/ROCm/k8s-gpu-dra-driver/blob/v1.0/a/b/values.yaml",
+            {
+                "url": "https://kubernetes.io/docs/concepts/x/",
+                "title": "Dynamic resource allocation",
+            },
+        ],
+    )
 
-    assert label("https://github.com/ROCm/k8s-gpu-dra-driver/blob/v1.0/docs/README.md#L85") == (
-        "github.com/ROCm/k8s-gpu-dra-driver",
-        "docs/README.md#L85",
-    )
-    assert label("https://github.com/o/r/blob/0123abc/a/b/c/values.yaml") == (
-        "github.com/o/r",
-        "c/values.yaml",
-    )
-    assert label("https://github.com/o/r/commit/8cd842ed00fca0efbf79") == (
-        "github.com/o/r",
-        "commit/8cd842ed00",
-    )
-    assert label("https://github.com/o/r") == ("github.com/o/r", "r")
-    assert label("https://kubernetes.io/docs/concepts/x/") == ("kubernetes.io", "concepts/x")
+    (item,) = report_content._evidence([SimpleNamespace(number=1, row=row)])
+
+    places = {
+        place["where"]: [link["label"] for link in place["links"]] for place in item["places"]
+    }
+    assert places == {
+        "ROCm/k8s-gpu-dra-driver": ["docs/README.md L85", "…/b/values.yaml"],
+        "kubernetes.io": ["Dynamic resource allocation"],
+    }
+    assert item["count"] == 3
 
 
 def test_the_audit_log_folds_repeated_saves():
