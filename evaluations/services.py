@@ -539,8 +539,13 @@ def evaluation_review(
     if verdict == Verdict.APPROVE:
         transition = workflow.approve()
     elif verdict == Verdict.REQUEST_CHANGES:
-        if not comment and not step_comments:
-            message = _("Say what should change: a comment or a comment on a step.")
+        # A comment the reviewer left on a step page and nobody has resolved says it too.
+        left_open = evaluation.comments.filter(author=actor, resolved_at__isnull=True).exists()
+        if not comment and not step_comments and not left_open:
+            message = _(
+                "Say what should change: a comment, a comment on a step, or an open comment "
+                "left on one of the pages."
+            )
             raise InvalidInput(message, errors={"comment": [message]})
         transition = workflow.request_changes()
     else:

@@ -8,6 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from evaluations import comments, services
+from evaluations.errors import InvalidInput
 from evaluations.models import Comment
 from tests.evaluations.factories import make_cast, make_evaluation, small_catalog, submitted
 
@@ -353,3 +354,34 @@ def test_in_review_only_a_reviewer_who_did_not_write_it_gets_the_review_form(cli
     assert not offers(overview(client, cast.bob, evaluation), "evaluations:review", evaluation)
     assert not offers(overview(client, cast.dave, evaluation), "evaluations:review", evaluation)
     assert not offers(overview(client, cast.carol, evaluation), "evaluations:submit", evaluation)
+
+
+# ---- requesting changes with comments left on the pages ----------------------------------------
+
+
+def test_an_open_comment_left_on_a_step_is_enough_to_request_changes(cast):
+    evaluation = submitted(cast)
+    comments.comment_add(
+        evaluation=evaluation, actor=cast.carol, anchor="profile", body="Is 2000 ms right?"
+    )
+
+    reviewed = services.evaluation_review(
+        evaluation=evaluation, actor=cast.carol, verdict="request_changes"
+    )
+
+    assert reviewed.state == "changes_requested"
+
+
+def test_without_any_comment_a_request_for_changes_is_refused(cast):
+    evaluation = submitted(cast)
+    # Someone else's open comment does not say what this reviewer wants changed.
+    comments.comment_add(evaluation=evaluation, actor=cast.bob, anchor="profile", body="FYI")
+
+    with pytest.raises(InvalidInput) as refused:
+        services.evaluation_review(
+            evaluation=evaluation, actor=cast.carol, verdict="request_changes"
+        )
+
+    assert "comment" in refused.value.errors
+    evaluation.refresh_from_db()
+    assert evaluation.state == "in_review"
