@@ -27,6 +27,7 @@ def report_status(report: Report, evaluation) -> dict:
         "progress": report.progress,
         "pages": report.pages,
         "seconds": report.seconds,
+        "with_cards": report.with_cards,
         "stale": reports.report_is_stale(report, evaluation),
         "error": report.error if report.status == Report.Status.FAILED else "",
         "status_url": reverse("reports:status", args=[evaluation.pk, report.pk]),

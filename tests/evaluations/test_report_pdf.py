@@ -9,10 +9,14 @@ from pathlib import Path
 
 import pytest
 from django.db import transaction
+from django.template.loader import render_to_string
 from django.utils import translation
 
+from catalog.models import PlacementRow
 from evaluations import services
-from evaluations.reports.content import render_report, report_context
+from evaluations.audit_labels import audit_action_label
+from evaluations.models import Evaluation, Step
+from evaluations.reports.content import TEMPLATE, render_report, report_context
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 
 # The marker also tells pytest-django to create the test database for the module fixtures.
@@ -24,6 +28,16 @@ pytestmark = [
 ]
 
 CHINESE_RATIONALE = "HAMi 负责显存与算力切分，Volcano 负责队列与配额：两者组合而非竞争。"
+RISKS = (
+    "- 静态链接的 CUDA 程序可绕过 HAMi 的限制\n\n"
+    "* Volcano 队列配额需与节点池同步\n"
+    "DCGM 指标最多延迟 30 秒"
+)
+CHECKS = "1. 两个推理 Pod 共享一张 GPU\n2. 8 个 worker 的 gang 要么全部启动要么都不启动"
+HAMI_EVIDENCE = [
+    {"url": "https://github.com/Project-HAMi/HAMi/blob/v2.10.0/README.md#L12", "claim": "x"},
+    {"url": "https://github.com/Project-HAMi/HAMi/blob/v2.10.0/charts/hami/values.yaml#L25-L28"},
+]
 
 
 def _poppler(*args: str) -> str:
@@ -60,22 +74,65 @@ def sample_pdf(django_db_setup, django_db_blocker, tmp_path_factory) -> Path:
         return _built(tmp_path_factory, "sample", build)
 
 
+def _reviewed_in_chinese() -> Evaluation:
+    """Decided in Chinese with risks and checks typed as a list, the candidates saved three
+    times in a row (one audit line), submitted and approved."""
+    small_catalog()
+    PlacementRow.objects.filter(project__slug="hami").update(evidence=HAMI_EVIDENCE)
+    cast = make_cast()
+    evaluation = fill_steps(make_evaluation(cast, title="GPU 共享评审 2027"), cast.bob)
+    for group in ("A", "B", "C"):
+        services.evaluation_step_save(
+            evaluation=evaluation,
+            actor=cast.bob,
+            step="candidates",
+            data={
+                "candidates": [
+                    {"row": "hami/device-plugin", "points_confirmed": True,
+                     "alternative_group": group},
+                    {"row": "volcano/scheduler", "points_confirmed": True},
+                ]
+            },
+        )  # fmt: skip
+    services.evaluation_decide(
+        evaluation=evaluation,
+        actor=cast.bob,
+        rows=["hami/device-plugin", "volcano/scheduler"],
+        rationale=CHINESE_RATIONALE,
+        risks=RISKS,
+        acceptance_checks=CHECKS,
+    )
+    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
+    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    return Evaluation.objects.get(pk=evaluation.pk)
+
+
 @pytest.fixture(scope="module")
 def chinese_pdf(django_db_setup, django_db_blocker, tmp_path_factory) -> Path:
     def build():
-        small_catalog()
-        cast = make_cast()
-        evaluation = fill_steps(make_evaluation(cast, title="GPU 共享评审 2027"), cast.bob)
-        services.evaluation_decide(
-            evaluation=evaluation,
-            actor=cast.bob,
-            rows=["hami/device-plugin", "volcano/scheduler"],
-            rationale=CHINESE_RATIONALE,
-        )
-        return {"evaluation": evaluation, "with_map": False}, "zh-hans"
+        return {"evaluation": _reviewed_in_chinese(), "with_map": False}, "zh-hans"
 
     with django_db_blocker.unblock():
         return _built(tmp_path_factory, "chinese", build)
+
+
+@pytest.fixture(scope="module")
+def report_htmls(django_db_setup, django_db_blocker) -> dict[str, str]:
+    """The report's HTML (what WeasyPrint is given) for the same evaluation, per language."""
+    htmls = {}
+    with django_db_blocker.unblock(), transaction.atomic():
+        evaluation = _reviewed_in_chinese()
+        for language in ("en", "zh-hans"):
+            with translation.override(language):
+                context = report_context(evaluation=evaluation, with_map=False)
+                htmls[language] = render_to_string(TEMPLATE, context)
+        transaction.set_rollback(True)
+    return htmls
+
+
+@pytest.fixture
+def report_html(report_htmls) -> str:
+    return report_htmls["en"]
 
 
 def test_the_report_names_the_candidate_projects(sample_pdf):
@@ -161,3 +218,88 @@ def test_the_report_fetches_only_data_urls():
         with pytest.raises(ValueError, match="disallowed protocol"):
             fetcher.fetch(url)
     assert fetcher.fetch("data:text/plain;base64,aGk=") is not None
+
+
+def _flat(text: str) -> str:
+    return "".join(text.split())
+
+
+def test_risks_and_acceptance_checks_are_list_items_without_the_typed_bullets(report_html):
+    risks = re.search(r'<ul class="items">(.*?)</ul>', report_html, re.S).group(1)
+    checks = re.search(r'<ul class="items checks">(.*?)</ul>', report_html, re.S).group(1)
+
+    assert re.findall(r"<li>(.*?)</li>", risks) == [
+        "静态链接的 CUDA 程序可绕过 HAMi 的限制",
+        "Volcano 队列配额需与节点池同步",
+        "DCGM 指标最多延迟 30 秒",
+    ]
+    assert len(re.findall(r"<li>", checks)) == 2
+
+
+def test_evidence_links_read_as_repository_and_file_not_addresses(report_html):
+    url = "https://github.com/Project-HAMi/HAMi/blob/v2.10.0/README.md#L12"
+
+    assert f'<a href="{url}">README.md L12</a>' in report_html
+    assert '<span class="where">Project-HAMi/HAMi</span>' in report_html
+    assert report_html.count("Project-HAMi/HAMi</span>") == 1  # one line for both files
+    assert f">{url}<" not in report_html
+
+
+def test_the_audit_log_folds_repeats_into_one_line_with_a_count(report_html):
+    rows = re.findall(r"<tr><td>[^<]*</td><td>bob-editor</td><td>(.*?)</td>", report_html)
+    candidates = [row for row in rows if "Candidates and enforcement points" in row]
+
+    # fill_steps' save, then three in a row: two lines, the second one "× 3"
+    assert len(candidates) == 2
+    assert any("× 3" in row for row in candidates)
+
+
+def test_the_report_names_keys_instead_of_printing_them(sample_pdf, chinese_pdf):
+    for pdf in (sample_pdf, chinese_pdf):
+        text = _poppler("pdftotext", str(pdf), "-")
+
+        for key in ("data_plane", "control_plane", "memory_compute_quota", "step_saved"):
+            assert key not in text, key
+        # named as "capability: gang scheduling", never the identifier itself
+        assert not re.search(r"capability:\S", text)
+        assert "in_review" not in text
+
+
+def test_a_chinese_report_names_audit_actions_steps_and_states_in_chinese(chinese_pdf):
+    text = _flat(_poppler("pdftotext", str(chinese_pdf), "-"))
+    with translation.override("zh-hans"):
+        approved = audit_action_label("approved")
+        candidates_step = str(Step.CANDIDATES.label)
+
+    assert approved != "approved" and approved in text
+    assert _flat(f"{candidates_step} × 3") in text
+    assert "approved" not in text
+
+
+def test_a_chinese_report_embeds_the_simplified_chinese_face_only(chinese_pdf):
+    fonts = _poppler("pdffonts", str(chinese_pdf))
+    names = [line.split()[0] for line in fonts.splitlines()[2:]]
+
+    assert any("Noto-Sans-CJK-SC" in name for name in names), fonts
+    # The Noto CJK collection's other faces draw some characters the Japanese or Korean way.
+    for other in ("CJK-JP", "CJK-KR", "CJK-TC", "CJK-HK"):
+        assert not any(other in name for name in names), fonts
+
+
+def test_a_chinese_report_says_its_language_the_way_fontconfig_knows_it(report_htmls):
+    # Under "zh-hans" fontconfig prefers no Chinese face, and any text set in a generic
+    # family comes out in the collection's first face, the Japanese one.
+    assert '<html lang="zh-CN">' in report_htmls["zh-hans"]
+    assert '<html lang="en">' in report_htmls["en"]
+    assert "sans-serif" not in report_htmls["zh-hans"].split("</style>")[0]
+
+
+def test_the_map_has_a_landscape_page_of_its_own(sample_pdf):
+    info = _poppler("pdfinfo", "-f", "1", "-l", "99", str(sample_pdf))
+    sizes = re.findall(r"Page\s+(\d+) size:\s+([\d.]+) x ([\d.]+)", info)
+    landscape = [int(page) for page, width, height in sizes if float(width) > float(height)]
+
+    assert len(landscape) == 1
+    page = str(landscape[0])
+    text = _poppler("pdftotext", "-f", page, "-l", page, str(sample_pdf), "-")
+    assert "The three-layer map" in text
