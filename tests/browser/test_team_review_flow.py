@@ -6,6 +6,7 @@ reviewer approves and the decision is exported as an ADR."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -174,7 +175,7 @@ def test_a_team_reviews_an_evaluation_from_invitation_to_adr(
     editor.goto(f"{live_server.url}/evaluations/{evaluation.pk}/decision/")
     with editor.expect_download() as download:
         editor.click("a[href$='/adr.md']")
-    adr = open(download.value.path(), encoding="utf-8").read()
+    adr = Path(download.value.path()).read_text(encoding="utf-8")
     assert adr.startswith("# ")
     assert "Multi-tenant LLM inference on A100" in adr
     assert "HAMi" in adr and "Volcano" in adr
