@@ -8,6 +8,16 @@ from django.utils.translation import gettext_lazy as _
 from evaluations.models import Role
 
 
+class TeamCreateForm(forms.Form):
+    name = forms.CharField(label=_("Team name"), max_length=120)
+    slug = forms.CharField(
+        label=_("Short name"),
+        max_length=80,
+        required=False,
+        help_text=_("Letters, digits and hyphens, used in addresses; made from the name if empty."),
+    )
+
+
 class MemberAddForm(forms.Form):
     identifier = forms.CharField(
         label=_("Username or e-mail"),

@@ -21,9 +21,10 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.mail import send_mail
 from django.core.validators import URLValidator
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ecomap.accounts.models import key_hash
@@ -65,8 +66,26 @@ def _admin_require(*, team: Team, actor) -> None:
 
 @transaction.atomic
 def team_create(*, name: str, slug: str, admin) -> Team:
-    team = Team.objects.create(name=name, slug=slug)
-    Membership.objects.create(team=team, user=admin, role=Role.ADMIN)
+    """A new team with `admin` as its first admin; a taken name or slug is refused."""
+    name = name.strip()
+    slug = slugify(slug.strip() or name)[:80]
+    if not name:
+        message = _("Give the team a name.")
+        raise InvalidInput(message, errors={"name": [message]})
+    if not slug:
+        message = _("Give the team a short name of letters, digits and hyphens.")
+        raise InvalidInput(message, errors={"slug": [message]})
+    if Team.objects.filter(slug=slug).exists():
+        message = _("A team with the short name “%(slug)s” exists already.") % {"slug": slug}
+        raise InvalidInput(message, errors={"slug": [message]})
+    try:
+        with transaction.atomic():
+            team = Team.objects.create(name=name[:120], slug=slug)
+            Membership.objects.create(team=team, user=admin, role=Role.ADMIN)
+    except IntegrityError as exc:  # created by someone else between the check and the insert
+        message = _("A team with the short name “%(slug)s” exists already.") % {"slug": slug}
+        raise InvalidInput(message, errors={"slug": [message]}) from exc
+    logger.info("team %s created by user %s", team.slug, admin.pk)
     return team
 
 

@@ -29,6 +29,7 @@ from evaluations.teams.forms import (
     InvitationSignupForm,
     MemberAddForm,
     MemberRoleForm,
+    TeamCreateForm,
     WebhookForm,
 )
 
@@ -91,8 +92,28 @@ def _detail(request: HttpRequest, team: Team, *, status: int = 200, **context) -
 
 @login_required
 def team_list_view(request: HttpRequest) -> HttpResponse:
+    """The user's teams, and a form to start one (whoever starts a team is its first admin)."""
+    form = TeamCreateForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        created: list[Team] = []
+        saved = save_or_form_error(
+            form,
+            lambda: created.append(
+                services.team_create(
+                    name=form.cleaned_data["name"],
+                    slug=form.cleaned_data["slug"],
+                    admin=request.user,
+                )
+            ),
+        )
+        if saved:
+            messages.success(request, _("Team created: you are its admin."))
+            return redirect("teams:detail", slug=created[0].slug)
     memberships = list(selectors.memberships_for_user(user=request.user))
-    return render(request, "teams/list.html", {"memberships": memberships})
+    status = 400 if request.method == "POST" else 200
+    return render(
+        request, "teams/list.html", {"memberships": memberships, "form": form}, status=status
+    )
 
 
 @login_required
