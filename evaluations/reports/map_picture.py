@@ -30,7 +30,12 @@ SCALE = 2
 LABEL_PX = 11.5
 LINE_PX = 13  # a label line, leading included
 NODE_PX = 30  # half the node above, half the node below, the gaps to its label
-LABEL_WRAP = 20  # characters per line of a node's name: columns are about 140 px apart
+LABEL_WRAP = 20  # characters per line of a node's name, where nothing stands beside it
+MIN_CHARS = 9
+CHAR_PX = 6.2  # an average character of the labels' face at LABEL_PX
+LABEL_GAP_PX = 8
+TICK_CHAR_PX = 7.4
+TICK_LINE_PX = 16
 Y_SPAN, Y_FLOOR = 3.04, -0.02  # the y axis: three bands and a little
 LEGEND_PX = 12
 TICK_PX = 13
@@ -40,38 +45,67 @@ FADED_LABEL = "#6b7588"  # the screen's #b6bfcc all but vanishes on paper
 FADED_NODE_OPACITY = 0.4
 FADED_LINE_OPACITY = 0.22
 X_PAD = 1.35  # room for a centred label under a node in the first or last column
-MARGIN = {"l": 10, "r": 10, "t": 8, "b": 118}
+MARGIN = {"l": 10, "r": 10, "t": 8, "b": 100}
 
 
-def label_lines(nodes: Sequence[Any], plot_height: int) -> dict[str, int]:
-    """How many lines each node's label may take before it runs into the node under it (or off
-    the bottom of the plot): a node with room below gets three, a crowded column fewer."""
-    px_per_band = plot_height / Y_SPAN
-    lines = {}
+def label_room(
+    nodes: Sequence[Any], plot_height: float, px_per_x: float
+) -> dict[str, tuple[int, int]]:
+    """Lines and characters per line each node's label may take: down to the node under it
+    (or the bottom of the plot), across to the nearest node on its lane (two centred labels
+    share the gap between their nodes)."""
+    px_per_y = plot_height / Y_SPAN
+    room = {}
     for node in nodes:
-        below = [
-            node.y - other.y
-            for other in nodes
-            if other is not node and abs(other.x - node.x) < 0.5 and other.y < node.y
-        ]
-        room = (min(below) if below else node.y - Y_FLOOR) * px_per_band
-        lines[node.row_id] = max(1, min(3, int((room - NODE_PX) // LINE_PX)))
-    return lines
+        below, beside = [], []
+        for other in nodes:
+            if other is node:
+                continue
+            if abs(other.x - node.x) < 0.5 and other.y < node.y:
+                below.append(node.y - other.y)
+            if abs(other.y - node.y) < 0.05:
+                beside.append(abs(other.x - node.x))
+        down = (min(below) if below else node.y - Y_FLOOR) * px_per_y
+        across = min(beside) * px_per_x if beside else 10 * LABEL_WRAP * CHAR_PX
+        lines = max(1, min(3, int((down - NODE_PX) // LINE_PX)))
+        chars = max(MIN_CHARS, min(LABEL_WRAP, int((across - LABEL_GAP_PX) // CHAR_PX)))
+        room[node.row_id] = (lines, chars)
+    return room
 
 
-def node_label(name: str, key: str, *, with_key: bool, lines: int) -> str:
-    """A node's label in at most `lines` lines: the project's name wrapped (cut with … only
-    where the lines run out), then the row's key when the project has several rows."""
+def node_label(name: str, key: str, *, with_key: bool, lines: int, chars: int = 0) -> str:
+    """A node's label in at most `lines` lines of `chars` characters: the project's name
+    wrapped (cut with … only where the lines run out), then the row's key when the project has
+    several rows."""
+    chars = chars or LABEL_WRAP
     key_lines = 1 if with_key and lines > 1 else 0
-    wrapped = textwrap.wrap(name, LABEL_WRAP, break_long_words=False) or [name]
+    wrapped = textwrap.wrap(name, chars, break_long_words=False) or [name]
     room = max(1, lines - key_lines)
     shown = wrapped[:room]
     if len(wrapped) > room:
         shown[-1] = shown[-1].rstrip() + "…"
+    shown = [line if len(line) <= chars + 1 else line[:chars].rstrip() + "…" for line in shown]
     text = "<br>".join(plain(line) for line in shown)
     if key_lines:
+        key = key if len(key) <= chars + 1 else key[:chars].rstrip() + "…"
         text += f"<br><span style='color:#475569'>{plain(key)}</span>"
     return text
+
+
+def tick_label(text: str, width_px: float) -> str:
+    """A column's name in two lines when it is wider than its column (a Chinese glyph counts
+    as two Latin characters)."""
+    wide = sum(1 for char in text if ord(char) >= 0x2E80)
+    if (len(text) + wide) * TICK_CHAR_PX <= width_px:
+        return plain(text)
+    if " " in text and not wide:
+        lines = textwrap.wrap(text, max(4, int(width_px // TICK_CHAR_PX)))
+        if len(lines) > 2:  # two lines a little wider than the column, never a cut name
+            lines = textwrap.wrap(text, (len(text) + 1) // 2 + 2)
+    else:
+        per_line = max(2, int(width_px // (TICK_CHAR_PX * 2)), (len(text) + 1) // 2)
+        lines = [text[i : i + per_line] for i in range(0, len(text), per_line)]
+    return "<br>".join(plain(line.strip()) for line in lines)
 
 
 def _legend_sample(trace: dict[str, Any]) -> dict[str, Any]:
@@ -102,7 +136,12 @@ def print_figure(
     rows_per_project = Counter(row.project for row in shown)
     width, height = SIZE
     plot_height = height - MARGIN["t"] - MARGIN["b"]
-    lines = label_lines(nodes, plot_height)
+    layout = figure["layout"]
+    xaxis = layout["xaxis"]
+    low, high = xaxis["range"]
+    xaxis["range"] = [low - (X_PAD - 0.9), high + (X_PAD - 0.9)]
+    px_per_x = (width - MARGIN["l"] - MARGIN["r"]) / (xaxis["range"][1] - xaxis["range"][0])
+    room = label_room(nodes, plot_height, px_per_x)
     data: list[dict[str, Any]] = []
     samples: list[dict[str, Any]] = []
     for trace in figure["data"]:
@@ -114,7 +153,8 @@ def print_figure(
                     names.get(row.id) or row.project,
                     row.key,
                     with_key=rows_per_project[row.project] > 1,
-                    lines=lines.get(row.id, 1),
+                    lines=room.get(row.id, (1, LABEL_WRAP))[0],
+                    chars=room.get(row.id, (1, LABEL_WRAP))[1],
                 )
                 for row in shown
             ]
@@ -134,15 +174,17 @@ def print_figure(
         data.append(trace)
     figure["data"] = data + samples
 
-    layout = figure["layout"]
     layout.pop("height", None)
     layout["margin"] = MARGIN
-    xaxis = layout["xaxis"]
-    low, high = xaxis["range"]
-    xaxis["range"] = [low - (X_PAD - 0.9), high + (X_PAD - 0.9)]
+    ticks = xaxis.get("tickvals") or []
+    spacing = min((b - a for a, b in zip(ticks, ticks[1:], strict=False)), default=3) * px_per_x
+    xaxis["ticktext"] = [tick_label(text, spacing - 6) for text in xaxis.get("ticktext") or []]
+    xaxis["tickangle"] = 0
     xaxis["tickfont"] = {**xaxis.get("tickfont", {}), "size": TICK_PX}
-    xaxis["title"]["font"] = {**xaxis["title"].get("font", {}), "size": LEGEND_PX}
-    xaxis["title"]["standoff"] = 6
+    # The caption under the figure says what the columns are: an axis title would sit between
+    # the tick labels and the legend and collide with one of them.
+    xaxis["title"] = {"text": ""}
+    tick_lines = max((text.count("<br>") + 1 for text in xaxis["ticktext"]), default=1)
     for note in layout.get("annotations", []):
         size = (note.get("font") or {}).get("size")
         if size == 13:  # a band's title
@@ -153,8 +195,8 @@ def print_figure(
         **layout.get("legend", {}),
         "orientation": "h",
         "x": 0,
-        # Under the tick labels and the axis title (about 48 px), never on them.
-        "y": -52 / plot_height,
+        # Just under the tick labels, never on them.
+        "y": -(tick_lines * TICK_LINE_PX + 12) / plot_height,
         "yanchor": "top",
         "font": {"size": LEGEND_PX},
         "itemwidth": 40,

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from evaluations.reports.map_picture import label_lines, node_label, print_figure
+from evaluations.reports.map_picture import label_room, node_label, print_figure, tick_label
 
 PLOT_HEIGHT = 624
+PX_PER_X = 93  # 30 candidates: 13.7 x units across 1,280 px
 
 
 def node(row_id: str, x: float, y: float) -> SimpleNamespace:
@@ -18,11 +19,28 @@ def test_a_node_with_room_below_gets_three_label_lines_and_a_crowded_column_fewe
     nodes = [node("a/x", 1.5, 0.82), node("b/x", 1.5, 0.5), node("c/x", 3.0, 0.82)]
     crowded = [node(f"p{i}/x", 0.5, y) for i, y in enumerate((0.82, 0.61, 0.39, 0.18))]
 
+    lines = {row: room[0] for row, room in label_room(nodes, PLOT_HEIGHT, PX_PER_X).items()}
     # a/x sits a third of a band (65 px) above b/x: a name line and its key
-    assert label_lines(nodes, PLOT_HEIGHT) == {"a/x": 2, "b/x": 3, "c/x": 3}
-    lines = label_lines(crowded, PLOT_HEIGHT)
+    assert lines == {"a/x": 2, "b/x": 3, "c/x": 3}
+    lines = {row: room[0] for row, room in label_room(crowded, PLOT_HEIGHT, PX_PER_X).items()}
     assert lines["p0/x"] == 1  # 0.21 of a band (43 px) above the next node
     assert lines["p3/x"] == 1  # near the bottom of the plot
+
+
+def test_labels_of_neighbours_on_a_lane_are_no_wider_than_the_gap_between_them():
+    lane = [node("a/x", 0.5, 0.82), node("b/x", 1.5, 0.82), node("c/x", 4.5, 0.5)]
+
+    room = label_room(lane, PLOT_HEIGHT, PX_PER_X)
+
+    assert room["a/x"][1] == room["b/x"][1] < 20
+    assert room["a/x"][1] * 6.2 <= PX_PER_X  # one x unit apart
+    assert room["c/x"][1] == 20  # alone on its lane
+
+
+def test_a_column_name_wider_than_its_column_takes_two_lines():
+    assert tick_label("Whole GPU", 140) == "Whole GPU"
+    assert tick_label("Memory + compute quota", 90) == "Memory +<br>compute quota"
+    assert tick_label("显存 + 算力配额", 60).count("<br>") == 1
 
 
 def test_a_long_name_wraps_whole_words_and_is_cut_only_where_the_lines_run_out():
