@@ -403,3 +403,6 @@ class WebhookDelivery(models.Model):
 
     def __str__(self) -> str:
         return f"{self.event} to {self.url} ({self.status})"
+
+
+from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot  # noqa: E402, F401

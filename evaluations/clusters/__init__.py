@@ -1,0 +1,1 @@
+"""Cluster snapshots: what is really deployed, stored per team and compared with decisions."""
