@@ -222,6 +222,9 @@ class PlacementRow(models.Model):
     failure_modes = models.JSONField(_("typical failure modes"), default=list, blank=True)
     evidence = models.JSONField(_("evidence"), default=list, blank=True)
     unverified = models.JSONField(_("unverified claims"), default=list, blank=True)
+    # How to recognise the component in a cluster snapshot (docs/cluster-snapshot.md): Helm chart,
+    # CRD, image, workload, label, resource, DRA driver and webhook names, with their evidence.
+    detect = models.JSONField(_("detection signatures"), default=dict, blank=True)
     project_version = models.CharField(_("project version"), max_length=60, blank=True)
     reviewed_on = models.DateField(_("reviewed"), null=True, blank=True)
     verified_at = models.DateField(

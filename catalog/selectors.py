@@ -9,7 +9,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
 
-from catalog.engine.bundle import COST_ASPECTS, Vocabulary
+from catalog.engine.bundle import COST_ASPECTS, Vocabulary, normalize_detect
 from catalog.engine.rows import Row
 from catalog.models import (
     CatalogChange,
@@ -143,6 +143,7 @@ ROW_VALUE_FIELDS = (
     "failure_modes",
     "evidence",
     "unverified",
+    "detect",
     "project_version",
     "reviewed_on",
     "verified_at",
@@ -244,6 +245,8 @@ def stored_projects(
             "reviewed": row["reviewed_on"].isoformat() if row["reviewed_on"] else "",
             "verified_at": row["verified_at"].isoformat() if row["verified_at"] else "",
             "unverified": list(row["unverified"]),
+            # jsonb keeps no key order: the export's comes from the bundle format.
+            "detect": normalize_detect(row["detect"] or {}),
         }
         by_id[row["project_id"]].rows[row["key"]] = (row["id"], placement)
     return stored

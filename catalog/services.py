@@ -133,6 +133,7 @@ def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[st
         "failure_modes": placement["failure_modes"],
         "evidence": placement["evidence"],
         "unverified": placement["unverified"],
+        "detect": placement["detect"],
         "project_version": placement["project_version"],
         "reviewed_on": dt.date.fromisoformat(reviewed) if reviewed else None,
         "verified_at": dt.date.fromisoformat(verified) if verified else None,
@@ -152,8 +153,9 @@ ROW_FIELD_NAMES = tuple(
     _row_fields(
         {
             "component": "", "layer": "x", "promise": "", "non_promise": "",
-            "failure_modes": [], "evidence": [], "unverified": [], "project_version": "",
-            "reviewed": "", "verified_at": "", "functions": [], "functions_inferred": False,
+            "failure_modes": [], "evidence": [], "unverified": [], "detect": {},
+            "project_version": "", "reviewed": "", "verified_at": "", "functions": [],
+            "functions_inferred": False,
             "isolation": {"memory": "", "compute": "", "fault": ""}, "costs": {},
         },
         {"x": 0},

@@ -66,6 +66,9 @@ class PlacementSerializer(serializers.ModelSerializer):
     reviewed = serializers.DateField(source="reviewed_on", read_only=True, allow_null=True)
     failure_modes = serializers.ListField(child=serializers.CharField(), read_only=True)
     unverified = serializers.ListField(child=serializers.CharField(), read_only=True)
+    detect = serializers.DictField(
+        read_only=True, help_text="How the component is recognised in a cluster snapshot."
+    )
 
     class Meta:
         model = PlacementRow
@@ -73,7 +76,8 @@ class PlacementSerializer(serializers.ModelSerializer):
             "id", "project", "key", "component", "layer", "resource_units", "enforcement_points",
             "functions", "functions_inferred", "isolation", "promise", "non_promise", "costs",
             "signals", "provides", "requires", "accepts", "exclusive", "failure_modes",
-            "evidence", "project_version", "reviewed", "verified_at", "unverified", "updated_at",
+            "evidence", "project_version", "reviewed", "verified_at", "unverified", "detect",
+            "updated_at",
         ]  # fmt: skip
 
     @extend_schema_field(

@@ -51,6 +51,19 @@ PLACEMENT_KEYS = (
     "reviewed",
     "verified_at",
     "unverified",
+    "detect",
+)
+# The lists a placement's `detect` mapping may hold, in export order (then evidence, note).
+DETECT_KEYS = (
+    "helm_charts",
+    "crds",
+    "images",
+    "daemonsets",
+    "deployments",
+    "node_labels",
+    "extended_resources",
+    "dra_drivers",
+    "webhooks",
 )
 PROJECT_KEYS = (
     "slug",
@@ -371,11 +384,23 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         "reviewed": placement.get("reviewed", ""),
         "verified_at": placement.get("verified_at", ""),
         "unverified": list(placement.get("unverified") or []),
+        "detect": normalize_detect(placement.get("detect") or {}),
     }
     ordered = {key: normal[key] for key in PLACEMENT_KEYS}
     # Which fields the bundle stated: an import in merge mode keeps the stored value of the rest.
     ordered[GIVEN] = sorted(key for key in placement if key in PLACEMENT_KEYS)
     return ordered
+
+
+def normalize_detect(detect: dict[str, Any]) -> dict[str, Any]:
+    """A `detect` mapping with its lists de-duplicated in a fixed key order; empty parts left out
+    (an empty mapping means the row states no signatures)."""
+    normal: dict[str, Any] = {key: _unique(detect[key]) for key in DETECT_KEYS if detect.get(key)}
+    if detect.get("evidence"):
+        normal["evidence"] = _unique(detect["evidence"])
+    if detect.get("note"):
+        normal["note"] = detect["note"]
+    return normal
 
 
 def normalize_project(project: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:

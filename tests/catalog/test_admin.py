@@ -135,3 +135,19 @@ def test_staff_without_the_catalog_maintainer_permission_cannot_change_the_catal
     assert add.status_code == 403
     assert change.status_code == 403
     assert Project.objects.get(slug="kept").name != "Changed"
+
+
+def test_an_admin_edit_keeps_the_rows_detection_signatures(admin_client):
+    detect = {"daemonsets": ["*example-device-plugin"], "note": "release-name prefix"}
+    apply(bundle(project("plugin", placement("dp", detect=detect))))
+    row = PlacementRow.objects.get()
+
+    response = admin_client.post(
+        reverse("admin:catalog_placementrow_change", args=[row.pk]),
+        _row_form(row, promise="Advertises GPUs."),
+    )
+
+    assert response.status_code == 302, response.content.decode()[:2000]
+    row.refresh_from_db()
+    assert row.promise == "Advertises GPUs."
+    assert row.detect == detect
