@@ -1,0 +1,379 @@
+"""The checks of a deployed cluster against the catalog's contracts and an evaluation's decision."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from fnmatch import fnmatchcase
+from itertools import combinations
+from typing import Any
+
+from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.cluster.decision import drift_findings
+from catalog.engine.cluster.detect import (
+    Detected,
+    detect_rows,
+    gpu_label_keys,
+    node_labels,
+    node_pools,
+    node_resources,
+)
+from catalog.engine.cluster.dra import dra_feature_findings
+from catalog.engine.cluster.report import (
+    ERROR,
+    INFO,
+    SEVERITIES,
+    WARNING,
+    ClusterReport,
+    Decided,
+    Finding,
+)
+from catalog.engine.cluster.snapshot import Snapshot
+from catalog.engine.oracle import links_between
+from catalog.engine.rows import Row
+from catalog.engine.text import _
+
+# Requirements met on the host, outside Kubernetes (a driver baked into the node image): a
+# snapshot cannot see them, so an unmet one is said, not counted as an error.
+HOST_LEVEL = ("capability:*-driver", "capability:*container-toolkit*")
+# Extended resources that are GPUs or slices of them when a node advertises them.
+GPU_RESOURCE_PATTERNS = ("nvidia.com/*", "amd.com/*")
+
+
+def _names(values: Iterable[str]) -> str:
+    return ", ".join(sorted(set(values)))
+
+
+class _Context:
+    """What every check reads: rows by id, what was detected where, the nodes' facts."""
+
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        rows: Sequence[Row],
+        signatures: Mapping[str, Mapping[str, Any]],
+        detected: list[Detected],
+        evidence: Mapping[str, Sequence[str]],
+    ):
+        self.snapshot = snapshot
+        self.by_id = {r.id: r for r in rows}
+        self.signatures = signatures
+        self.detected = detected
+        self.present = [self.by_id[d.row] for d in detected]
+        self.nodes = {n.get("metadata", {}).get("name", ""): n for n in snapshot.items("nodes")}
+        self.labels = {name: node_labels(node) for name, node in self.nodes.items()}
+        self.resources = {name: node_resources(node) for name, node in self.nodes.items()}
+        self._evidence = evidence
+
+    def evidence(self, *row_ids: str) -> tuple[str, ...]:
+        urls: list[str] = []
+        for row_id in row_ids:
+            urls.extend(self._evidence.get(row_id, ()))
+            urls.extend(self.signatures.get(row_id, {}).get("evidence", ()))
+        return tuple(dict.fromkeys(urls))
+
+    def reach(self, found: Detected) -> list[tuple[Detected, Row]]:
+        """The other detected rows that run where `found` runs (or anywhere, for a cluster-wide
+        row), cluster-wide rows included."""
+        mine = set(found.nodes)
+        return [
+            (d, self.by_id[d.row])
+            for d in self.detected
+            if d is not found and (d.cluster_wide or found.cluster_wide or mine & set(d.nodes))
+        ]
+
+
+def exclusive_conflicts(ctx: _Context) -> list[Finding]:
+    """Two rows holding one ownership token on the same node."""
+    findings = []
+    for a, b in combinations(ctx.detected, 2):
+        tokens = ctx.by_id[a.row].exclusive & ctx.by_id[b.row].exclusive
+        shared = sorted(set(a.nodes) & set(b.nodes))
+        if not tokens or not shared:
+            continue
+        findings.append(
+            Finding(
+                ERROR,
+                "exclusive-token-shared",
+                _(
+                    "%(a)s and %(b)s both hold %(tokens)s on %(count)s node(s) (%(nodes)s): "
+                    "both advertise and hand out the same devices, so two pods can be given "
+                    "one GPU",
+                    a=ctx.by_id[a.row].label,
+                    b=ctx.by_id[b.row].label,
+                    tokens=_names(tokens),
+                    count=len(shared),
+                    nodes=_names(shared[:10]) + (" …" if len(shared) > 10 else ""),
+                ),
+                nodes=tuple(shared),
+                objects=(*a.objects, *b.objects),
+                rows=(a.row, b.row),
+                evidence=ctx.evidence(a.row, b.row),
+            )
+        )
+    return findings
+
+
+def _met_by_nodes(ctx: _Context, pattern: str, found: Detected) -> bool:
+    """A label or resource requirement is met when the row's own nodes carry it."""
+    kind, _sep, name = pattern.partition(":")
+    nodes = found.nodes or tuple(ctx.nodes)
+    if kind == "label":
+        return any(fnmatchcase(k, name) for n in nodes for k in ctx.labels.get(n, {}))
+    if kind == "resource":
+        return any(fnmatchcase(k, name) for n in nodes for k in ctx.resources.get(n, {}))
+    return False
+
+
+def unmet_requirements(ctx: _Context) -> list[Finding]:
+    findings = []
+    for found in ctx.detected:
+        row = ctx.by_id[found.row]
+        reach = ctx.reach(found)
+        for pattern in sorted(row.requires):
+            if (
+                any(fnmatchcase(i, pattern) for i in KUBERNETES_BASELINE)
+                or any(fnmatchcase(i, pattern) for _d, r in reach for i in r.provides)
+                or _met_by_nodes(ctx, pattern, found)
+            ):
+                continue
+            host = any(fnmatchcase(pattern, h) for h in HOST_LEVEL)
+            findings.append(
+                Finding(
+                    INFO if host else ERROR,
+                    "requirement-not-visible" if host else "requirement-unmet",
+                    _(
+                        "%(row)s requires %(pattern)s; nothing deployed provides it, which is "
+                        "right only if the node image installs it",
+                        row=row.label,
+                        pattern=pattern,
+                    )
+                    if host
+                    else _(
+                        "%(row)s requires %(pattern)s, and nothing deployed where it runs "
+                        "provides it",
+                        row=row.label,
+                        pattern=pattern,
+                    ),
+                    nodes=found.nodes,
+                    objects=found.objects,
+                    rows=(found.row,),
+                    evidence=ctx.evidence(found.row),
+                )
+            )
+    return findings
+
+
+def _resources_in_use(ctx: _Context) -> dict[str, set[str]]:
+    """GPU resources pods are sized in, with the nodes that serve each: what nodes advertise,
+    and what a detected row provides that another detected row requires (HAMi's scheduler needs
+    nvidia.com/gpumem although nodes advertise only nvidia.com/gpu)."""
+    in_use: dict[str, set[str]] = defaultdict(set)
+    for node, resources in ctx.resources.items():
+        for name in resources:
+            if any(fnmatchcase(name, p) for p in GPU_RESOURCE_PATTERNS):
+                in_use[name].add(node)
+    required = {p for r in ctx.present for p in r.requires if p.startswith("resource:")}
+    for found in ctx.detected:
+        for ident in ctx.by_id[found.row].provides:
+            if ident.startswith("resource:") and any(fnmatchcase(ident, p) for p in required):
+                in_use[ident.removeprefix("resource:")].update(found.nodes)
+    return in_use
+
+
+def _providers(ctx: _Context, resource: str) -> list[Row]:
+    return [r for r in ctx.present if f"resource:{resource}" in r.provides]
+
+
+def queue_coverage(ctx: _Context) -> list[Finding]:
+    """Kueue ClusterQueues and Volcano Queues against the GPU resources in use."""
+    in_use = _resources_in_use(ctx)
+    if not in_use:
+        return []
+    findings = []
+    queues = ctx.snapshot.items("clusterqueues")
+    kueue_rows = tuple(r.id for r in ctx.present if r.project == "kueue")
+    if queues:
+        covered = {
+            str(name)
+            for q in queues
+            for group in (q.get("spec") or {}).get("resourceGroups") or ()
+            if isinstance(group, Mapping)
+            for name in group.get("coveredResources") or ()
+        }
+        missing = sorted(set(in_use) - covered)
+        if missing:
+            names = tuple(f"ClusterQueue {q['metadata']['name']}" for q in queues)
+            nodes = sorted(set().union(*(in_use[m] for m in missing)))
+            findings.append(
+                Finding(
+                    ERROR,
+                    "queue-resource-not-covered",
+                    _(
+                        "no ClusterQueue covers %(missing)s, which the GPU nodes serve "
+                        "(%(nodes)s): Kueue never admits a workload that requests them, so it "
+                        "stays pending; covered: %(covered)s",
+                        missing=", ".join(missing),
+                        nodes=_names(nodes[:10]),
+                        covered=_names(covered) or "-",
+                    ),
+                    nodes=tuple(nodes),
+                    objects=names,
+                    rows=kueue_rows,
+                    evidence=ctx.evidence(*kueue_rows),
+                )
+            )
+    volcano = ctx.snapshot.items("queues")
+    volcano_rows = tuple(r.id for r in ctx.present if r.project == "volcano")
+    for queue in volcano:
+        spec = queue.get("spec") or {}
+        capped = {
+            str(k)
+            for part in (spec.get("capability"), spec.get("deserved"))
+            if isinstance(part, Mapping)
+            for k in part
+        }
+        gpu_capped = {k for k in capped if any(fnmatchcase(k, p) for p in GPU_RESOURCE_PATTERNS)}
+        missing = sorted(set(in_use) - capped)
+        if gpu_capped and missing:
+            findings.append(
+                Finding(
+                    WARNING,
+                    "queue-resource-not-capped",
+                    _(
+                        "Volcano queue %(queue)s caps %(capped)s but not %(missing)s: work "
+                        "that requests only those is not held to the queue's share",
+                        queue=queue["metadata"]["name"],
+                        capped=_names(gpu_capped),
+                        missing=", ".join(missing),
+                    ),
+                    nodes=tuple(sorted(set().union(*(in_use[m] for m in missing)))),
+                    objects=(f"Queue {queue['metadata']['name']}",),
+                    rows=volcano_rows,
+                    evidence=ctx.evidence(*volcano_rows),
+                )
+            )
+    findings.extend(_cannot_express(ctx, in_use))
+    return findings
+
+
+def _cannot_express(ctx: _Context, in_use: Mapping[str, set[str]]) -> list[Finding]:
+    """A quota row present that cannot name a resource in use (its accepts do not match it, or
+    only another scheduler can assign it)."""
+    findings = []
+    for queue in ctx.present:
+        if "capability:quota" not in queue.provides:
+            continue
+        patterns = queue.accepts | queue.requires
+        for resource in sorted(in_use):
+            ident = f"resource:{resource}"
+            providers = [p for p in _providers(ctx, resource) if p.id != queue.id]
+            if providers:
+                expressible = any(
+                    link.interface == ident for p in providers for link in links_between(p, queue)
+                )
+            else:
+                expressible = any(fnmatchcase(ident, p) for p in patterns)
+            if expressible:
+                continue
+            findings.append(
+                Finding(
+                    ERROR,
+                    "queue-cannot-express",
+                    _(
+                        "%(queue)s cannot put quota on or place %(resource)s%(by)s",
+                        queue=queue.label,
+                        resource=resource,
+                        by=_(
+                            " (only the scheduler %(providers)s rely on can assign it)",
+                            providers=_names(p.label for p in providers),
+                        )
+                        if providers
+                        else "",
+                    ),
+                    nodes=tuple(sorted(in_use[resource])),
+                    rows=(queue.id, *(p.id for p in providers)),
+                    evidence=ctx.evidence(queue.id, *(p.id for p in providers)),
+                )
+            )
+    return findings
+
+
+def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
+    """Signals the decided stack's rows require that nothing deployed exports."""
+    if decision is None:
+        return []
+    exported = {i for r in ctx.present for i in r.signals | r.provides if i.startswith("signal:")}
+    findings = []
+    for row_id in decision.rows:
+        row = ctx.by_id.get(row_id)
+        if row is None:
+            continue
+        for pattern in sorted(p for p in row.requires if p.startswith("signal:")):
+            if any(fnmatchcase(s, pattern) for s in exported):
+                continue
+            findings.append(
+                Finding(
+                    WARNING,
+                    "signal-not-exported",
+                    _(
+                        "%(row)s, decided, needs %(signal)s, and nothing deployed exports it",
+                        row=row.label,
+                        signal=pattern,
+                    ),
+                    rows=(row_id,),
+                    evidence=ctx.evidence(row_id),
+                )
+            )
+    return findings
+
+
+def check_cluster(
+    snapshot: Snapshot,
+    *,
+    rows: Sequence[Row],
+    signatures: Mapping[str, Mapping[str, Any]],
+    decision: Decided | None = None,
+    dra_features: Sequence[Mapping[str, Any]] = (),
+    evidence: Mapping[str, Sequence[str]] | None = None,
+) -> ClusterReport:
+    """Resolve the snapshot to catalog rows and check what runs: ownership conflicts per node,
+    unmet requirements, queue quota against the GPU resources in use, DRA features against the
+    Kubernetes release and, given a decision, drift from it. `evidence` maps row ids to the
+    catalog's evidence URLs, quoted with the findings."""
+    pools = node_pools(snapshot, gpu_label_keys(signatures))
+    detected = detect_rows(
+        snapshot,
+        rows=rows,
+        signatures=signatures,
+        pools=pools,
+        prefer=decision.rows if decision else (),
+    )
+    ctx = _Context(snapshot, rows, signatures, detected, evidence or {})
+    findings = [
+        *exclusive_conflicts(ctx),
+        *unmet_requirements(ctx),
+        *queue_coverage(ctx),
+        *signals_missing(ctx, decision),
+        *dra_feature_findings(snapshot, dra_features),
+    ]
+    if decision is not None:
+        findings.extend(
+            drift_findings(
+                decision=decision,
+                detected=detected,
+                pools=pools,
+                by_id=ctx.by_id,
+                signatures=signatures,
+                evidence=ctx.evidence,
+            )
+        )
+    order = {severity: i for i, severity in enumerate(SEVERITIES)}
+    findings.sort(key=lambda f: (order[f.severity], f.code, f.rows, f.nodes))
+    return ClusterReport(
+        cluster=snapshot.cluster,
+        kubernetes_version=snapshot.kubernetes_version,
+        detected=detected,
+        pools=pools,
+        findings=findings,
+    )
