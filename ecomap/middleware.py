@@ -11,10 +11,11 @@ from django.shortcuts import render
 from ecomap.errors import API_PREFIX
 
 NUL_MESSAGE = "NUL characters are not allowed in paths, query strings or form values."
-# Imports read their (large) bodies as a stream and refuse NUL themselves.
+# Imports and cluster snapshots read their (large) bodies as a stream and refuse NUL themselves.
 _IMPORTS = "/api/v1/imports/"
+_STREAMED = (_IMPORTS, "/api/v1/clusters/")
 # Where a body may be as large as an import; everything else is a form or a small JSON document.
-_LARGE_BODIES = (_IMPORTS, "/catalog/imports/upload/", "/admin/")
+_LARGE_BODIES = (*_STREAMED, "/catalog/imports/upload/", "/clusters/", "/admin/")
 
 
 class BodySizeMiddleware:
@@ -70,7 +71,7 @@ class RejectNulMiddleware:
             return True
         if b"\x00" in unquote_to_bytes(request.META.get("QUERY_STRING", "")):
             return True
-        if request.method not in ("POST", "PUT", "PATCH") or request.path.startswith(_IMPORTS):
+        if request.method not in ("POST", "PUT", "PATCH") or request.path.startswith(_STREAMED):
             return False
         content_type = request.META.get("CONTENT_TYPE", "")
         if content_type.startswith("application/x-www-form-urlencoded"):

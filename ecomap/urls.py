@@ -21,6 +21,8 @@ urlpatterns = [
     path("evaluations/", include("evaluations.urls")),
     path("teams/", include("evaluations.teams.urls")),
     path("inbox/", include("evaluations.inbox.urls")),
+    # /clusters/ and an evaluation's /evaluations/<pk>/cluster/ comparison
+    path("", include("evaluations.clusters.urls")),
     path("reports/", include("evaluations.reports.urls")),
     path("map/", include("catalog.map.urls")),
     path("matrix/", include("catalog.matrix.urls")),

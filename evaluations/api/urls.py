@@ -4,10 +4,12 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from evaluations.api import views
+from evaluations.clusters import api as cluster_api
 from evaluations.reports import api as report_api
 
 router = SimpleRouter()
 router.register("evaluations", views.EvaluationViewSet, basename="evaluation")
+router.register("clusters", cluster_api.ClusterSnapshotViewSet, basename="cluster")
 router.register(
     r"evaluations/(?P<evaluation_pk>[^/.]+)/reports",
     report_api.ReportViewSet,
@@ -15,6 +17,7 @@ router.register(
 )
 
 urlpatterns = [
+    path("schema/cluster/", cluster_api.ClusterSchemaView.as_view(), name="cluster-schema"),
     # DESIGN.md names the file as it is saved: `adr.md`, no trailing slash.
     path(
         "evaluations/<str:pk>/adr.md",

@@ -1,0 +1,165 @@
+"""Cluster snapshot reads: the access helper, the cluster list, history, and the check of one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery
+from django.http import Http404
+
+from catalog.engine.cluster import (
+    ClusterReport,
+    Decided,
+    Snapshot,
+    check_cluster,
+    parse_snapshot,
+)
+from catalog.models import PlacementRow
+from catalog.selectors import engine_rows
+from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
+from evaluations.errors import InvalidInput
+from evaluations.models import Evaluation, Membership, Team
+
+# What a list shows of a snapshot; the document itself (up to 20 MB) stays in the database.
+LIST_DEFERRED = ("document",)
+
+
+def snapshot_get_for_user(*, user, pk: Any) -> ClusterSnapshot:
+    """The snapshot if the user is in its team, with `user_role` set; else Http404.
+
+    Another team's snapshot and a missing one look the same, so ids leak nothing.
+    """
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("No such cluster snapshot")
+    try:
+        pk = int(pk)
+    except (TypeError, ValueError):
+        raise Http404("No such cluster snapshot") from None
+    snapshot = (
+        ClusterSnapshot.objects.filter(pk=pk, team__memberships__user=user)
+        .select_related("team", "uploaded_by")
+        .annotate(user_role=F("team__memberships__role"))
+        .first()
+    )
+    if snapshot is None:
+        raise Http404("No such cluster snapshot")
+    return snapshot
+
+
+def clusters_for_user(*, user) -> QuerySet[ClusterSnapshot]:
+    """The latest snapshot of each cluster of the user's teams, with how many were uploaded."""
+    latest = ClusterSnapshot.objects.filter(
+        team=OuterRef("team"), cluster=OuterRef("cluster")
+    ).order_by("-collected_at", "-id")
+    count = (
+        ClusterSnapshot.objects.filter(team=OuterRef("team"), cluster=OuterRef("cluster"))
+        .order_by()
+        .values("team", "cluster")
+        .annotate(n=Count("id"))
+        .values("n")
+    )
+    return (
+        ClusterSnapshot.objects.filter(team__memberships__user=user)
+        .filter(pk=Subquery(latest.values("pk")[:1]))
+        .defer(*LIST_DEFERRED)
+        .select_related("team", "uploaded_by")
+        .annotate(snapshot_count=Subquery(count[:1]), user_role=F("team__memberships__role"))
+        .order_by("cluster", "team__name", "-id")
+    )
+
+
+def snapshot_history(snapshot: ClusterSnapshot) -> QuerySet[ClusterSnapshot]:
+    """Every snapshot of the same cluster and team, newest first (the given one included)."""
+    return (
+        ClusterSnapshot.objects.filter(team_id=snapshot.team_id, cluster=snapshot.cluster)
+        .defer(*LIST_DEFERRED)
+        .select_related("uploaded_by")
+        .order_by("-collected_at", "-id")
+    )
+
+
+def team_snapshots(team_id: int) -> QuerySet[ClusterSnapshot]:
+    """A team's snapshots, newest first, for choosing one to compare with a decision."""
+    return (
+        ClusterSnapshot.objects.filter(team_id=team_id)
+        .defer(*LIST_DEFERRED)
+        .order_by("cluster", "-collected_at", "-id")
+    )
+
+
+def attached_snapshot(evaluation: Evaluation) -> ClusterSnapshot | None:
+    """The snapshot attached to the evaluation (its report's deployed-state chapter), if any."""
+    attachment = (
+        ClusterAttachment.objects.filter(evaluation=evaluation).select_related("snapshot").first()
+    )
+    return attachment.snapshot if attachment else None
+
+
+def detect_signatures() -> tuple[dict[str, dict[str, Any]], dict[str, list[str]]]:
+    """Each catalog row's `detect` mapping and evidence URLs by row id (`project/key`)."""
+    signatures: dict[str, dict[str, Any]] = {}
+    evidence: dict[str, list[str]] = {}
+    for slug, key, detect, sources in PlacementRow.objects.values_list(
+        "project__slug", "key", "detect", "evidence"
+    ):
+        row_id = f"{slug}/{key}"
+        if detect:
+            signatures[row_id] = detect
+        urls = [item.get("url") if isinstance(item, dict) else item for item in sources or ()]
+        evidence[row_id] = [url for url in urls if isinstance(url, str) and url]
+    return signatures, evidence
+
+
+def decided_of(evaluation: Evaluation) -> Decided | None:
+    """The evaluation's decided stack in the engine's terms (None before a decision)."""
+    decision = getattr(evaluation, "decision", None)
+    if decision is None or not decision.rows:
+        return None
+    pools = {name: tuple(refs) for name, refs in (decision.pools or {}).items()}
+    return Decided(rows=tuple(decision.rows), pools=pools)
+
+
+def cluster_check(snapshot: Snapshot, *, evaluation: Evaluation | None = None) -> ClusterReport:
+    """Check a parsed snapshot against the catalog, and against a decision when given."""
+    signatures, evidence = detect_signatures()
+    return check_cluster(
+        snapshot,
+        rows=engine_rows(),
+        signatures=signatures,
+        evidence=evidence,
+        decision=decided_of(evaluation) if evaluation is not None else None,
+    )
+
+
+def snapshot_report(
+    snapshot: ClusterSnapshot, *, evaluation: Evaluation | None = None
+) -> ClusterReport:
+    return cluster_check(parse_snapshot(snapshot.document), evaluation=evaluation)
+
+
+def upload_team_for_user(*, user, slug: str) -> tuple[Team, str]:
+    """The team an upload goes to and the user's role in it; a team the user is not in is as
+    unknown as a missing one (Http404). Without a slug, the user's only team."""
+    memberships = Membership.objects.filter(user=user).select_related("team")
+    if slug:
+        membership = memberships.filter(team__slug=slug).first()
+    else:
+        found = list(memberships[:2])
+        if len(found) != 1:
+            raise InvalidInput(
+                "Name the team: ?team=<short name>.",
+                errors={"team": ["required when you are in more than one team (or none)"]},
+            )
+        membership = found[0]
+    if membership is None:
+        raise Http404("No such team")
+    return membership.team, membership.role
+
+
+def team_evaluations_decided(team_id: int) -> QuerySet[Evaluation]:
+    """The team's evaluations with a decision, to compare a snapshot with, newest first."""
+    return (
+        Evaluation.objects.filter(team_id=team_id, decision__isnull=False)
+        .only("id", "title", "state", "updated_at")
+        .order_by("-updated_at", "-id")[:20]
+    )
