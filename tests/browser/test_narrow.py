@@ -21,7 +21,7 @@ def evaluation(bob):
     """The demo's sample evaluation (all four steps filled), bob its team's admin."""
     call_command("load_catalog", verbosity=0)
     call_command("seed_demo_team", bob.username, verbosity=0)
-    return Evaluation.objects.get()
+    return Evaluation.objects.get(state="draft")
 
 
 def language_cookie(page, live_server, language: str) -> None:
@@ -48,6 +48,13 @@ def pages(evaluation: Evaluation) -> list[str]:
         f"{base}/decision/",
         "/catalog/imports/",
         "/account/token/",
+        "/",
+        "/inbox/",
+        "/inbox/search/?q=hami",
+        "/teams/",
+        "/teams/platform-team/",
+        # the demo's approved evaluation: its decision and comments
+        *[f"/evaluations/{e.pk}/decision/" for e in Evaluation.objects.filter(state="approved")],
     ]
 
 

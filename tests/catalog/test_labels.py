@@ -176,7 +176,7 @@ def test_step_2_explains_each_level_it_shows(bob, bob_client, builtin_catalog):
     from evaluations.models import Evaluation
 
     call_command("seed_demo_team", bob.username, verbosity=0)
-    evaluation = Evaluation.objects.get()
+    evaluation = Evaluation.objects.get(state="draft")  # the sample left for the user to fill
 
     page = bob_client.get(f"/evaluations/{evaluation.pk}/steps/2/", HTTP_ACCEPT_LANGUAGE="en")
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from evaluations.models import Evaluation, Membership, Role
+from evaluations.models import Evaluation, Membership, Notification, Role
 from tests.evaluations.factories import MIXED_PROFILE
 from tests.factories import make_user
 
@@ -57,10 +58,21 @@ def test_seed_demo_team_makes_the_user_admin_with_a_sample_evaluation(builtin_ca
     membership = Membership.objects.get(user=user)
     assert membership.team.name == "Platform team"
     assert membership.role == Role.ADMIN
-    evaluation = Evaluation.objects.get(team=membership.team)
+    evaluation = Evaluation.objects.get(team=membership.team, state="draft")
     assert evaluation.profile["workload_types"] == ["training", "online_inference", "interactive"]
     assert evaluation.profile_done and evaluation.units_done and evaluation.candidates_done
     assert evaluation.candidates.count() == 4
+    # Teammates wrote and reviewed two more, so the home page and the inbox have something.
+    approved = Evaluation.objects.get(team=membership.team, state="approved")
+    assert approved.decision.rows == [
+        "hami/device-plugin",
+        "hami/scheduler-extender",
+        "kueue/controller",
+    ]
+    assert approved.reviews.get().reviewer.username == "li.wei"
+    waiting = Evaluation.objects.get(team=membership.team, state="in_review")
+    assert Notification.objects.filter(recipient=user, evaluation=waiting).exists()
+    assert not get_user_model().objects.get(username="maria").has_usable_password()
 
 
 def test_seed_demo_team_needs_an_existing_user(db):

@@ -1,4 +1,5 @@
-"""`manage.py seed_demo_team USERNAME`: the demo's "Platform team" and a sample evaluation."""
+"""`manage.py seed_demo_team USERNAME`: the demo's "Platform team" with two teammates, a sample
+evaluation to fill in, an approved decision and one waiting for USERNAME's review."""
 
 from __future__ import annotations
 
@@ -32,6 +33,52 @@ CANDIDATES = [
     "volcano/scheduler",
     "kueue/controller",
 ]
+# Teammates who cannot sign in (no password): they wrote and reviewed the other evaluations, so
+# the home page, the inbox and the ADR export have something to show.
+TEAMMATES = [
+    ("maria", "maria@example.org", Role.EDITOR),
+    ("li.wei", "li.wei@example.cn", Role.REVIEWER),
+]
+INFERENCE = {
+    "title": "Inference pool for the search team",
+    "profile": {
+        "workload_types": ["online_inference"],
+        "primary_objective": "p99_latency",
+        "p99_target_ms": 200,
+        "jitter_tolerance": "low",
+        "isolation": "soft",
+        "failure_semantics": "degrade",
+        "tenancy": "multi",
+        "tenant_count": 12,
+        "gpu_model": "A100 80GB",
+        "gpu_memory_gb": 80,
+        "priorities": ["isolation", "observability", "cost", "compatibility"],
+    },
+    "units": [{"unit": "memory_compute_quota", "note": "GPU memory by size per model replica."}],
+    "candidates": ["hami/device-plugin", "hami/scheduler-extender", "kueue/controller"],
+    "rationale": "HAMi shares each A100 by memory and cores; its scheduler extender places the "
+    "slices; Kueue keeps the twelve tenants to their quotas and lends idle GPUs.",
+    "risks": "Statically linked CUDA escapes HAMi's limits.\n"
+    "A ClusterQueue that does not cover nvidia.com/gpumem leaves pods pending.",
+    "checks": "P99 below 200 ms at peak load\nNo tenant above its quota for more than a minute",
+}
+NOTEBOOKS = {
+    "title": "Notebook sharing with time slicing",
+    "profile": {
+        "workload_types": ["interactive"],
+        "primary_objective": "cost",
+        "jitter_tolerance": "high",
+        "isolation": "none",
+        "failure_semantics": "degrade",
+        "tenancy": "multi",
+        "priorities": ["cost", "compatibility", "observability", "isolation"],
+    },
+    "units": [{"unit": "time_slice", "note": "Notebooks are idle most of the time."}],
+    "candidates": ["nvidia-device-plugin/time-slicing", "kueue/controller"],
+    "rationale": "Time slicing packs idle notebooks; Kueue caps each team.",
+    "risks": "No memory isolation: one notebook can take a GPU's memory.",
+    "checks": "A notebook starts in under a minute",
+}
 
 
 class Command(BaseCommand):
@@ -53,12 +100,16 @@ class Command(BaseCommand):
         if Evaluation.objects.filter(team=team, title=TITLE).exists():
             self.stdout.write(f"Team {team.name!r} and its sample evaluation already exist.")
             return
+        maria, li_wei = (self._teammate(team, *teammate) for teammate in TEAMMATES)
         evaluation = services.evaluation_create(actor=user, team=team, title=TITLE, profile=PROFILE)
         try:
             self._fill(evaluation, user)
+            approved = self._decided(team, maria, INFERENCE)
+            services.evaluation_review(evaluation=approved, actor=li_wei, verdict="approve")
+            self._decided(team, maria, NOTEBOOKS)  # waiting for the demo user's review
         except EvaluationError as exc:
-            # An incomplete catalog leaves the sample at step 1 rather than failing the demo.
-            self.stderr.write(f"Sample evaluation left partly filled: {exc.message}")
+            # An incomplete catalog leaves the samples partly filled rather than failing the demo.
+            self.stderr.write(f"Sample evaluations left partly filled: {exc.message}")
         self.stdout.write(
             self.style.SUCCESS(
                 f"Team {team.name!r} with {user.username} as admin; sample "
@@ -75,4 +126,51 @@ class Command(BaseCommand):
         ]
         save(
             evaluation=evaluation, actor=user, step=Step.CANDIDATES, data={"candidates": candidates}
+        )
+
+    def _teammate(self, team: Team, username: str, email: str, role: str):
+        user, created = get_user_model().objects.get_or_create(
+            username=username, defaults={"email": email}
+        )
+        if created:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        services.membership_set(team=team, user=user, role=role)
+        return user
+
+    def _decided(self, team: Team, author, sample: dict) -> Evaluation:
+        """An evaluation of `sample` filled in, decided and submitted for review by `author`."""
+        evaluation = services.evaluation_create(
+            actor=author, team=team, title=sample["title"], profile=sample["profile"]
+        )
+        save = services.evaluation_step_save
+        save(evaluation=evaluation, actor=author, step=Step.UNITS, data={"units": sample["units"]})
+        candidates = [{"row": ref, "points_confirmed": True} for ref in sample["candidates"]]
+        save(
+            evaluation=evaluation,
+            actor=author,
+            step=Step.CANDIDATES,
+            data={"candidates": candidates},
+        )
+        evaluation = Evaluation.objects.get(pk=evaluation.pk)
+        boundaries = [
+            {"row": c.row.ref, "promise": c.boundary_promise, "non_promise": c.boundary_non_promise}
+            for c in evaluation.candidates.select_related("row__project")
+        ]
+        save(
+            evaluation=evaluation,
+            actor=author,
+            step=Step.BOUNDARIES,
+            data={"boundaries": boundaries},
+        )
+        services.evaluation_decide(
+            evaluation=Evaluation.objects.get(pk=evaluation.pk),
+            actor=author,
+            rows=sample["candidates"],
+            rationale=sample["rationale"],
+            risks=sample["risks"],
+            acceptance_checks=sample["checks"],
+        )
+        return services.evaluation_submit(
+            evaluation=Evaluation.objects.get(pk=evaluation.pk), actor=author
         )
