@@ -65,6 +65,7 @@ def test_seed_demo_team_makes_the_user_admin_with_a_sample_evaluation(builtin_ca
     # Teammates wrote and reviewed two more, so the home page and the inbox have something.
     approved = Evaluation.objects.get(team=membership.team, state="approved")
     assert approved.decision.rows == [
+        "nvidia-gpu-operator/clusterpolicy",
         "hami/device-plugin",
         "hami/scheduler-extender",
         "kueue/controller",

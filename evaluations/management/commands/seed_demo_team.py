@@ -55,9 +55,15 @@ INFERENCE = {
         "priorities": ["isolation", "observability", "cost", "compatibility"],
     },
     "units": [{"unit": "memory_compute_quota", "note": "GPU memory by size per model replica."}],
-    "candidates": ["hami/device-plugin", "hami/scheduler-extender", "kueue/controller"],
-    "rationale": "HAMi shares each A100 by memory and cores; its scheduler extender places the "
-    "slices; Kueue keeps the twelve tenants to their quotas and lends idle GPUs.",
+    "candidates": [
+        "nvidia-gpu-operator/clusterpolicy",
+        "hami/device-plugin",
+        "hami/scheduler-extender",
+        "kueue/controller",
+    ],
+    "rationale": "The GPU Operator installs the driver and the container toolkit (its own device "
+    "plugin turned off); HAMi shares each A100 by memory and cores and its scheduler extender "
+    "places the slices; Kueue keeps the twelve tenants to their quotas and lends idle GPUs.",
     "risks": "Statically linked CUDA escapes HAMi's limits.\n"
     "A ClusterQueue that does not cover nvidia.com/gpumem leaves pods pending.",
     "checks": "P99 below 200 ms at peak load\nNo tenant above its quota for more than a minute",
