@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import re
 import threading
 import warnings
 from collections import defaultdict
@@ -408,14 +409,16 @@ def _by_first(pairs) -> dict[str, Any]:
     return {"count": count, "rows": [PairsOf(ref, others) for ref, others in grouped.items()]}
 
 
+# A bullet or a number the author typed before an item: "- ", "* ", "• ", "1. ", "2) ", "☐ ".
+TYPED_MARKER = re.compile(r"^(?:[-*•☐]|\d{1,3}[.)])\s+")
+
+
 def _items(text: str) -> list[str]:
     """A free-text list (one item a line, as the decision form asks) as list items: blank lines
-    dropped, and a bullet the author typed ("-", "*", "•") not doubled."""
+    dropped, and a bullet or number the author typed not doubled by the list's own."""
     items = []
     for line in (text or "").splitlines():
-        line = line.strip()
-        if line[:1] in ("-", "*", "•") and line[1:2] in (" ", "\t"):
-            line = line[2:].strip()
+        line = TYPED_MARKER.sub("", line.strip()).strip()
         if line:
             items.append(line)
     return items
