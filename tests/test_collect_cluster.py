@@ -330,3 +330,46 @@ def test_the_script_is_shellcheck_clean():
     )
 
     assert result.returncode == 0, result.stdout
+
+
+def documented(heading: str, language: str) -> str:
+    """The first code block of `language` after `heading` in docs/cluster-snapshot.md."""
+    text = (ROOT / "docs" / "cluster-snapshot.md").read_text()
+    after = text[text.index(heading) :]
+    return re.search(rf"```{language}\n(.*?)```", after, re.S).group(1)
+
+
+def test_the_documented_example_is_a_valid_snapshot():
+    if not SCHEMA.exists():
+        pytest.skip("catalog/schemas/cluster-v1.schema.json is not there yet")
+    jsonschema = pytest.importorskip("jsonschema")
+
+    example = json.loads(documented("## The format", "json"))
+
+    jsonschema.validate(example, json.loads(SCHEMA.read_text()))
+
+
+@pytest.mark.skipif(shutil.which("jq") is None, reason="jq is not installed")
+def test_the_documented_by_hand_commands_write_a_valid_snapshot(tmp_path):
+    env = {
+        "PATH": make_path(tmp_path / "bin"),
+        "HOME": str(tmp_path),
+        "FAKE_CLUSTER_LOG": str(tmp_path / "calls.log"),
+    }
+
+    result = subprocess.run(  # noqa: S603 - the documented commands, against the fakes
+        [shutil.which("bash"), "-euo", "pipefail", "-c", documented("### By hand", "sh")],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    snapshot = json.loads((tmp_path / "cluster-snapshot.json").read_text())
+    assert snapshot["kubernetes_version"] == "v1.33.5"
+    assert snapshot["helm_releases"][0]["chart"] == "hami-2.10.0"
+    if SCHEMA.exists():
+        jsonschema = pytest.importorskip("jsonschema")
+        jsonschema.validate(snapshot, json.loads(SCHEMA.read_text()))
