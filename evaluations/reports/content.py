@@ -40,6 +40,7 @@ from evaluations.forms import (
     time_windows_in_words,
 )
 from evaluations.models import Evaluation, State, Step, Verdict
+from evaluations.reports.deployed import deployed_state
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
@@ -569,6 +570,7 @@ def report_context(
         "layer_names": layer_names,
         "point_names": point_names,
         "evidence": _evidence(cards),
+        **deployed_state(evaluation),  # the attached cluster snapshot's chapter, if any
     }
 
 

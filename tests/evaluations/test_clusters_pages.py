@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.template.loader import render_to_string
 from django.test import Client
 
 from catalog.engine.cluster import MAX_BODY_BYTES
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
-from evaluations.clusters.services import cluster_snapshot_upload
+from evaluations.clusters.services import cluster_snapshot_attach, cluster_snapshot_upload
+from evaluations.reports.content import TEMPLATE, report_context
 from tests.evaluations.cluster_factories import (
     body,
     conflicting_snapshot,
@@ -172,3 +174,19 @@ def test_another_teams_snapshot_cannot_be_compared(cast):
     )
 
     assert response.status_code == 404
+
+
+def test_the_report_gains_a_deployed_state_chapter_once_a_snapshot_is_attached(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+    assert 'id="deployed"' not in render_to_string(
+        TEMPLATE, report_context(evaluation=evaluation, with_map=False)
+    )
+    cluster_snapshot_attach(
+        evaluation=evaluation, snapshot=stored(cast), actor=cast.bob, role="editor"
+    )
+
+    html = render_to_string(TEMPLATE, report_context(evaluation=evaluation, with_map=False))
+
+    chapter = html[html.index('id="deployed"') :]
+    assert "prod-gpu" in chapter
+    assert "volcano/scheduler" in chapter  # decided, not found in the cluster
