@@ -64,6 +64,14 @@ class _Context:
         self.labels = {name: node_labels(node) for name, node in self.nodes.items()}
         self.resources = {name: node_resources(node) for name, node in self.nodes.items()}
         self._evidence = evidence
+        # crd:<group>/<version>/<Kind> for every served version of every CRD collected
+        self.crd_kinds = {
+            f"crd:{spec.get('group')}/{version.get('name')}/{(spec.get('names') or {}).get('kind')}"
+            for crd in snapshot.items("crds")
+            if isinstance(spec := crd.get("spec"), Mapping)
+            for version in spec.get("versions") or ()
+            if isinstance(version, Mapping)
+        }
 
     def evidence(self, *row_ids: str) -> tuple[str, ...]:
         urls: list[str] = []
@@ -114,9 +122,12 @@ def exclusive_conflicts(ctx: _Context) -> list[Finding]:
     return findings
 
 
-def _met_by_nodes(ctx: _Context, pattern: str, found: Detected) -> bool:
-    """A label or resource requirement is met when the row's own nodes carry it."""
+def _met_in_cluster(ctx: _Context, pattern: str, found: Detected) -> bool:
+    """A label or resource requirement is met when the row's own nodes carry it; a CRD one when
+    the CustomResourceDefinition is installed (whoever installed it)."""
     kind, _sep, name = pattern.partition(":")
+    if kind == "crd":
+        return any(fnmatchcase(ident, pattern) for ident in ctx.crd_kinds)
     nodes = found.nodes or tuple(ctx.nodes)
     if kind == "label":
         return any(fnmatchcase(k, name) for n in nodes for k in ctx.labels.get(n, {}))
@@ -130,30 +141,43 @@ def unmet_requirements(ctx: _Context) -> list[Finding]:
     for found in ctx.detected:
         row = ctx.by_id[found.row]
         reach = ctx.reach(found)
-        for pattern in sorted(row.requires):
-            if (
+        unmet = [
+            pattern
+            for pattern in sorted(row.requires)
+            if not (
                 any(fnmatchcase(i, pattern) for i in KUBERNETES_BASELINE)
                 or any(fnmatchcase(i, pattern) for _d, r in reach for i in r.provides)
-                or _met_by_nodes(ctx, pattern, found)
-            ):
-                continue
-            host = any(fnmatchcase(pattern, h) for h in HOST_LEVEL)
+                or _met_in_cluster(ctx, pattern, found)
+            )
+        ]
+        host = [p for p in unmet if any(fnmatchcase(p, h) for h in HOST_LEVEL)]
+        for pattern in (p for p in unmet if p not in host):
             findings.append(
                 Finding(
-                    INFO if host else ERROR,
-                    "requirement-not-visible" if host else "requirement-unmet",
+                    ERROR,
+                    "requirement-unmet",
                     _(
-                        "%(row)s requires %(pattern)s; nothing deployed provides it, which is "
-                        "right only if the node image installs it",
-                        row=row.label,
-                        pattern=pattern,
-                    )
-                    if host
-                    else _(
                         "%(row)s requires %(pattern)s, and nothing deployed where it runs "
                         "provides it",
                         row=row.label,
                         pattern=pattern,
+                    ),
+                    nodes=found.nodes,
+                    objects=found.objects,
+                    rows=(found.row,),
+                    evidence=ctx.evidence(found.row),
+                )
+            )
+        if host:
+            findings.append(
+                Finding(
+                    INFO,
+                    "requirement-not-visible",
+                    _(
+                        "%(row)s requires %(patterns)s; nothing deployed provides it, which is "
+                        "right only if the node image installs it",
+                        row=row.label,
+                        patterns=", ".join(host),
                     ),
                     nodes=found.nodes,
                     objects=found.objects,

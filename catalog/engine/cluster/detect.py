@@ -236,7 +236,7 @@ def _any_glob(patterns: Iterable[str], value: str) -> bool:
 
 def gpu_label_keys(signatures: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
     """The label-key globs that make a label GPU-related: the fixed ones and the rows' own."""
-    own = {p for sig in signatures.values() for p in sig.get("node_labels", ())}
+    own = {p.partition("=")[0] for sig in signatures.values() for p in sig.get("node_labels", ())}
     return (*GPU_LABEL_PATTERNS, *sorted(own))
 
 
@@ -297,8 +297,6 @@ class _Cluster:
         ]
         self.crds = {_name(c) for c in snapshot.items("crds")}
         self.webhooks = [_name(w) for w in snapshot.items("mutatingwebhookconfigurations")]
-        self.labels = {k for node in self.nodes for k in node_labels(node)}
-        self.resources = {k for node in self.nodes for k in node_resources(node)}
         self.slices = [
             (str(_dig(s, "spec", "driver") or ""), str(_dig(s, "spec", "nodeName") or ""))
             for s in snapshot.items("resourceslices")
@@ -369,23 +367,40 @@ def _match_row(cluster: _Cluster, row: Row, signature: Mapping[str, Any]) -> _Ma
     return match
 
 
+def label_matches(entry: str, labels: Mapping[str, str]) -> bool:
+    """A `node_labels` entry against one node's labels: a key glob, or `key=value` (exact value;
+    how a row that shares its DaemonSet with other modes tells them apart, e.g.
+    `nvidia.com/mig.strategy=mixed`)."""
+    key, equals, value = entry.partition("=")
+    return any(fnmatchcase(k, key) and (not equals or v == value) for k, v in labels.items())
+
+
 def _corroborate(cluster: _Cluster, signature: Mapping[str, Any], match: _Match) -> None:
+    """Score the corroborating signatures, on the row's own nodes when it has any."""
+    nodes = [n for n in cluster.nodes if _name(n) in match.nodes] or cluster.nodes
+    labels = [node_labels(n) for n in nodes]
+    resources = {k for n in nodes for k in node_resources(n)}
     for crd in signature.get("crds", ()):
         if crd in cluster.crds:
             match.score += 1
             match.matched.append(f"CRD {crd}")
-    for label in signature.get("node_labels", ()):
-        if any(fnmatchcase(key, label) for key in cluster.labels):
+    for entry in signature.get("node_labels", ()):
+        if any(label_matches(entry, node) for node in labels):
             match.score += 1
-            match.matched.append(f"node label {label}")
+            match.matched.append(f"node label {entry}")
     for resource in signature.get("extended_resources", ()):
-        if any(fnmatchcase(key, resource) for key in cluster.resources):
+        if any(fnmatchcase(key, resource) for key in resources):
             match.score += 2  # what a mode advertises is what tells modes apart
             match.matched.append(f"extended resource {resource}")
     for release, chart, _version, _ in cluster.helm:
         if _any_glob(signature.get("helm_charts", ()), chart):
             match.score += 1
             match.matched.append(f"Helm release {release} of chart {chart}")
+
+
+def _claims(signature: Mapping[str, Any]) -> int:
+    keys = ("crds", "node_labels", "extended_resources", "helm_charts")
+    return sum(len(signature.get(key, ())) for key in keys)
 
 
 def _version(cluster: _Cluster, signature: Mapping[str, Any], match: _Match) -> str:
@@ -420,9 +435,12 @@ def detect_rows(
 ) -> list[Detected]:
     """The rows present in the snapshot. Among rows of one project that the same objects match,
     the one with most corroborating signatures is taken; a tie goes to a row in `prefer` (the
-    decision), then to catalog order; the others are listed as its alternatives."""
+    decision), then to the row that claims least (the plain mode, not the one whose extra
+    signatures went unmatched), then to the order of `signatures`; the others that tie are
+    listed as its alternatives."""
     cluster = _Cluster(snapshot)
     preferred = set(prefer)
+    position = {row_id: i for i, row_id in enumerate(signatures)}
     matches = [
         m
         for row in rows
@@ -432,7 +450,15 @@ def detect_rows(
     pool_of = {node: pool.name for pool in pools for node in pool.nodes}
     found = []
     for group in _group(matches):
-        best = max(group, key=lambda m: (m.score, m.row.id in preferred, -group.index(m)))
+        best = max(
+            group,
+            key=lambda m: (
+                m.score,
+                m.row.id in preferred,
+                -_claims(signatures[m.row.id]),
+                -position[m.row.id],
+            ),
+        )
         signature = signatures[best.row.id]
         nodes = tuple(sorted(set().union(*(m.nodes for m in group))))
         found.append(
