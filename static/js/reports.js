@@ -34,8 +34,8 @@
         (report.pages || 0) + " " + (panel.dataset.pagesLabel || "pages") + " · " +
         (report.seconds || 0).toFixed(1) + " s";
       ready.querySelector("[data-report-stale]").hidden = !report.stale;
-      ready.querySelector("[data-report-contents]").textContent = report.with_cards
-        ? panel.dataset.withCardsLabel : panel.dataset.withoutCardsLabel;
+      ready.querySelector("[data-report-contents]").textContent = "· " + (report.with_cards
+        ? panel.dataset.withCardsLabel : panel.dataset.withoutCardsLabel);
     }
     return running;
   }

@@ -55,7 +55,7 @@ def test_a_fresh_report_shows_no_stale_badge(signed_in_page, live_server, evalua
     expect(panel.locator("[data-report-download]")).to_be_visible()
     # .state is an inline-block badge: the hidden attribute must still win
     expect(panel.locator("[data-report-stale]")).to_be_hidden()
-    expect(panel.locator("[data-report-contents]")).to_have_text("without the placement cards")
+    expect(panel.locator("[data-report-contents]")).to_have_text("· without the placement cards")
 
 
 def test_a_changed_evaluation_shows_the_stale_badge_and_what_the_report_holds(
@@ -71,5 +71,5 @@ def test_a_changed_evaluation_shows_the_stale_badge_and_what_the_report_holds(
     panel = signed_in_page.locator("#reports")
     expect(panel.locator("[data-report-stale]")).to_be_visible()
     expect(panel.locator("[data-report-contents]")).to_have_text(
-        "with the placement cards as an appendix"
+        "· with the placement cards as an appendix"
     )
