@@ -220,7 +220,7 @@ def _map_key(revision: int, rows: Sequence[Row], highlight: Sequence[str]) -> st
     built again with the same candidates (after a review, say) does not start Chromium."""
     what = repr((sorted(row.id for row in rows), sorted(highlight), MAP_PRINT_SIZE))
     digest = hashlib.blake2b(what.encode(), digest_size=12).hexdigest()
-    return f"report:map:v3:{revision}:{translation.get_language()}:{digest}"
+    return f"report:map:v4:{revision}:{translation.get_language()}:{digest}"
 
 
 def _map_image(
