@@ -17,6 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from catalog.engine.cluster import parse_snapshot
+from evaluations.clusters.selectors import cluster_check
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "collect-cluster"
 FAKES = ROOT / "tests" / "data" / "collector" / "bin"
@@ -134,11 +137,33 @@ def test_the_snapshot_validates_against_the_cluster_schema(collect):
 
 
 def test_the_engine_reads_the_snapshot(collect):
-    cluster = pytest.importorskip("catalog.engine.cluster")
-
     run = collect()
 
-    cluster.parse_snapshot(run.snapshot)  # raises SnapshotError when refused
+    parse_snapshot(run.snapshot)  # raises SnapshotError when refused
+
+
+@pytest.mark.django_db
+def test_the_checker_finds_hami_and_kueue_in_what_the_collector_wrote(collect, builtin_catalog):
+    report = cluster_check(parse_snapshot(collect().snapshot))
+
+    detected = {found.row: found for found in report.detected}
+    assert detected["hami/device-plugin"].version == "2.10.0"
+    assert detected["hami/device-plugin"].nodes == ("gpu-1", "gpu-2")
+    assert "hami/scheduler-extender" in detected
+    assert detected["kueue/controller"].version == "v0.19.2"
+
+
+@pytest.mark.django_db
+@pytest.mark.xfail(
+    reason="the engine does not see Kueue's resourceTransformations (manager config), so the "
+    "ClusterQueue of Kueue's own HAMi guide (total-gpucores, total-gpumem) reads as not "
+    "covering nvidia.com/gpucores and gpumem: reported to the lead",
+    strict=False,
+)
+def test_kueues_documented_hami_queue_is_not_an_error(collect, builtin_catalog):
+    report = cluster_check(parse_snapshot(collect().snapshot))
+
+    assert [f.code for f in report.findings if f.severity == "error"] == []
 
 
 def test_only_read_only_verbs_are_called(collect):
