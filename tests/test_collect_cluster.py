@@ -348,6 +348,19 @@ def test_the_default_output_file_is_cluster_snapshot_json(tmp_path):
     assert json.loads((tmp_path / "cluster-snapshot.json").read_text())["cluster"] == "gpu-lab"
 
 
+def test_dash_writes_the_snapshot_to_standard_output_and_notes_to_stderr(tmp_path):
+    env = {"PATH": make_path(tmp_path / "bin"), "HOME": str(tmp_path)}
+
+    result = subprocess.run(  # noqa: S603 - our own script
+        [str(SCRIPT), "-o", "-"], env=env, cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["format"] == "ecomap.cluster/v1"
+    assert "wrote standard output" in result.stderr
+    assert list(tmp_path.glob("*.json")) == []
+
+
 @pytest.mark.skipif(shutil.which("shellcheck") is None, reason="shellcheck is not installed")
 def test_the_script_is_shellcheck_clean():
     result = subprocess.run(  # noqa: S603 - a linter on our own file
