@@ -359,3 +359,20 @@ UNMAINTAINED_TAG = "unmaintained"
 def recommendable_rows() -> list[Row]:
     """Engine rows of maintained projects: what a recommendation may build a stack from."""
     return engine_rows(rows=PlacementRow.objects.exclude(project__tags__slug=UNMAINTAINED_TAG))
+
+
+def cluster_catalog() -> tuple[list[Row], dict[str, dict[str, Any]], dict[str, list[str]]]:
+    """What the cluster check matches a snapshot against: the engine rows, each row's `detect`
+    signatures and its evidence URLs by row id. Signatures come in catalog order (file order
+    of the built-in data), which settles ties between modes the snapshot cannot tell apart."""
+    signatures: dict[str, dict[str, Any]] = {}
+    evidence: dict[str, list[str]] = {}
+    for slug, key, detect, sources in PlacementRow.objects.order_by("pk").values_list(
+        "project__slug", "key", "detect", "evidence"
+    ):
+        row_id = f"{slug}/{key}"
+        if detect:
+            signatures[row_id] = detect
+        urls = (item.get("url") if isinstance(item, dict) else item for item in sources or ())
+        evidence[row_id] = [url for url in urls if isinstance(url, str) and url]
+    return engine_rows(), signatures, evidence

@@ -5,6 +5,7 @@ Pure Python (no Django): the `check_cluster` command, the API and the cluster pa
 
 from catalog.engine.cluster.checks import check_cluster
 from catalog.engine.cluster.detect import Detected, NodePool
+from catalog.engine.cluster.dra import builtin_dra_features
 from catalog.engine.cluster.report import ClusterReport, Decided, Finding
 from catalog.engine.cluster.snapshot import (
     MAX_BODY_BYTES,
@@ -32,6 +33,7 @@ __all__ = [
     "NodePool",
     "Snapshot",
     "SnapshotError",
+    "builtin_dra_features",
     "check_cluster",
     "load_snapshot",
     "parse_snapshot",

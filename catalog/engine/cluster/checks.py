@@ -174,8 +174,8 @@ def unmet_requirements(ctx: _Context) -> list[Finding]:
                     INFO,
                     "requirement-not-visible",
                     _(
-                        "%(row)s requires %(patterns)s; nothing deployed provides it, which is "
-                        "right only if the node image installs it",
+                        "%(row)s requires %(patterns)s, which nothing deployed provides: right "
+                        "only if the node image installs them",
                         row=row.label,
                         patterns=", ".join(host),
                     ),

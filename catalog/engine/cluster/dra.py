@@ -7,12 +7,25 @@ ResourceSlices and DeviceClasses (claims are not collected).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
+
+import yaml
 
 from catalog.engine.cluster.report import ERROR, INFO, WARNING, Finding
 from catalog.engine.cluster.snapshot import Snapshot
 from catalog.engine.text import _
+
+# Kept with the docs because people read it there; the checks read the same file.
+DRA_FEATURES_PATH = Path(__file__).resolve().parents[3] / "docs" / "dra-features.yaml"
+
+
+@functools.cache
+def builtin_dra_features() -> tuple[Mapping[str, Any], ...]:
+    """The verified DRA feature stages of docs/dra-features.yaml (what callers pass on)."""
+    return tuple(yaml.safe_load(DRA_FEATURES_PATH.read_text(encoding="utf-8")) or ())
 
 
 def _devices(resource_slice: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
