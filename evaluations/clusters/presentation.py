@@ -20,6 +20,23 @@ SEVERITIES = (
 )
 
 
+# Evidence links shown per finding before the rest fold away (a pair of rows can cite dozens).
+EVIDENCE_SHOWN = 4
+
+
+@dataclass
+class FindingView:
+    """A finding with its rows named from the catalog and its evidence folded after a few."""
+
+    finding: Finding
+    rows: list[tuple[str, PlacementRow | None]]
+    evidence: list[str]
+    more_evidence: list[str]
+
+    def __getattr__(self, name: str) -> Any:  # severity, code, message, nodes, objects
+        return getattr(self.finding, name)
+
+
 @dataclass
 class PoolDifference:
     """One decided pool: the rows decided there, and which of them run somewhere in the cluster."""
@@ -40,10 +57,21 @@ def catalog_rows(ids: Iterable[str]) -> dict[str, PlacementRow]:
     return {row.ref: row for row in rows if row.ref in ids}
 
 
-def findings_by_severity(findings: Iterable[Finding]) -> list[tuple[str, Any, list[Finding]]]:
-    grouped: dict[str, list[Finding]] = {key: [] for key, _label in SEVERITIES}
+def findings_by_severity(
+    findings: Iterable[Finding], names: dict[str, PlacementRow] | None = None
+) -> list[tuple[str, Any, list[FindingView]]]:
+    names = names or {}
+    grouped: dict[str, list[FindingView]] = {key: [] for key, _label in SEVERITIES}
     for finding in findings:
-        grouped.setdefault(finding.severity, []).append(finding)
+        evidence = list(dict.fromkeys(finding.evidence))
+        grouped.setdefault(finding.severity, []).append(
+            FindingView(
+                finding=finding,
+                rows=[(ref, names.get(ref)) for ref in finding.rows],
+                evidence=evidence[:EVIDENCE_SHOWN],
+                more_evidence=evidence[EVIDENCE_SHOWN:],
+            )
+        )
     return [(key, label, grouped[key]) for key, label in SEVERITIES if grouped[key]]
 
 
@@ -53,11 +81,12 @@ def report_context(
     """What the cluster and compare pages (and the report chapter) show of one check."""
     deployed_ids = [item.row for item in report.detected]
     decided_ids = list(decided.rows) if decided is not None else []
-    names = catalog_rows([*deployed_ids, *decided_ids])
+    finding_ids = [ref for finding in report.findings for ref in finding.rows]
+    names = catalog_rows([*deployed_ids, *decided_ids, *finding_ids])
     detected = [{"item": item, "row": names.get(item.row)} for item in report.detected]
     context: dict[str, Any] = {
         "report": report,
-        "severity_groups": findings_by_severity(report.findings),
+        "severity_groups": findings_by_severity(report.findings, names),
         "finding_count": len(report.findings),
         "error_count": sum(1 for f in report.findings if f.severity == "error"),
         "detected": detected,

@@ -9,6 +9,12 @@
   var figure = JSON.parse(data.textContent);
   var layout = figure.layout || {};
   layout.autosize = true;
+  // The server sizes the figure for the map page; here it fills the box the stylesheet gives.
+  delete layout.width;
+  layout.height = figureEl.clientHeight;
+  // A phone-wide figure has no room for the legend (it would spill over the page below it);
+  // the caption above the map says what the rings mean.
+  if (figureEl.clientWidth < 600) { layout.showlegend = false; }
   window.Plotly.newPlot(figureEl, figure.data || [], layout, {
     responsive: true,
     displaylogo: false,
