@@ -242,21 +242,22 @@ def gpu_label_keys(signatures: Mapping[str, Mapping[str, Any]]) -> tuple[str, ..
 
 def node_pools(snapshot: Snapshot, label_keys: Sequence[str]) -> list[NodePool]:
     """Group the nodes by their GPU-related labels plus the pool label, in a stable order."""
+    kept_keys: dict[str, bool] = {}  # decided once per distinct key, not per node
+
+    def kept(key: str) -> bool:
+        if key not in kept_keys:
+            kept_keys[key] = (key in POOL_LABELS or _any_glob(label_keys, key)) and not _any_glob(
+                VOLATILE_LABEL_PATTERNS, key
+            )
+        return kept_keys[key]
+
     groups: dict[tuple[tuple[str, str], ...], list[str]] = defaultdict(list)
     for node in snapshot.items("nodes"):
         labels = node_labels(node)
-        kept = tuple(
-            sorted(
-                (key, value)
-                for key, value in labels.items()
-                if (key in POOL_LABELS or _any_glob(label_keys, key))
-                and not _any_glob(VOLATILE_LABEL_PATTERNS, key)
-            )
-        )
-        groups[kept].append(_name(node))
+        groups[tuple(sorted((k, v) for k, v in labels.items() if kept(k)))].append(_name(node))
     pools, taken = [], set()
-    for kept, names in sorted(groups.items(), key=lambda item: sorted(item[1])[0]):
-        labels = dict(kept)
+    for kept_labels, names in sorted(groups.items(), key=lambda item: min(item[1])):
+        labels = dict(kept_labels)
         name = _pool_name(labels)
         base, n = name, 2
         while name in taken:
@@ -305,6 +306,23 @@ class _Cluster:
             (_name(c), repr(_dig(c, "spec", "selectors"))) for c in snapshot.items("deviceclasses")
         ]
         self._nodes_of: dict[str, tuple[str, ...]] = {}
+        self._facts: dict[frozenset[str], tuple[dict[str, set[str]], set[str]]] = {}
+
+    def facts(self, names: Iterable[str]) -> tuple[dict[str, set[str]], set[str]]:
+        """Label values by key and the extended resources of the named nodes (all nodes when
+        none are named); rows sharing a DaemonSet ask for the same nodes, so it is kept."""
+        key = frozenset(names)
+        if key not in self._facts:
+            labels: dict[str, set[str]] = defaultdict(set)
+            resources: set[str] = set()
+            for node in self.nodes:
+                if key and _name(node) not in key:
+                    continue
+                for label, value in node_labels(node).items():
+                    labels[label].add(value)
+                resources.update(node_resources(node))
+            self._facts[key] = (dict(labels), resources)
+        return self._facts[key]
 
     def nodes_of(self, workload: Workload) -> tuple[str, ...]:
         if workload.label not in self._nodes_of:
@@ -367,25 +385,25 @@ def _match_row(cluster: _Cluster, row: Row, signature: Mapping[str, Any]) -> _Ma
     return match
 
 
-def label_matches(entry: str, labels: Mapping[str, str]) -> bool:
-    """A `node_labels` entry against one node's labels: a key glob, or `key=value` (exact value;
-    how a row that shares its DaemonSet with other modes tells them apart, e.g.
+def label_matches(entry: str, labels: Mapping[str, Iterable[str]]) -> bool:
+    """A `node_labels` entry against label keys and their values: a key glob, or `key=value`
+    (exact value; how a row that shares its DaemonSet with other modes tells them apart, e.g.
     `nvidia.com/mig.strategy=mixed`)."""
     key, equals, value = entry.partition("=")
-    return any(fnmatchcase(k, key) and (not equals or v == value) for k, v in labels.items())
+    return any(
+        fnmatchcase(k, key) and (not equals or value in values) for k, values in labels.items()
+    )
 
 
 def _corroborate(cluster: _Cluster, signature: Mapping[str, Any], match: _Match) -> None:
     """Score the corroborating signatures, on the row's own nodes when it has any."""
-    nodes = [n for n in cluster.nodes if _name(n) in match.nodes] or cluster.nodes
-    labels = [node_labels(n) for n in nodes]
-    resources = {k for n in nodes for k in node_resources(n)}
+    labels, resources = cluster.facts(match.nodes)
     for crd in signature.get("crds", ()):
         if crd in cluster.crds:
             match.score += 1
             match.matched.append(f"CRD {crd}")
     for entry in signature.get("node_labels", ()):
-        if any(label_matches(entry, node) for node in labels):
+        if label_matches(entry, labels):
             match.score += 1
             match.matched.append(f"node label {entry}")
     for resource in signature.get("extended_resources", ()):
