@@ -6,13 +6,15 @@ from __future__ import annotations
 import copy
 import functools
 import json
+import random
+import time
 from pathlib import Path
 
 import pytest
 import yaml
 from django.conf import settings
 
-from catalog.engine.cluster import Decided, check_cluster, parse_snapshot
+from catalog.engine.cluster import Decided, SnapshotError, check_cluster, parse_snapshot
 from catalog.engine.cluster.detect import chart_name_version, image_repository, schedules_on
 from catalog.engine.rows import Row, row_from_bundle
 from catalog.engine.text import Text, render
@@ -353,3 +355,67 @@ def test_an_image_is_matched_by_its_repository_path_without_registry_tag_or_dige
 )
 def test_a_helm_list_chart_splits_into_name_and_version(chart, parts):
     assert chart_name_version(chart) == parts
+
+
+# Untrusted input: whatever the schema lets through, the check reads without failing.
+
+ODD_VALUES = (None, 1, -1.5, True, "", "x", [], {}, [1, "a"], {"a": 1}, [{}], [[]], {"key": None})
+
+
+def _paths(node, prefix=()):
+    if prefix:
+        yield prefix
+    children = (
+        node.items()
+        if isinstance(node, dict)
+        else enumerate(node)
+        if isinstance(node, list)
+        else ()
+    )
+    for key, child in children:
+        yield from _paths(child, (*prefix, key))
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in CLUSTERS.glob("*.json")))
+def test_odd_shapes_the_schema_lets_through_never_break_the_check(name):
+    rnd = random.Random(name)  # reproducible per fixture
+    decision = Decided(rows=("hami/device-plugin",), pools={"x": ("hami/device-plugin",)})
+    checked = 0
+    for _ in range(150):
+        source = document(name)
+        for path in rnd.sample(list(_paths(source)), 2):
+            parent = source
+            try:  # the first change may have replaced the way to the second
+                for key in path[:-1]:
+                    parent = parent[key]
+                parent[path[-1]] = copy.deepcopy(rnd.choice(ODD_VALUES))
+            except (KeyError, IndexError, TypeError):
+                continue
+        try:
+            snapshot = parse_snapshot(source)
+        except SnapshotError:
+            continue
+        rows, signatures, evidence = builtin()
+        json.dumps(
+            check_cluster(
+                snapshot, rows=rows, signatures=signatures, evidence=evidence, decision=decision
+            ).to_dict()
+        )
+        checked += 1
+    assert checked > 30
+
+
+def test_a_cluster_of_ten_thousand_gpu_nodes_is_checked_in_seconds():
+    source = document("mig-manager.json")
+    template = source["nodes"]["items"][0]
+    source["nodes"]["items"] = []
+    for i in range(10_000):
+        node = copy.deepcopy(template)
+        node["metadata"]["name"] = f"gpu-{i}"
+        node["metadata"]["labels"]["kubernetes.io/hostname"] = f"gpu-{i}"
+        source["nodes"]["items"].append(node)
+    started = time.perf_counter()
+    report = check(source)
+    assert time.perf_counter() - started < 10  # ~0.5 s on a laptop core; shared CI is slower
+    assert len(detected(report)["nvidia-mig/mig-manager"]) == 10_000
+    assert [p.name for p in report.pools] == ["mig (NVIDIA-A100-SXM4-80GB)"]

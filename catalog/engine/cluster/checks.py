@@ -12,6 +12,8 @@ from catalog.engine.baseline import KUBERNETES_BASELINE
 from catalog.engine.cluster.decision import drift_findings
 from catalog.engine.cluster.detect import (
     Detected,
+    as_list,
+    as_mapping,
     detect_rows,
     gpu_label_keys,
     node_labels,
@@ -66,10 +68,10 @@ class _Context:
         self._evidence = evidence
         # crd:<group>/<version>/<Kind> for every served version of every CRD collected
         self.crd_kinds = {
-            f"crd:{spec.get('group')}/{version.get('name')}/{(spec.get('names') or {}).get('kind')}"
+            f"crd:{spec.get('group')}/{version.get('name')}/{as_mapping(spec.get('names')).get('kind')}"
             for crd in snapshot.items("crds")
-            if isinstance(spec := crd.get("spec"), Mapping)
-            for version in spec.get("versions") or ()
+            for spec in (as_mapping(crd.get("spec")),)
+            for version in as_list(spec.get("versions"))
             if isinstance(version, Mapping)
         }
 
@@ -221,9 +223,9 @@ def queue_coverage(ctx: _Context) -> list[Finding]:
         covered = {
             str(name)
             for q in queues
-            for group in (q.get("spec") or {}).get("resourceGroups") or ()
+            for group in as_list(as_mapping(q.get("spec")).get("resourceGroups"))
             if isinstance(group, Mapping)
-            for name in group.get("coveredResources") or ()
+            for name in as_list(group.get("coveredResources"))
         }
         missing = sorted(set(in_use) - covered)
         if missing:
@@ -250,7 +252,7 @@ def queue_coverage(ctx: _Context) -> list[Finding]:
     volcano = ctx.snapshot.items("queues")
     volcano_rows = tuple(r.id for r in ctx.present if r.project == "volcano")
     for queue in volcano:
-        spec = queue.get("spec") or {}
+        spec = as_mapping(queue.get("spec"))
         capped = {
             str(k)
             for part in (spec.get("capability"), spec.get("deserved"))

@@ -105,8 +105,13 @@ def _dig(item: Any, *keys: str) -> Any:
     return item
 
 
-def _as_list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
+    """`value` if it is a list, else empty: snapshot fields are read, never trusted."""
     return value if isinstance(value, list) else []
+
+
+def as_mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
 
 
 def node_labels(node: Mapping[str, Any]) -> dict[str, str]:
@@ -164,7 +169,7 @@ def workloads(snapshot: Snapshot) -> list[Workload]:
         for item in snapshot.items(key):
             pod_spec = _dig(item, "spec", "template", "spec")
             pod_spec = pod_spec if isinstance(pod_spec, Mapping) else {}
-            containers = _as_list(pod_spec.get("containers")) + _as_list(
+            containers = as_list(pod_spec.get("containers")) + as_list(
                 pod_spec.get("initContainers")
             )
             images = tuple(
@@ -177,8 +182,8 @@ def workloads(snapshot: Snapshot) -> list[Workload]:
 
 
 def _expression_holds(expression: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
-    key, operator = expression.get("key"), expression.get("operator")
-    values = [str(v) for v in _as_list(expression.get("values"))]
+    key, operator = str(expression.get("key")), expression.get("operator")
+    values = [str(v) for v in as_list(expression.get("values"))]
     if operator == "In":
         return key in labels and labels[key] in values
     if operator == "NotIn":
@@ -199,8 +204,8 @@ def _expression_holds(expression: Mapping[str, Any], labels: Mapping[str, str]) 
 def _term_holds(term: Any, name: str, labels: Mapping[str, str]) -> bool:
     if not isinstance(term, Mapping):
         return False
-    expressions = _as_list(term.get("matchExpressions"))
-    fields = _as_list(term.get("matchFields"))
+    expressions = as_list(term.get("matchExpressions"))
+    fields = as_list(term.get("matchFields"))
     if not expressions and not fields:
         return False  # Kubernetes: an empty term matches no node
     by_field = {"metadata.name": name}
@@ -227,7 +232,7 @@ def schedules_on(pod_spec: Mapping[str, Any], node: Mapping[str, Any]) -> bool:
     )
     if terms is None:
         return True
-    return any(_term_holds(term, _name(node), labels) for term in _as_list(terms))
+    return any(_term_holds(term, _name(node), labels) for term in as_list(terms))
 
 
 def _any_glob(patterns: Iterable[str], value: str) -> bool:

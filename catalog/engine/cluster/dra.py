@@ -14,6 +14,7 @@ from typing import Any
 
 import yaml
 
+from catalog.engine.cluster.detect import as_list, as_mapping
 from catalog.engine.cluster.report import ERROR, INFO, WARNING, Finding
 from catalog.engine.cluster.snapshot import Snapshot
 from catalog.engine.text import _
@@ -30,7 +31,7 @@ def builtin_dra_features() -> tuple[Mapping[str, Any], ...]:
 
 def _devices(resource_slice: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
     """Devices of a ResourceSlice; resource.k8s.io/v1beta1 nests their fields under `basic`."""
-    for device in (resource_slice.get("spec") or {}).get("devices") or ():
+    for device in as_list(as_mapping(resource_slice.get("spec")).get("devices")):
         if isinstance(device, Mapping):
             basic = device.get("basic")
             yield basic if isinstance(basic, Mapping) else device
@@ -72,7 +73,8 @@ USES: dict[str, Callable[[Snapshot], list[str]]] = {
     "DRAExtendedResource": _extended_resource_classes,
     "DRAPartitionableDevices": _slice_uses(
         lambda s: (
-            bool((s.get("spec") or {}).get("sharedCounters")) or _any_device("consumesCounters")(s)
+            bool(as_mapping(s.get("spec")).get("sharedCounters"))
+            or _any_device("consumesCounters")(s)
         )
     ),
     "DRAConsumableCapacity": _slice_uses(_any_device("allowMultipleAllocations")),
