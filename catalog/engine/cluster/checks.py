@@ -14,6 +14,7 @@ from catalog.engine.cluster.detect import (
     Detected,
     as_list,
     as_mapping,
+    chart_name_version,
     detect_rows,
     gpu_label_keys,
     node_labels,
@@ -354,6 +355,35 @@ def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
     return findings
 
 
+def idle_releases(ctx: _Context) -> list[Finding]:
+    """Helm releases of catalog charts none of whose rows runs: a failed or partial install,
+    workloads in namespaces the collector could not list, or a leftover."""
+    running = [ctx.signatures.get(d.row, {}) for d in ctx.detected]
+    known = [s for s in ctx.signatures.values() if s.get("helm_charts")]
+    findings = []
+    for release in ctx.snapshot.helm_releases:
+        chart, _version = chart_name_version(str(release.get("chart", "")))
+        if not any(fnmatchcase(chart, p) for s in known for p in s["helm_charts"]):
+            continue
+        if any(fnmatchcase(chart, p) for s in running for p in s.get("helm_charts", ())):
+            continue
+        where = f"{release.get('namespace', '')}/{release.get('name', '')}".lstrip("/")
+        findings.append(
+            Finding(
+                INFO,
+                "helm-release-without-workloads",
+                _(
+                    "Helm release %(release)s of chart %(chart)s is installed, but none of its "
+                    "workloads was found in the snapshot",
+                    release=where,
+                    chart=str(release.get("chart", "")),
+                ),
+                objects=(f"Helm release {where}",),
+            )
+        )
+    return findings
+
+
 def check_cluster(
     snapshot: Snapshot,
     *,
@@ -381,6 +411,7 @@ def check_cluster(
         *unmet_requirements(ctx),
         *queue_coverage(ctx),
         *signals_missing(ctx, decision),
+        *idle_releases(ctx),
         *dra_feature_findings(snapshot, dra_features),
     ]
     if decision is not None:
