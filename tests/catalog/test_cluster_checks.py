@@ -419,3 +419,16 @@ def test_a_cluster_of_ten_thousand_gpu_nodes_is_checked_in_seconds():
     assert time.perf_counter() - started < 10  # ~0.5 s on a laptop core; shared CI is slower
     assert len(detected(report)["nvidia-mig/mig-manager"]) == 10_000
     assert [p.name for p in report.pools] == ["mig (NVIDIA-A100-SXM4-80GB)"]
+
+
+def test_a_queue_covering_kueues_transformed_hami_resources_is_a_warning_not_an_error():
+    source = document("queue-misses-hami.json")
+    [queue] = source["clusterqueues"]["items"]
+    group = queue["spec"]["resourceGroups"][0]
+    group["coveredResources"] += ["nvidia.com/total-gpucores", "nvidia.com/total-gpumem"]
+    report = check(source)
+    assert not found(report, "queue-resource-not-covered")
+    [transformed] = found(report, "queue-resource-transformed")
+    assert transformed.severity == "warning"
+    assert "nvidia.com/total-gpucores, nvidia.com/total-gpumem" in transformed.message
+    assert transformed.evidence[0].endswith("site/content/en/docs/tasks/run/using_hami.md")

@@ -39,6 +39,11 @@ from catalog.engine.text import _
 # Requirements met on the host, outside Kubernetes (a driver baked into the node image): a
 # snapshot cannot see them, so an unmet one is said, not counted as an error.
 HOST_LEVEL = ("capability:*-driver", "capability:*container-toolkit*")
+# Kueue's own guide to HAMi quotas, through resource transformations (total-gpumem, …).
+KUEUE_HAMI_GUIDE = (
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/"
+    "site/content/en/docs/tasks/run/using_hami.md"
+)
 # Extended resources that are GPUs or slices of them when a node advertises them.
 GPU_RESOURCE_PATTERNS = ("nvidia.com/*", "amd.com/*")
 
@@ -212,6 +217,16 @@ def _providers(ctx: _Context, resource: str) -> list[Row]:
     return [r for r in ctx.present if f"resource:{resource}" in r.provides]
 
 
+def _transformed_into(missing: str, covered: set[str], in_use: Mapping[str, set[str]]) -> list[str]:
+    """Covered resources that look like a Kueue resource transformation's output for `missing`
+    (nvidia.com/gpumem -> nvidia.com/total-gpumem): nothing advertises them, and their name ends
+    in the missing resource's name."""
+    name = missing.rpartition("/")[2]
+    return sorted(
+        c for c in covered if c not in in_use and (c.endswith("-" + name) or c.endswith("." + name))
+    )
+
+
 def queue_coverage(ctx: _Context) -> list[Finding]:
     """Kueue ClusterQueues and Volcano Queues against the GPU resources in use."""
     in_use = _resources_in_use(ctx)
@@ -228,9 +243,12 @@ def queue_coverage(ctx: _Context) -> list[Finding]:
             if isinstance(group, Mapping)
             for name in as_list(group.get("coveredResources"))
         }
-        missing = sorted(set(in_use) - covered)
+        names = tuple(f"ClusterQueue {q['metadata']['name']}" for q in queues)
+        uncovered = sorted(set(in_use) - covered)
+        outputs = {m: _transformed_into(m, covered, in_use) for m in uncovered}
+        missing = [m for m in uncovered if not outputs[m]]
+        transformed = [m for m in uncovered if outputs[m]]
         if missing:
-            names = tuple(f"ClusterQueue {q['metadata']['name']}" for q in queues)
             nodes = sorted(set().union(*(in_use[m] for m in missing)))
             findings.append(
                 Finding(
@@ -248,6 +266,26 @@ def queue_coverage(ctx: _Context) -> list[Finding]:
                     objects=names,
                     rows=kueue_rows,
                     evidence=ctx.evidence(*kueue_rows),
+                )
+            )
+        if transformed:
+            nodes = sorted(set().union(*(in_use[m] for m in transformed)))
+            findings.append(
+                Finding(
+                    WARNING,
+                    "queue-resource-transformed",
+                    _(
+                        "ClusterQueues cover %(outputs)s instead of %(missing)s: right only if "
+                        "Kueue's configuration transforms them (resources.transformations, which "
+                        "a snapshot does not hold); otherwise workloads requesting them stay "
+                        "pending",
+                        outputs=", ".join(o for m in transformed for o in outputs[m]),
+                        missing=", ".join(transformed),
+                    ),
+                    nodes=tuple(nodes),
+                    objects=names,
+                    rows=kueue_rows,
+                    evidence=(KUEUE_HAMI_GUIDE, *ctx.evidence(*kueue_rows)),
                 )
             )
     volcano = ctx.snapshot.items("queues")
