@@ -432,3 +432,25 @@ def test_a_queue_covering_kueues_transformed_hami_resources_is_a_warning_not_an_
     assert transformed.severity == "warning"
     assert "nvidia.com/total-gpucores, nvidia.com/total-gpumem" in transformed.message
     assert transformed.evidence[0].endswith("site/content/en/docs/tasks/run/using_hami.md")
+
+
+def test_a_decided_cost_tool_whose_accepted_signals_nobody_exports_is_a_warning():
+    decision = Decided(rows=("hami/device-plugin", "opencost/cost-model"))
+    report = check("hami-kueue-ok.json", decision=decision)
+    [signal] = found(report, "signal-not-exported")
+    assert signal.rows == ("opencost/cost-model",)
+    assert "signal:dcgm/DCGM_FI_PROF_GR_ENGINE_ACTIVE" in signal.message
+
+
+def test_a_decided_cost_tool_is_content_once_dcgm_exporter_runs():
+    source = document("hami-kueue-ok.json")
+    exporter = copy.deepcopy(source["daemonsets"]["items"][0])
+    exporter["metadata"].update(name="dcgm-exporter", namespace="monitoring")
+    exporter["spec"]["template"]["spec"]["containers"] = [
+        {"name": "exporter", "image": "nvcr.io/nvidia/k8s/dcgm-exporter:4.2.3-4.1.3-ubuntu22.04"}
+    ]
+    source["daemonsets"]["items"].append(exporter)
+    decision = Decided(rows=("hami/device-plugin", "opencost/cost-model"))
+    report = check(source, decision=decision)
+    assert "dcgm-exporter/exporter" in detected(report)
+    assert not found(report, "signal-not-exported")

@@ -365,18 +365,22 @@ def _cannot_express(ctx: _Context, in_use: Mapping[str, set[str]]) -> list[Findi
 
 
 def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
-    """Signals the decided stack's rows require that nothing deployed exports."""
+    """Signals the decided stack's rows work from that nothing deployed exports: each required
+    one, and the accepted ones when none of them is exported (a cost tool that accepts DCGM
+    utilisation then bills by requests alone)."""
     if decision is None:
         return []
     exported = {i for r in ctx.present for i in r.signals | r.provides if i.startswith("signal:")}
+
+    def unexported(patterns: Iterable[str]) -> list[str]:
+        return sorted(p for p in patterns if not any(fnmatchcase(s, p) for s in exported))
+
     findings = []
     for row_id in decision.rows:
         row = ctx.by_id.get(row_id)
         if row is None:
             continue
-        for pattern in sorted(p for p in row.requires if p.startswith("signal:")):
-            if any(fnmatchcase(s, pattern) for s in exported):
-                continue
+        for pattern in unexported(p for p in row.requires if p.startswith("signal:")):
             findings.append(
                 Finding(
                     WARNING,
@@ -385,6 +389,22 @@ def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
                         "%(row)s, decided, needs %(signal)s, and nothing deployed exports it",
                         row=row.label,
                         signal=pattern,
+                    ),
+                    rows=(row_id,),
+                    evidence=ctx.evidence(row_id),
+                )
+            )
+        accepted = [p for p in row.accepts if p.startswith("signal:")]
+        if accepted and len(unexported(accepted)) == len(accepted):
+            findings.append(
+                Finding(
+                    WARNING,
+                    "signal-not-exported",
+                    _(
+                        "%(row)s, decided, works from %(signals)s when present, and nothing "
+                        "deployed that the catalog knows exports any of them",
+                        row=row.label,
+                        signals=", ".join(sorted(accepted)),
                     ),
                     rows=(row_id,),
                     evidence=ctx.evidence(row_id),
