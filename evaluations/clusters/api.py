@@ -156,7 +156,11 @@ class ClusterSnapshotViewSet(
         return super().handle_exception(exc)
 
     @extend_schema(
-        responses={200: ClusterSnapshotSerializer(many=True), 401: ERRORS[401]},
+        responses={
+            200: ClusterSnapshotSerializer(many=True),
+            401: ERRORS[401],
+            404: OpenApiResponse(ErrorSerializer, description="no such page"),
+        },
         description="The latest snapshot of each cluster of your teams.",
     )
     def list(self, request, *args, **kwargs):
