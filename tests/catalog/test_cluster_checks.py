@@ -454,3 +454,18 @@ def test_a_decided_cost_tool_is_content_once_dcgm_exporter_runs():
     report = check(source, decision=decision)
     assert "dcgm-exporter/exporter" in detected(report)
     assert not found(report, "signal-not-exported")
+
+
+def test_a_cost_tool_that_does_not_account_for_hamis_slices_is_a_warning():
+    source = document("hami-kueue-ok.json")
+    opencost = copy.deepcopy(source["deployments"]["items"][-1])
+    opencost["metadata"].update(name="opencost", namespace="opencost")
+    opencost["spec"]["template"]["spec"]["containers"] = [
+        {"name": "opencost", "image": "ghcr.io/opencost/opencost:1.112.0"}
+    ]
+    source["deployments"]["items"].append(opencost)
+    report = check(source)
+    [cost] = found(report, "cost-resource-not-accounted")
+    assert cost.rows == ("opencost/cost-model",)
+    assert "nvidia.com/gpucores, nvidia.com/gpumem" in cost.message
+    assert cost.nodes == ("gpu-inf-1", "gpu-inf-2", "gpu-inf-3")

@@ -364,6 +364,39 @@ def _cannot_express(ctx: _Context, in_use: Mapping[str, set[str]]) -> list[Findi
     return findings
 
 
+def cost_coverage(ctx: _Context) -> list[Finding]:
+    """A cost row deployed that does not account for GPU resources pods here are sized in:
+    their GPU cost is charged as whole GPUs or lands in idle cost (the issue's vGPU slice
+    billed as a whole GPU)."""
+    in_use = _resources_in_use(ctx)
+    findings = []
+    for row in ctx.present:
+        if "cost" not in row.functions:
+            continue
+        patterns = [p for p in row.accepts | row.requires if p.startswith("resource:")]
+        missing = sorted(
+            r for r in in_use if not any(fnmatchcase(f"resource:{r}", p) for p in patterns)
+        )
+        if not missing:
+            continue
+        findings.append(
+            Finding(
+                WARNING,
+                "cost-resource-not-accounted",
+                _(
+                    "%(row)s does not account for %(missing)s, which pods here request: their "
+                    "GPU cost is charged as whole GPUs or left as idle cost",
+                    row=row.label,
+                    missing=", ".join(missing),
+                ),
+                nodes=tuple(sorted(set().union(*(in_use[r] for r in missing)))),
+                rows=(row.id,),
+                evidence=ctx.evidence(row.id),
+            )
+        )
+    return findings
+
+
 def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
     """Signals the decided stack's rows work from that nothing deployed exports: each required
     one, and the accepted ones when none of them is exported (a cost tool that accepts DCGM
@@ -468,6 +501,7 @@ def check_cluster(
         *exclusive_conflicts(ctx),
         *unmet_requirements(ctx),
         *queue_coverage(ctx),
+        *cost_coverage(ctx),
         *signals_missing(ctx, decision),
         *idle_releases(ctx),
         *dra_feature_findings(snapshot, dra_features),
