@@ -11,11 +11,11 @@ from catalog.engine.cluster import (
     ClusterReport,
     Decided,
     Snapshot,
+    builtin_dra_features,
     check_cluster,
     parse_snapshot,
 )
-from catalog.models import PlacementRow
-from catalog.selectors import engine_rows
+from catalog.selectors import cluster_catalog
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.errors import InvalidInput
 from evaluations.models import Evaluation, Membership, Team
@@ -95,21 +95,6 @@ def attached_snapshot(evaluation: Evaluation) -> ClusterSnapshot | None:
     return attachment.snapshot if attachment else None
 
 
-def detect_signatures() -> tuple[dict[str, dict[str, Any]], dict[str, list[str]]]:
-    """Each catalog row's `detect` mapping and evidence URLs by row id (`project/key`)."""
-    signatures: dict[str, dict[str, Any]] = {}
-    evidence: dict[str, list[str]] = {}
-    for slug, key, detect, sources in PlacementRow.objects.values_list(
-        "project__slug", "key", "detect", "evidence"
-    ):
-        row_id = f"{slug}/{key}"
-        if detect:
-            signatures[row_id] = detect
-        urls = [item.get("url") if isinstance(item, dict) else item for item in sources or ()]
-        evidence[row_id] = [url for url in urls if isinstance(url, str) and url]
-    return signatures, evidence
-
-
 def decided_of(evaluation: Evaluation) -> Decided | None:
     """The evaluation's decided stack in the engine's terms (None before a decision)."""
     decision = getattr(evaluation, "decision", None)
@@ -121,12 +106,14 @@ def decided_of(evaluation: Evaluation) -> Decided | None:
 
 def cluster_check(snapshot: Snapshot, *, evaluation: Evaluation | None = None) -> ClusterReport:
     """Check a parsed snapshot against the catalog, and against a decision when given."""
-    signatures, evidence = detect_signatures()
+    # The same inputs as `manage.py check_cluster`, so the page and the command agree.
+    rows, signatures, evidence = cluster_catalog()
     return check_cluster(
         snapshot,
-        rows=engine_rows(),
+        rows=rows,
         signatures=signatures,
         evidence=evidence,
+        dra_features=builtin_dra_features(),
         decision=decided_of(evaluation) if evaluation is not None else None,
     )
 
