@@ -189,4 +189,4 @@ def test_the_report_gains_a_deployed_state_chapter_once_a_snapshot_is_attached(c
 
     chapter = html[html.index('id="deployed"') :]
     assert "prod-gpu" in chapter
-    assert "volcano/scheduler" in chapter  # decided, not found in the cluster
+    assert 'Volcano <span class="muted">(scheduler)</span>' in chapter  # decided, absent
