@@ -190,3 +190,20 @@ def test_the_report_gains_a_deployed_state_chapter_once_a_snapshot_is_attached(c
     chapter = html[html.index('id="deployed"') :]
     assert "prod-gpu" in chapter
     assert 'Volcano <span class="muted">(scheduler)</span>' in chapter  # decided, absent
+
+
+def test_the_cluster_list_costs_the_same_queries_for_many_clusters(
+    cast, django_assert_max_num_queries
+):
+    stored(cast)
+    client = signed_in(cast.dave)
+    client.get("/clusters/")  # warm the session and the translations
+    with django_assert_max_num_queries(12) as few:
+        client.get("/clusters/")
+    for name in ("a", "b", "c", "d", "e"):
+        stored(cast, snapshot(f"cluster-{name}"))
+
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        page = client.get("/clusters/").content.decode()
+
+    assert "cluster-e" in page
