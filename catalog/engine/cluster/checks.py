@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from fnmatch import fnmatchcase
 from itertools import combinations
 from typing import Any
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.cluster.context import Context, listed
 from catalog.engine.cluster.decision import drift_findings
 from catalog.engine.cluster.detect import (
     Detected,
-    as_list,
-    as_mapping,
     chart_name_version,
     detect_rows,
     gpu_label_keys,
-    node_labels,
     node_pools,
-    node_resources,
 )
 from catalog.engine.cluster.dra import dra_feature_findings
 from catalog.engine.cluster.report import (
@@ -31,75 +27,17 @@ from catalog.engine.cluster.report import (
     Decided,
     Finding,
 )
+from catalog.engine.cluster.resources import cost_coverage, queue_coverage
 from catalog.engine.cluster.snapshot import Snapshot
-from catalog.engine.oracle import links_between
 from catalog.engine.rows import Row
 from catalog.engine.text import _
 
 # Requirements met on the host, outside Kubernetes (a driver baked into the node image): a
 # snapshot cannot see them, so an unmet one is said, not counted as an error.
 HOST_LEVEL = ("capability:*-driver", "capability:*container-toolkit*")
-# Kueue's own guide to HAMi quotas, through resource transformations (total-gpumem, …).
-KUEUE_HAMI_GUIDE = (
-    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/"
-    "site/content/en/docs/tasks/run/using_hami.md"
-)
-# Extended resources that are GPUs or slices of them when a node advertises them.
-GPU_RESOURCE_PATTERNS = ("nvidia.com/*", "amd.com/*")
 
 
-def _names(values: Iterable[str]) -> str:
-    return ", ".join(sorted(set(values)))
-
-
-class _Context:
-    """What every check reads: rows by id, what was detected where, the nodes' facts."""
-
-    def __init__(
-        self,
-        snapshot: Snapshot,
-        rows: Sequence[Row],
-        signatures: Mapping[str, Mapping[str, Any]],
-        detected: list[Detected],
-        evidence: Mapping[str, Sequence[str]],
-    ):
-        self.snapshot = snapshot
-        self.by_id = {r.id: r for r in rows}
-        self.signatures = signatures
-        self.detected = detected
-        self.present = [self.by_id[d.row] for d in detected]
-        self.nodes = {n.get("metadata", {}).get("name", ""): n for n in snapshot.items("nodes")}
-        self.labels = {name: node_labels(node) for name, node in self.nodes.items()}
-        self.resources = {name: node_resources(node) for name, node in self.nodes.items()}
-        self._evidence = evidence
-        # crd:<group>/<version>/<Kind> for every served version of every CRD collected
-        self.crd_kinds = {
-            f"crd:{spec.get('group')}/{version.get('name')}/{as_mapping(spec.get('names')).get('kind')}"
-            for crd in snapshot.items("crds")
-            for spec in (as_mapping(crd.get("spec")),)
-            for version in as_list(spec.get("versions"))
-            if isinstance(version, Mapping)
-        }
-
-    def evidence(self, *row_ids: str) -> tuple[str, ...]:
-        urls: list[str] = []
-        for row_id in row_ids:
-            urls.extend(self._evidence.get(row_id, ()))
-            urls.extend(self.signatures.get(row_id, {}).get("evidence", ()))
-        return tuple(dict.fromkeys(urls))
-
-    def reach(self, found: Detected) -> list[tuple[Detected, Row]]:
-        """The other detected rows that run where `found` runs (or anywhere, for a cluster-wide
-        row), cluster-wide rows included."""
-        mine = set(found.nodes)
-        return [
-            (d, self.by_id[d.row])
-            for d in self.detected
-            if d is not found and (d.cluster_wide or found.cluster_wide or mine & set(d.nodes))
-        ]
-
-
-def exclusive_conflicts(ctx: _Context) -> list[Finding]:
+def exclusive_conflicts(ctx: Context) -> list[Finding]:
     """Two rows holding one ownership token on the same node."""
     findings = []
     for a, b in combinations(ctx.detected, 2):
@@ -117,9 +55,9 @@ def exclusive_conflicts(ctx: _Context) -> list[Finding]:
                     "one GPU",
                     a=ctx.by_id[a.row].label,
                     b=ctx.by_id[b.row].label,
-                    tokens=_names(tokens),
+                    tokens=listed(tokens),
                     count=len(shared),
-                    nodes=_names(shared[:10]) + (" …" if len(shared) > 10 else ""),
+                    nodes=listed(shared[:10]) + (" …" if len(shared) > 10 else ""),
                 ),
                 nodes=tuple(shared),
                 objects=(*a.objects, *b.objects),
@@ -130,7 +68,7 @@ def exclusive_conflicts(ctx: _Context) -> list[Finding]:
     return findings
 
 
-def _met_in_cluster(ctx: _Context, pattern: str, found: Detected) -> bool:
+def _met_in_cluster(ctx: Context, pattern: str, found: Detected) -> bool:
     """A label or resource requirement is met when the row's own nodes carry it; a CRD one when
     the CustomResourceDefinition is installed (whoever installed it)."""
     kind, _sep, name = pattern.partition(":")
@@ -144,7 +82,7 @@ def _met_in_cluster(ctx: _Context, pattern: str, found: Detected) -> bool:
     return False
 
 
-def unmet_requirements(ctx: _Context) -> list[Finding]:
+def unmet_requirements(ctx: Context) -> list[Finding]:
     findings = []
     for found in ctx.detected:
         row = ctx.by_id[found.row]
@@ -196,208 +134,7 @@ def unmet_requirements(ctx: _Context) -> list[Finding]:
     return findings
 
 
-def _resources_in_use(ctx: _Context) -> dict[str, set[str]]:
-    """GPU resources pods are sized in, with the nodes that serve each: what nodes advertise,
-    and what a detected row provides that another detected row requires (HAMi's scheduler needs
-    nvidia.com/gpumem although nodes advertise only nvidia.com/gpu)."""
-    in_use: dict[str, set[str]] = defaultdict(set)
-    for node, resources in ctx.resources.items():
-        for name in resources:
-            if any(fnmatchcase(name, p) for p in GPU_RESOURCE_PATTERNS):
-                in_use[name].add(node)
-    required = {p for r in ctx.present for p in r.requires if p.startswith("resource:")}
-    for found in ctx.detected:
-        for ident in ctx.by_id[found.row].provides:
-            if ident.startswith("resource:") and any(fnmatchcase(ident, p) for p in required):
-                in_use[ident.removeprefix("resource:")].update(found.nodes)
-    return in_use
-
-
-def _providers(ctx: _Context, resource: str) -> list[Row]:
-    return [r for r in ctx.present if f"resource:{resource}" in r.provides]
-
-
-def _transformed_into(missing: str, covered: set[str], in_use: Mapping[str, set[str]]) -> list[str]:
-    """Covered resources that look like a Kueue resource transformation's output for `missing`
-    (nvidia.com/gpumem -> nvidia.com/total-gpumem): nothing advertises them, and their name ends
-    in the missing resource's name."""
-    name = missing.rpartition("/")[2]
-    return sorted(
-        c for c in covered if c not in in_use and (c.endswith("-" + name) or c.endswith("." + name))
-    )
-
-
-def queue_coverage(ctx: _Context) -> list[Finding]:
-    """Kueue ClusterQueues and Volcano Queues against the GPU resources in use."""
-    in_use = _resources_in_use(ctx)
-    if not in_use:
-        return []
-    findings = []
-    queues = ctx.snapshot.items("clusterqueues")
-    kueue_rows = tuple(r.id for r in ctx.present if r.project == "kueue")
-    if queues:
-        covered = {
-            str(name)
-            for q in queues
-            for group in as_list(as_mapping(q.get("spec")).get("resourceGroups"))
-            if isinstance(group, Mapping)
-            for name in as_list(group.get("coveredResources"))
-        }
-        names = tuple(f"ClusterQueue {q['metadata']['name']}" for q in queues)
-        uncovered = sorted(set(in_use) - covered)
-        outputs = {m: _transformed_into(m, covered, in_use) for m in uncovered}
-        missing = [m for m in uncovered if not outputs[m]]
-        transformed = [m for m in uncovered if outputs[m]]
-        if missing:
-            nodes = sorted(set().union(*(in_use[m] for m in missing)))
-            findings.append(
-                Finding(
-                    ERROR,
-                    "queue-resource-not-covered",
-                    _(
-                        "no ClusterQueue covers %(missing)s, which the GPU nodes serve "
-                        "(%(nodes)s): Kueue never admits a workload that requests them, so it "
-                        "stays pending; covered: %(covered)s",
-                        missing=", ".join(missing),
-                        nodes=_names(nodes[:10]),
-                        covered=_names(covered) or "-",
-                    ),
-                    nodes=tuple(nodes),
-                    objects=names,
-                    rows=kueue_rows,
-                    evidence=ctx.evidence(*kueue_rows),
-                )
-            )
-        if transformed:
-            nodes = sorted(set().union(*(in_use[m] for m in transformed)))
-            findings.append(
-                Finding(
-                    WARNING,
-                    "queue-resource-transformed",
-                    _(
-                        "ClusterQueues cover %(outputs)s instead of %(missing)s: right only if "
-                        "Kueue's configuration transforms them (resources.transformations, which "
-                        "a snapshot does not hold); otherwise workloads requesting them stay "
-                        "pending",
-                        outputs=", ".join(o for m in transformed for o in outputs[m]),
-                        missing=", ".join(transformed),
-                    ),
-                    nodes=tuple(nodes),
-                    objects=names,
-                    rows=kueue_rows,
-                    evidence=(KUEUE_HAMI_GUIDE, *ctx.evidence(*kueue_rows)),
-                )
-            )
-    volcano = ctx.snapshot.items("queues")
-    volcano_rows = tuple(r.id for r in ctx.present if r.project == "volcano")
-    for queue in volcano:
-        spec = as_mapping(queue.get("spec"))
-        capped = {
-            str(k)
-            for part in (spec.get("capability"), spec.get("deserved"))
-            if isinstance(part, Mapping)
-            for k in part
-        }
-        gpu_capped = {k for k in capped if any(fnmatchcase(k, p) for p in GPU_RESOURCE_PATTERNS)}
-        missing = sorted(set(in_use) - capped)
-        if gpu_capped and missing:
-            findings.append(
-                Finding(
-                    WARNING,
-                    "queue-resource-not-capped",
-                    _(
-                        "Volcano queue %(queue)s caps %(capped)s but not %(missing)s: work "
-                        "that requests only those is not held to the queue's share",
-                        queue=queue["metadata"]["name"],
-                        capped=_names(gpu_capped),
-                        missing=", ".join(missing),
-                    ),
-                    nodes=tuple(sorted(set().union(*(in_use[m] for m in missing)))),
-                    objects=(f"Queue {queue['metadata']['name']}",),
-                    rows=volcano_rows,
-                    evidence=ctx.evidence(*volcano_rows),
-                )
-            )
-    findings.extend(_cannot_express(ctx, in_use))
-    return findings
-
-
-def _cannot_express(ctx: _Context, in_use: Mapping[str, set[str]]) -> list[Finding]:
-    """A quota row present that cannot name a resource in use (its accepts do not match it, or
-    only another scheduler can assign it)."""
-    findings = []
-    for queue in ctx.present:
-        if "capability:quota" not in queue.provides:
-            continue
-        patterns = queue.accepts | queue.requires
-        for resource in sorted(in_use):
-            ident = f"resource:{resource}"
-            providers = [p for p in _providers(ctx, resource) if p.id != queue.id]
-            if providers:
-                expressible = any(
-                    link.interface == ident for p in providers for link in links_between(p, queue)
-                )
-            else:
-                expressible = any(fnmatchcase(ident, p) for p in patterns)
-            if expressible:
-                continue
-            findings.append(
-                Finding(
-                    ERROR,
-                    "queue-cannot-express",
-                    _(
-                        "%(queue)s cannot put quota on or place %(resource)s%(by)s",
-                        queue=queue.label,
-                        resource=resource,
-                        by=_(
-                            " (only the scheduler %(providers)s rely on can assign it)",
-                            providers=_names(p.label for p in providers),
-                        )
-                        if providers
-                        else "",
-                    ),
-                    nodes=tuple(sorted(in_use[resource])),
-                    rows=(queue.id, *(p.id for p in providers)),
-                    evidence=ctx.evidence(queue.id, *(p.id for p in providers)),
-                )
-            )
-    return findings
-
-
-def cost_coverage(ctx: _Context) -> list[Finding]:
-    """A cost row deployed that does not account for GPU resources pods here are sized in:
-    their GPU cost is charged as whole GPUs or lands in idle cost (the issue's vGPU slice
-    billed as a whole GPU)."""
-    in_use = _resources_in_use(ctx)
-    findings = []
-    for row in ctx.present:
-        if "cost" not in row.functions:
-            continue
-        patterns = [p for p in row.accepts | row.requires if p.startswith("resource:")]
-        missing = sorted(
-            r for r in in_use if not any(fnmatchcase(f"resource:{r}", p) for p in patterns)
-        )
-        if not missing:
-            continue
-        findings.append(
-            Finding(
-                WARNING,
-                "cost-resource-not-accounted",
-                _(
-                    "%(row)s does not account for %(missing)s, which pods here request: their "
-                    "GPU cost is charged as whole GPUs or left as idle cost",
-                    row=row.label,
-                    missing=", ".join(missing),
-                ),
-                nodes=tuple(sorted(set().union(*(in_use[r] for r in missing)))),
-                rows=(row.id,),
-                evidence=ctx.evidence(row.id),
-            )
-        )
-    return findings
-
-
-def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
+def signals_missing(ctx: Context, decision: Decided | None) -> list[Finding]:
     """Signals the decided stack's rows work from that nothing deployed exports: each required
     one, and the accepted ones when none of them is exported (a cost tool that accepts DCGM
     utilisation then bills by requests alone)."""
@@ -446,7 +183,7 @@ def signals_missing(ctx: _Context, decision: Decided | None) -> list[Finding]:
     return findings
 
 
-def idle_releases(ctx: _Context) -> list[Finding]:
+def idle_releases(ctx: Context) -> list[Finding]:
     """Helm releases of catalog charts none of whose rows runs: a failed or partial install,
     workloads in namespaces the collector could not list, or a leftover."""
     running = [ctx.signatures.get(d.row, {}) for d in ctx.detected]
@@ -496,7 +233,7 @@ def check_cluster(
         pools=pools,
         prefer=decision.rows if decision else (),
     )
-    ctx = _Context(snapshot, rows, signatures, detected, evidence or {})
+    ctx = Context(snapshot, rows, signatures, detected, evidence or {})
     findings = [
         *exclusive_conflicts(ctx),
         *unmet_requirements(ctx),
