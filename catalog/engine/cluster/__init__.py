@@ -6,7 +6,7 @@ Pure Python (no Django): the `check_cluster` command, the API and the cluster pa
 from catalog.engine.cluster.checks import check_cluster
 from catalog.engine.cluster.detect import Detected, NodePool
 from catalog.engine.cluster.dra import builtin_dra_features
-from catalog.engine.cluster.report import ClusterReport, Decided, Finding
+from catalog.engine.cluster.report import CODES, ClusterReport, Decided, Finding
 from catalog.engine.cluster.snapshot import (
     MAX_BODY_BYTES,
     MAX_DEPTH,
@@ -21,6 +21,7 @@ from catalog.engine.cluster.snapshot import (
 )
 
 __all__ = [
+    "CODES",
     "MAX_BODY_BYTES",
     "MAX_DEPTH",
     "MAX_NODES",
