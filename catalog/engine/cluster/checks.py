@@ -17,7 +17,7 @@ from catalog.engine.cluster.detect import (
     gpu_label_keys,
     node_pools,
 )
-from catalog.engine.cluster.dra import dra_feature_findings
+from catalog.engine.cluster.dra import builtin_dra_features, dra_feature_findings
 from catalog.engine.cluster.report import (
     ERROR,
     INFO,
@@ -218,13 +218,14 @@ def check_cluster(
     rows: Sequence[Row],
     signatures: Mapping[str, Mapping[str, Any]],
     decision: Decided | None = None,
-    dra_features: Sequence[Mapping[str, Any]] = (),
+    dra_features: Sequence[Mapping[str, Any]] | None = None,
     evidence: Mapping[str, Sequence[str]] | None = None,
 ) -> ClusterReport:
     """Resolve the snapshot to catalog rows and check what runs: ownership conflicts per node,
     unmet requirements, queue quota against the GPU resources in use, DRA features against the
     Kubernetes release and, given a decision, drift from it. `evidence` maps row ids to the
-    catalog's evidence URLs, quoted with the findings."""
+    catalog's evidence URLs, quoted with the findings; `dra_features` defaults to
+    docs/dra-features.yaml (pass () to leave the DRA checks out)."""
     pools = node_pools(snapshot, gpu_label_keys(signatures))
     detected = detect_rows(
         snapshot,
@@ -241,7 +242,9 @@ def check_cluster(
         *cost_coverage(ctx),
         *signals_missing(ctx, decision),
         *idle_releases(ctx),
-        *dra_feature_findings(snapshot, dra_features),
+        *dra_feature_findings(
+            snapshot, builtin_dra_features() if dra_features is None else dra_features
+        ),
     ]
     if decision is not None:
         findings.extend(
