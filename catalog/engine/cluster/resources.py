@@ -176,7 +176,7 @@ def _cannot_express(ctx: Context, in_use: Mapping[str, set[str]]) -> list[Findin
                         queue=queue.label,
                         resource=resource,
                         by=_(
-                            " (only the scheduler %(providers)s rely on can assign it)",
+                            " (only the scheduler that %(providers)s requires can assign it)",
                             providers=listed(p.label for p in providers),
                         )
                         if providers
