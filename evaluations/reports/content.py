@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
-import re
 import threading
 import warnings
 from collections import defaultdict
@@ -27,7 +26,6 @@ from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.gcpause import gc_paused
 from evaluations import selectors
-from evaluations.audit_labels import audit_action_label
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.forms import (
     FAILURE_CHOICES,
@@ -39,8 +37,9 @@ from evaluations.forms import (
     WORKLOAD_CHOICES,
     time_windows_in_words,
 )
-from evaluations.models import Evaluation, State, Step, Verdict
+from evaluations.models import Evaluation, Step, Verdict
 from evaluations.reports.deployed import deployed_state
+from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
@@ -410,65 +409,6 @@ def _by_first(pairs) -> dict[str, Any]:
     return {"count": count, "rows": [PairsOf(ref, others) for ref, others in grouped.items()]}
 
 
-# A bullet or a number the author typed before an item: "- ", "* ", "• ", "1. ", "2) ", "☐ ".
-TYPED_MARKER = re.compile(r"^(?:[-*•☐]|\d{1,3}[.)])\s+")
-
-
-def _items(text: str) -> list[str]:
-    """A free-text list (one item a line, as the decision form asks) as list items: blank lines
-    dropped, and a bullet or number the author typed not doubled by the list's own."""
-    items = []
-    for line in (text or "").splitlines():
-        line = TYPED_MARKER.sub("", line.strip()).strip()
-        if line:
-            items.append(line)
-    return items
-
-
-def _when(first, last) -> str:
-    """A run's time range: "2026-12-01 14:02–14:06", the date said once when it is the same."""
-    start, end = (timezone.localtime(moment) for moment in (first, last))
-    if start.replace(second=0, microsecond=0) == end.replace(second=0, microsecond=0):
-        return f"{end:%Y-%m-%d %H:%M}"
-    if start.date() == end.date():
-        return f"{start:%Y-%m-%d %H:%M}–{end:%H:%M}"
-    return f"{start:%Y-%m-%d %H:%M} – {end:%Y-%m-%d %H:%M}"
-
-
-def _audit_runs(audit: Sequence) -> list[dict[str, Any]]:
-    """The audit log with repeats folded: ten saves of one step in a row are one line, with
-    how many and over what time (the log is newest first); actions, steps and states named in
-    the reader's language."""
-    runs: list[dict[str, Any]] = []
-    for entry in audit:
-        who = entry.actor.get_username() if entry.actor else ""
-        key = (who, entry.action, entry.step, entry.state_from, entry.state_to)
-        if runs and runs[-1]["key"] == key:
-            runs[-1]["count"] += 1
-            runs[-1]["first"] = entry
-            continue
-        runs.append({"key": key, "who": who, "entry": entry, "first": entry, "count": 1})
-    steps = dict(Step.choices)
-    states = dict(State.choices)
-    for run in runs:
-        entry, first = run["entry"], run["first"]
-        run["action"] = audit_action_label(entry.action)
-        run["step"] = str(steps.get(entry.step, entry.step)) if entry.step else ""
-        run["states"] = (
-            (str(states.get(entry.state_from, entry.state_from)),
-             str(states.get(entry.state_to, entry.state_to)))
-            if entry.state_from or entry.state_to
-            else None
-        )  # fmt: skip
-        run["when"] = _when(first.created_at, entry.created_at)
-        run["revisions"] = (
-            f"{first.revision}–{entry.revision}"
-            if first.revision != entry.revision
-            else str(entry.revision)
-        )
-    return runs
-
-
 def report_context(
     *, evaluation: Evaluation, with_map: bool = True, with_cards: bool = False, progress=None
 ) -> dict[str, Any]:
@@ -561,11 +501,11 @@ def report_context(
             for ref in decided
         ],
         "stack_report": selectors.decision_report(evaluation),
-        "risk_items": _items(decision.risks) if decision else [],
-        "check_items": _items(decision.acceptance_checks) if decision else [],
+        "risk_items": text_items(decision.risks) if decision else [],
+        "check_items": text_items(decision.acceptance_checks) if decision else [],
         "reviews": reviews,
         "approvals": [r for r in reviews if r.verdict == Verdict.APPROVE],
-        "audit": _audit_runs(audit),
+        "audit": audit_runs(audit),
         "step_labels": {key: str(label) for key, label in Step.choices},
         "layer_names": layer_names,
         "point_names": point_names,

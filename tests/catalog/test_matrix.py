@@ -303,7 +303,9 @@ def test_the_pair_page_explains_in_chinese(bob_client, computed):
         {"a": "nvidia-device-plugin/whole-gpu", "b": "hami/device-plugin"},
     ).content.decode()
 
-    assert "两者都持有独占令牌 owner:node/nvidia-gpu" in content
+    # The token is named in words, its identifier kept verbatim beside them.
+    assert "两者都持有独占令牌" in content
+    assert '<code title="owner:node/nvidia-gpu">node/nvidia-gpu</code>' in content
     assert "先确定共同的资源单位再比较" in content
 
 
