@@ -22,6 +22,7 @@ from evaluations import services
 from evaluations.engine.comparison import Conflict
 from evaluations.errors import NotAllowed
 from evaluations.reports import content as report_content
+from evaluations.reports import lists as report_lists
 from evaluations.reports import services as reports
 from evaluations.reports.models import Report
 from evaluations.reports.tasks import build_report
@@ -522,7 +523,7 @@ def test_the_audit_log_folds_repeated_saves():
         entry(1, "created"),
     ]
 
-    runs = report_content._audit_runs(newest_first)
+    runs = report_lists.audit_runs(newest_first)
 
     assert [(run["entry"].action, run["count"]) for run in runs] == [
         ("decided", 1),
@@ -533,7 +534,7 @@ def test_the_audit_log_folds_repeated_saves():
 
 
 def test_risks_and_checks_become_list_items():
-    assert report_content._items("- noisy neighbours\n\n* drains nodes\n•\tslow\nplain") == [
+    assert report_lists.text_items("- noisy neighbours\n\n* drains nodes\n•\tslow\nplain") == [
         "noisy neighbours",
         "drains nodes",
         "slow",
