@@ -469,3 +469,14 @@ def test_a_cost_tool_that_does_not_account_for_hamis_slices_is_a_warning():
     assert cost.rows == ("opencost/cost-model",)
     assert "nvidia.com/gpucores, nvidia.com/gpumem" in cost.message
     assert cost.nodes == ("gpu-inf-1", "gpu-inf-2", "gpu-inf-3")
+
+
+def test_a_cluster_wide_row_decided_for_a_pool_serves_that_pool():
+    decision = Decided(
+        rows=("hami/device-plugin", "hami/scheduler-extender", "kueue/controller"),
+        pools={"inference": ("hami/device-plugin", "kueue/controller")},
+    )
+    report = check("hami-kueue-ok.json", decision=decision)
+    assert not found(report, "pool-row-missing")
+    assert not found(report, "pool-row-unexpected")
+    assert serious(report) == []

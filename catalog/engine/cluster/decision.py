@@ -120,7 +120,9 @@ def _pool_drift(decision, detected, pools, label, present) -> list[Finding]:
             continue
         unmatched.remove(target)
         running = _running(target, detected)
-        here = set().union(*(_ids(d) for d in running)) if running else set()
+        # A cluster-wide row (Deployments, webhooks) serves every pool it was decided for.
+        serving = running + [d for d in detected if d.cluster_wide]
+        here = set().union(*(_ids(d) for d in serving)) if serving else set()
         for row_id in sorted(meant - here):
             if row_id not in present:
                 continue  # absent from the whole cluster: said once above
