@@ -90,7 +90,10 @@ def _running(pool: NodePool, detected: list[Detected]) -> list[Detected]:
 
 
 def _pool_drift(decision, detected, pools, label, present) -> list[Finding]:
+    """Decided pools matched to node pools (by name or pool label, else by the rows they run),
+    then the rows each lacks or runs besides."""
     in_a_pool = {r for ids in decision.pools.values() for r in ids}
+    decided = set(decision.rows) | in_a_pool
     cluster_wide = [r for r in decision.rows if r not in in_a_pool]
     unmatched = [p for p in pools if _running(p, detected)]
     findings = []
@@ -143,7 +146,8 @@ def _pool_drift(decision, detected, pools, label, present) -> list[Finding]:
             )
         allowed = meant | set(cluster_wide)
         for found in running:
-            if _ids(found) & allowed:
+            # A row decided for no pool at all is said once, as row-not-decided.
+            if _ids(found) & allowed or not _ids(found) & decided:
                 continue
             findings.append(
                 Finding(
