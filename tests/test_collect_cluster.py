@@ -154,16 +154,14 @@ def test_the_checker_finds_hami_and_kueue_in_what_the_collector_wrote(collect, b
 
 
 @pytest.mark.django_db
-@pytest.mark.xfail(
-    reason="the engine does not see Kueue's resourceTransformations (manager config), so the "
-    "ClusterQueue of Kueue's own HAMi guide (total-gpucores, total-gpumem) reads as not "
-    "covering nvidia.com/gpucores and gpumem: reported to the lead",
-    strict=False,
-)
 def test_kueues_documented_hami_queue_is_not_an_error(collect, builtin_catalog):
     report = cluster_check(parse_snapshot(collect().snapshot))
 
+    # Kueue's own HAMi guide covers the transformed names (total-gpumem, total-gpucores); the
+    # manager config that defines the transformation is not in a snapshot, so: verify, not error.
     assert [f.code for f in report.findings if f.severity == "error"] == []
+    warnings = [f.code for f in report.findings if f.severity == "warning"]
+    assert "queue-resource-transformed" in warnings, report.findings
 
 
 def test_only_read_only_verbs_are_called(collect):
