@@ -255,9 +255,11 @@ class PlacementRowAdminForm(forms.ModelForm):
             placement["reviewed"] = data["reviewed_on"].isoformat()
         if data["verified_at"]:
             placement["verified_at"] = data["verified_at"].isoformat()
-        # The form does not edit detection signatures; saving a row keeps the stored ones.
-        if self.instance.pk and self.instance.detect:
-            placement["detect"] = self.instance.detect
+        # The form does not edit detection signatures or versions; a save keeps the stored ones.
+        if self.instance.pk:
+            for name in ("detect", "versions", "contract_versions"):
+                if getattr(self.instance, name):
+                    placement[name] = getattr(self.instance, name)
         return {key: value for key, value in placement.items() if value not in ("", [], {})}
 
     def clean(self):

@@ -144,6 +144,8 @@ ROW_VALUE_FIELDS = (
     "evidence",
     "unverified",
     "detect",
+    "versions",
+    "contract_versions",
     "project_version",
     "reviewed_on",
     "verified_at",
@@ -247,6 +249,8 @@ def stored_projects(
             "unverified": list(row["unverified"]),
             # jsonb keeps no key order: the export's comes from the bundle format.
             "detect": normalize_detect(row["detect"] or {}),
+            "versions": row["versions"],
+            "contract_versions": dict(sorted((row["contract_versions"] or {}).items())),
         }
         by_id[row["project_id"]].rows[row["key"]] = (row["id"], placement)
     return stored

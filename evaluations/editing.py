@@ -67,7 +67,7 @@ def edit_begin(evaluation: Evaluation) -> tuple[str, str] | None:
                 state=State(evaluation.state).label
             )
         )
-    if evaluation.state in (State.APPROVED, State.CHANGES_REQUESTED):
+    if evaluation.state in (State.APPROVED, State.CHANGES_REQUESTED, State.NEEDS_REVIEW):
         return EvaluationWorkflow(evaluation).reopen()
     return None
 

@@ -75,6 +75,9 @@ class State(models.TextChoices):
     IN_REVIEW = "in_review", _("in review")
     APPROVED = "approved", _("approved")
     CHANGES_REQUESTED = "changes_requested", _("changes requested")
+    # An approved evaluation whose stack check a catalog change made worse (issue 20): its
+    # editors revise and submit it again, like a change request the catalog made.
+    NEEDS_REVIEW = "needs_review", _("needs re-review")
     ARCHIVED = "archived", _("archived")
 
 
@@ -112,6 +115,9 @@ class Evaluation(models.Model):
     boundaries_done = models.BooleanField(_("step 4 done"), default=False)
     # Bumped by every change of content; a review names the revision it looked at.
     revision = models.PositiveIntegerField(_("revision"), default=1)
+    # The latest catalog-drift finding for an approved decision (issue 20): what changed in the
+    # catalog under it since approval and whether the stack check got worse; {} when none.
+    catalog_drift = models.JSONField(_("catalog changes since approval"), default=dict, blank=True)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -207,6 +213,15 @@ class Decision(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     decided_at = models.DateTimeField(_("decided"), auto_now=True)
+    # Pinned at approval: the catalog revision and each decided row as it stood (versions,
+    # verified date, contracts), and the stack check's findings then; catalog drift compares
+    # against these.
+    approved_at = models.DateTimeField(_("approved"), null=True, blank=True)
+    approved_catalog_revision = models.PositiveIntegerField(
+        _("catalog revision at approval"), null=True, blank=True
+    )
+    approved_rows = models.JSONField(_("rows as approved"), default=dict, blank=True)
+    approved_findings = models.JSONField(_("stack check at approval"), default=list, blank=True)
 
     class Meta:
         verbose_name = _("decision")
@@ -343,6 +358,7 @@ class Event(models.TextChoices):
     APPROVED = "approved", _("approved")
     CHANGES_REQUESTED = "changes_requested", _("changes requested")
     COMMENTED = "commented", _("commented")
+    CATALOG_DRIFT = "catalog_drift", _("catalog changed under the decision")
 
 
 class Notification(models.Model):
@@ -406,3 +422,29 @@ class WebhookDelivery(models.Model):
 
 
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot  # noqa: E402, F401
+
+
+class EvaluationRevision(models.Model):
+    """What an evaluation said at one revision (profile, units, candidates, boundaries,
+    decision, stack-check findings), written with every revision: diffs compare two of them."""
+
+    evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="revisions")
+    revision = models.PositiveIntegerField(_("revision"))
+    content = models.JSONField(_("content"), default=dict)
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["evaluation", "revision"]
+        verbose_name = _("evaluation revision")
+        verbose_name_plural = _("evaluation revisions")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["evaluation", "revision"], name="evaluation_revision_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.evaluation} @ {self.revision}"

@@ -88,7 +88,7 @@ def evaluation_detail_view(request, pk: int):
     can_submit = (
         selectors.role_allows(role, Role.EDITOR)
         and (is_author or not selectors.role_allows(role, Role.REVIEWER))
-        and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED)
+        and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED, State.NEEDS_REVIEW)
     )
     return render(
         request,

@@ -1,4 +1,6 @@
-"""The review state machine: draft → in_review → approved | changes_requested → archived."""
+"""The review state machine: draft → in_review → approved | changes_requested → archived; an
+approved evaluation whose stack check a catalog change made worse is needs_review (like a change
+request the catalog made: its editors revise it or submit it again)."""
 
 from __future__ import annotations
 
@@ -26,12 +28,17 @@ class EvaluationWorkflow:
 
     @property
     def editable(self) -> bool:
-        return self.evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED, State.APPROVED)
+        return self.evaluation.state in (
+            State.DRAFT,
+            State.CHANGES_REQUESTED,
+            State.APPROVED,
+            State.NEEDS_REVIEW,
+        )
 
     def submit(self) -> tuple[str, str]:
         """Hand a draft to the team's reviewers."""
         return self._move(
-            (State.DRAFT, State.CHANGES_REQUESTED),
+            (State.DRAFT, State.CHANGES_REQUESTED, State.NEEDS_REVIEW),
             State.IN_REVIEW,
             _("Only a draft can be submitted for review; this evaluation is {state}."),
         )
@@ -53,9 +60,9 @@ class EvaluationWorkflow:
         )
 
     def reopen(self) -> tuple[str, str]:
-        """An edit turns a changes-requested or approved evaluation back into a draft."""
+        """An edit turns a changes-requested, approved or needs-review evaluation into a draft."""
         return self._move(
-            (State.CHANGES_REQUESTED, State.APPROVED),
+            (State.CHANGES_REQUESTED, State.APPROVED, State.NEEDS_REVIEW),
             State.DRAFT,
             _(
                 "Only an approved or changes-requested evaluation can be reopened; "
@@ -66,10 +73,18 @@ class EvaluationWorkflow:
     def archive(self) -> tuple[str, str]:
         """Put the evaluation away; it stays readable and can no longer change."""
         return self._move(
-            (State.DRAFT, State.APPROVED, State.CHANGES_REQUESTED),
+            (State.DRAFT, State.APPROVED, State.CHANGES_REQUESTED, State.NEEDS_REVIEW),
             State.ARCHIVED,
             _(
                 "An evaluation in review or already archived cannot be archived; "
                 "this one is {state}."
             ),
+        )
+
+    def flag_for_review(self) -> tuple[str, str]:
+        """The catalog moved under an approved decision and its stack check got worse."""
+        return self._move(
+            (State.APPROVED,),
+            State.NEEDS_REVIEW,
+            _("Only an approved evaluation can be flagged for re-review; this one is {state}."),
         )

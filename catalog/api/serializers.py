@@ -69,6 +69,9 @@ class PlacementSerializer(serializers.ModelSerializer):
     detect = serializers.DictField(
         read_only=True, help_text="How the component is recognised in a cluster snapshot."
     )
+    contract_versions = serializers.DictField(
+        read_only=True, help_text="Per interface: the project version it holds since / until."
+    )
 
     class Meta:
         model = PlacementRow
@@ -77,7 +80,7 @@ class PlacementSerializer(serializers.ModelSerializer):
             "functions", "functions_inferred", "isolation", "promise", "non_promise", "costs",
             "signals", "provides", "requires", "accepts", "exclusive", "failure_modes",
             "evidence", "project_version", "reviewed", "verified_at", "unverified", "detect",
-            "updated_at",
+            "versions", "contract_versions", "updated_at",
         ]  # fmt: skip
 
     @extend_schema_field(

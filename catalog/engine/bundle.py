@@ -52,6 +52,8 @@ PLACEMENT_KEYS = (
     "verified_at",
     "unverified",
     "detect",
+    "versions",
+    "contract_versions",
 )
 # The lists a placement's `detect` mapping may hold, in export order (then evidence, note).
 DETECT_KEYS = (
@@ -385,6 +387,11 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         "verified_at": placement.get("verified_at", ""),
         "unverified": list(placement.get("unverified") or []),
         "detect": normalize_detect(placement.get("detect") or {}),
+        "versions": placement.get("versions", ""),
+        "contract_versions": {
+            identifier: {bound: value for bound, value in sorted(span.items()) if value}
+            for identifier, span in sorted((placement.get("contract_versions") or {}).items())
+        },
     }
     ordered = {key: normal[key] for key in PLACEMENT_KEYS}
     # Which fields the bundle stated: an import in merge mode keeps the stored value of the rest.

@@ -47,7 +47,8 @@ def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
     )
     return list(
         Evaluation.objects.filter(
-            team__in=_my_teams(user), state__in=(State.DRAFT, State.CHANGES_REQUESTED)
+            team__in=_my_teams(user),
+            state__in=(State.DRAFT, State.CHANGES_REQUESTED, State.NEEDS_REVIEW),
         )
         .filter(Q(created_by=user) | Exists(edited))
         .select_related("team")

@@ -68,3 +68,34 @@ def test_malformed_signatures_are_refused_with_their_path(detect, path):
         (e.path, e.message) for e in refused.value.errors
     ]
     assert not PlacementRow.objects.exists()
+
+
+def test_versions_and_contract_versions_are_stored_exported_and_kept_by_merges():
+    spans = {"resource:example.com/gpu": {"since": "0.15.0"}, "signal:x/y": {"until": "2.0"}}
+    apply(hami(versions=">=0.15,<0.20", contract_versions=spans))
+
+    row = PlacementRow.objects.get(key="device-plugin")
+    assert (row.versions, row.contract_versions) == (">=0.15,<0.20", spans)
+    exported = bundle_export()["projects"][0]["placements"][0]
+    assert exported["versions"] == ">=0.15,<0.20"
+    assert exported["contract_versions"] == spans
+
+    apply(hami(promise="Caps GPU memory per container."), mode="merge")
+    assert PlacementRow.objects.get(key="device-plugin").versions == ">=0.15,<0.20"
+
+
+@pytest.mark.parametrize(
+    ("fields", "path"),
+    [
+        ({"versions": "newest; drop table"}, "versions"),
+        ({"contract_versions": {"resource:x": {"from": "1.0"}}}, "contract_versions"),
+        ({"contract_versions": {"not an interface": {"since": "1.0"}}}, "contract_versions"),
+    ],
+)
+def test_malformed_versions_are_refused(fields, path):
+    with pytest.raises(BundleInvalid) as refused:
+        apply(hami(**fields))
+
+    assert any(path in error.path for error in refused.value.errors), [
+        (e.path, e.message) for e in refused.value.errors
+    ]
