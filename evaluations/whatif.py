@@ -1,0 +1,171 @@
+"""What-if swaps on a decided stack: the catalog and the evaluation adapted into the what-if
+engine (a selector), and Adopt, which makes the swapped stack a new draft revision (a service)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.conf import settings
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from catalog.engine.functions import comparable_functions
+from catalog.engine.rows import Row
+from catalog.migration_paths import migration_paths
+from catalog.selectors import engine_rows
+from evaluations.editing import evaluation_lock, revision_check, role_require
+from evaluations.engine.whatif import MigrationPath, MigrationStep, Swap, WhatIf, what_if
+from evaluations.errors import InvalidInput
+from evaluations.models import Decision, Evaluation, Role
+from evaluations.selectors import candidates_of
+
+# Where the Kubernetes feature stages live: the catalog's facts, else the older docs file.
+_FEATURE_FILES = (
+    Path(settings.BASE_DIR) / "catalog" / "data" / "facts" / "kubernetes-features.yaml",
+    Path(settings.BASE_DIR) / "docs" / "dra-features.yaml",
+)
+
+
+@dataclass(frozen=True)
+class SwapChoice:
+    """A row of the decided stack and the rows of its layer that could replace it."""
+
+    row: Row
+    suggested: tuple[Row, ...]  # same layer and a common function, or a known migration target
+    others: tuple[Row, ...]
+
+
+def kubernetes_features() -> dict[str, dict[str, Any]]:
+    """Feature gate facts by name ({"stages": {...}, "default_on_since": "1.34", ...})."""
+    for path in _FEATURE_FILES:
+        if path.exists():
+            entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+            return {entry["feature"]: entry for entry in entries}
+    return {}
+
+
+def engine_migration_paths() -> list[MigrationPath]:
+    return [
+        MigrationPath(
+            key=item["key"],
+            source=item["from"],
+            target=item["to"],
+            title=item["title"],
+            install=item["install"],
+            companions=tuple(item["with"]),
+            steps=tuple(
+                MigrationStep(
+                    text=step["text"],
+                    evidence=tuple(step["evidence"]),
+                    feature=step["feature"],
+                    restores=tuple(step["restores"]),
+                )
+                for step in item["steps"]
+            ),
+        )
+        for item in migration_paths()
+    ]
+
+
+def _decision(evaluation: Evaluation) -> Decision:
+    decision = Decision.objects.filter(evaluation=evaluation).first()
+    if decision is None or not decision.rows:
+        raise InvalidInput(_("Decide a stack first: a what-if swaps a row of the decided stack."))
+    return decision
+
+
+def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
+    """Each decided row with its possible replacements (same layer), suggested ones first."""
+    decision = _decision(evaluation)
+    catalog = {row.id: row for row in engine_rows()}
+    targets = {(path.source, path.target) for path in engine_migration_paths()}
+    choices = []
+    for ref in decision.rows:
+        row = catalog.get(ref)
+        if row is None:
+            continue
+        jobs = comparable_functions(row.layer, row.functions)
+        suggested, others = [], []
+        for other in catalog.values():
+            if other.layer != row.layer or other.id in decision.rows:
+                continue
+            known = any(
+                MigrationPath("", source, target, "", "", ()).matches(ref, other.id)
+                for source, target in targets
+            )
+            if known or jobs & comparable_functions(other.layer, other.functions):
+                suggested.append(other)
+            else:
+                others.append(other)
+        choices.append(SwapChoice(row, tuple(suggested), tuple(others)))
+    return choices
+
+
+def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None = None) -> WhatIf:
+    """The consequences of swapping `old` for `new` (in `pool` only, when given)."""
+    decision = _decision(evaluation)
+    catalog = {row.id: row for row in engine_rows()}
+    rows = [catalog[ref] for ref in decision.rows if ref in catalog]
+    known = {row.id for row in rows}
+    pools = {
+        name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
+    }
+    try:
+        profile = evaluation.engine_profile()
+    except ValueError:
+        profile = None
+    try:
+        return what_if(
+            rows,
+            pools or None,
+            Swap(old=old, new=new, pool=pool or None),
+            catalog,
+            profile=profile,
+            features=kubernetes_features(),
+            kubernetes_version=(evaluation.profile or {}).get("kubernetes_version") or None,
+            paths=engine_migration_paths(),
+        )
+    except ValueError as exc:
+        message = str(exc.args[0]) if exc.args else str(exc)
+        raise InvalidInput(message) from exc
+
+
+@transaction.atomic
+def evaluation_whatif_adopt(
+    *,
+    evaluation: Evaluation,
+    actor,
+    old: str,
+    new: str,
+    pool: str | None = None,
+    revision: int | None = None,
+) -> Evaluation:
+    """Make the swapped stack the decision: a new draft revision through the normal edit path
+    (an approved evaluation goes back to draft and needs approval again). The replacement and
+    any rows its migration path brings join the candidates when missing."""
+    from evaluations import services  # services imports the notifications; keep this module light
+
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
+    revision_check(evaluation, revision, actor)
+    result = whatif_for(evaluation, old=old, new=new, pool=pool)
+    decision = _decision(evaluation)
+    listed = {candidate.row.ref for candidate in candidates_of(evaluation)}
+    for ref in (new, *result.added):
+        if ref not in listed:
+            services.evaluation_candidate_add(evaluation=evaluation, actor=actor, row=ref)
+    evaluation.refresh_from_db()
+    services.evaluation_decide(
+        evaluation=evaluation,
+        actor=actor,
+        rows=list(result.rows_after),
+        pools={name: list(refs) for name, refs in result.pools_after.items()},
+        rationale=decision.rationale,
+        risks=decision.risks,
+        acceptance_checks=decision.acceptance_checks,
+    )
+    evaluation.refresh_from_db()
+    return evaluation
