@@ -9,6 +9,8 @@ from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
 
+from catalog.engine import kubernetes
+from catalog.engine.baseline import feature_interface
 from catalog.engine.bundle import COST_ASPECTS, Vocabulary, normalize_detect
 from catalog.engine.rows import Row
 from catalog.models import (
@@ -313,6 +315,8 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
             "isolation_compute",
             "isolation_fault",
             "functions",
+            "versions",
+            "contract_versions",
         )
     )
     ids = [pk for pk, *_ in base]
@@ -332,7 +336,7 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
     ).values_list("row_id", "relation", "interface__identifier"):
         contracts[row_id][relation].append(identifier)
     result = []
-    for pk, slug, project_name, key, layer, memory, compute, fault, functions in base:
+    for pk, slug, project_name, key, layer, memory, compute, fault, functions, *dated in base:
         contract = contracts[pk]
         result.append(
             Row(
@@ -350,6 +354,8 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
                 functions=frozenset(functions),
                 isolation={"memory": memory, "compute": compute, "fault": fault},
                 name=f"{project_name} {key}",
+                versions=dated[0],
+                contract_versions=dated[1] or {},
             )
         )
     return result
@@ -380,3 +386,17 @@ def cluster_catalog() -> tuple[list[Row], dict[str, dict[str, Any]], dict[str, l
         urls = (item.get("url") if isinstance(item, dict) else item for item in sources or ())
         evidence[row_id] = [url for url in urls if isinstance(url, str) and url]
     return engine_rows(), signatures, evidence
+
+
+def kubernetes_features_at(*, version: str | None = None) -> dict[str, Any]:
+    """The Kubernetes feature facts; at a stated version, each gate's stage and availability
+    there (ValueError for a version that is not one)."""
+    minor = kubernetes.parse_version(version) if version else None
+    found = []
+    for gate in kubernetes.features().values():
+        item = {**gate.to_dict(), "interface": feature_interface(gate.name)}
+        if minor is not None:
+            item["stage"] = kubernetes.feature_stage(gate.name, minor)
+            item["available"] = kubernetes.available(gate.name, minor)
+        found.append(item)
+    return {"version": kubernetes.format_minor(minor) if minor else None, "features": found}

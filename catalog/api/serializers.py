@@ -28,6 +28,36 @@ class VocabularySerializer(serializers.Serializer):
     functions = FunctionTermSerializer(many=True)
 
 
+class KubernetesFeatureSerializer(serializers.Serializer):
+    feature = serializers.CharField(help_text="the feature gate, e.g. DRAExtendedResource")
+    interface = serializers.CharField(
+        help_text="what a row requires: api:kubernetes/feature/<gate>"
+    )
+    title = serializers.CharField()
+    kep = serializers.IntegerField(allow_null=True)
+    stages = serializers.DictField(
+        child=serializers.CharField(), help_text="stage per verified minor: alpha, beta or GA"
+    )
+    default_on_since = serializers.CharField(
+        allow_null=True, help_text="the first minor where the feature is on by default"
+    )
+    note = serializers.CharField()
+    source = serializers.CharField()
+    stage = serializers.CharField(
+        required=False,
+        allow_null=True,
+        help_text="with ?version=: alpha, beta, GA, absent, or null when not verified",
+    )
+    available = serializers.BooleanField(
+        required=False, help_text="with ?version=: on by default at that version"
+    )
+
+
+class KubernetesFeaturesSerializer(serializers.Serializer):
+    version = serializers.CharField(allow_null=True)
+    features = KubernetesFeatureSerializer(many=True)
+
+
 class InterfaceSerializer(serializers.ModelSerializer):
     class Meta:
         model = Interface

@@ -14,6 +14,11 @@ router.register("imports", import_api.ImportViewSet, basename="import")
 urlpatterns = [
     path("vocabulary/", views.VocabularyView.as_view(), name="vocabulary"),
     path("export/", views.ExportView.as_view(), name="export"),
+    path(
+        "kubernetes-features/",
+        views.KubernetesFeaturesView.as_view(),
+        name="kubernetes-features",
+    ),
     path("schema/bundle/", views.BundleSchemaView.as_view(), name="bundle-schema"),
     path("matrix/", matrix_api.MatrixView.as_view(), name="matrix"),
     path("matrix/pair/", matrix_api.MatrixPairView.as_view(), name="matrix-pair"),

@@ -33,6 +33,7 @@ from catalog.api.schema import (
 )
 from catalog.api.serializers import (
     InterfaceSerializer,
+    KubernetesFeaturesSerializer,
     PlacementSerializer,
     ProjectSerializer,
     VocabularySerializer,
@@ -51,7 +52,7 @@ from catalog.models import (
     Project,
     ResourceUnit,
 )
-from catalog.selectors import bundle_export, vocabulary_current
+from catalog.selectors import bundle_export, kubernetes_features_at, vocabulary_current
 from catalog.services import bundle_apply, placement_row_delete, project_delete
 
 
@@ -249,6 +250,31 @@ class VocabularyView(APIView):
                 ),
             }
         )
+
+
+class KubernetesFeaturesView(APIView):
+    """Kubernetes feature gates as catalog facts: each gate's stage per minor, sourced.
+
+    With `?version=1.34` each feature also says its stage there and whether it is on by default.
+    """
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "version",
+                str,
+                description="a Kubernetes version, e.g. 1.34 or v1.34.2",
+                required=False,
+            )
+        ],
+        responses={200: KubernetesFeaturesSerializer, **READ_ERRORS},
+    )
+    def get(self, request):
+        version = request.query_params.get("version") or None
+        try:
+            return Response(kubernetes_features_at(version=version))
+        except ValueError as exc:
+            raise ParseError({"version": str(exc)}) from exc
 
 
 class InterfaceFilter(django_filters.FilterSet):

@@ -5,9 +5,28 @@ bind (show as a link in the matrix) only when offered by the catalog project tha
 Kubernetes' own implementation of them: the `kubernetes-dra` rows compose with the DRA drivers
 and the claim consumers they serve; a device plugin that merely implements the kubelet API binds
 nothing.
+
+Kubernetes feature gates are baseline interfaces too, `api:kubernetes/feature/<Gate>`: a row that
+cannot work without a gate requires one. Without a Kubernetes version every gate counts as
+offered (as before versions were known); at a stated version only the gates on by default there
+are (`baseline_offers`).
 """
 
 from __future__ import annotations
+
+from fnmatch import fnmatchcase
+
+from catalog.engine.kubernetes import Minor, available, features
+
+FEATURE_PREFIX = "api:kubernetes/feature/"
+
+
+def feature_interface(gate: str) -> str:
+    """The interface a row requires when it needs Kubernetes feature gate `gate` on."""
+    return f"{FEATURE_PREFIX}{gate}"
+
+
+_FEATURE_INTERFACES: frozenset[str] = frozenset(feature_interface(name) for name in features())
 
 KUBERNETES_BASELINE: frozenset[str] = frozenset(
     {
@@ -41,6 +60,8 @@ KUBERNETES_BASELINE: frozenset[str] = frozenset(
         "resource:cpu",
         "resource:memory",
     }
+    # Kubernetes feature gates (catalog/data/facts/kubernetes-features.yaml)
+    | _FEATURE_INTERFACES
 )
 
 # Baseline interfaces (by prefix) and the catalog project whose rows define them.
@@ -58,3 +79,16 @@ def binds(interface: str, provider_project: str) -> bool:
         interface.startswith(prefix) and provider_project == project
         for prefix, project in BASELINE_DEFINED_BY.items()
     )
+
+
+def baseline_offers(pattern: str, kubernetes_version: str | Minor | None = None) -> bool:
+    """Whether Kubernetes itself satisfies `pattern`; at a stated version a feature-gate
+    interface counts only when the gate is on by default there."""
+    for ident in KUBERNETES_BASELINE:
+        if not fnmatchcase(ident, pattern):
+            continue
+        if kubernetes_version is None or not ident.startswith(FEATURE_PREFIX):
+            return True
+        if available(ident.removeprefix(FEATURE_PREFIX), kubernetes_version):
+            return True
+    return False

@@ -58,6 +58,12 @@ class Row:
     # Excluded from hashing: a mapping is not hashable, and the id already identifies the row.
     isolation: Mapping[str, str] = field(default_factory=dict, hash=False)
     name: str = field(default="", compare=False)
+    # What the row's claims were verified for (a range or list, "" = not stated) and, per
+    # interface, the project versions it appeared in or went with ({"since": v, "until": v}).
+    versions: str = field(default="", compare=False)
+    contract_versions: Mapping[str, Mapping[str, str]] = field(
+        default_factory=dict, hash=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         if self.layer not in LAYERS:
@@ -111,6 +117,8 @@ def row_from_bundle(
         functions=_frozen(placement.get("functions") or _inferred_functions(placement)),
         isolation=placement.get("isolation") or {},
         name=f"{project_name} {key}" if project_name else "",
+        versions=placement.get("versions") or "",
+        contract_versions=placement.get("contract_versions") or {},
     )
 
 

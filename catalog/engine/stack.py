@@ -7,9 +7,15 @@ from dataclasses import asdict, dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
-from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.baseline import KUBERNETES_BASELINE, baseline_offers
 from catalog.engine.rows import Row
 from catalog.engine.text import _
+from catalog.engine.versions import (
+    feature_gap_messages,
+    pinned_rows,
+    profile_component_versions,
+    profile_kubernetes_version,
+)
 
 WORKLOAD_TYPES: tuple[str, ...] = ("training", "batch", "online_inference", "interactive")
 PRIMARY_OBJECTIVES: tuple[str, ...] = ("throughput", "p99_latency", "cost")
@@ -42,6 +48,8 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "gpu_model",
     "gpu_memory_gb",
     "node_count",
+    "kubernetes_version",
+    "component_versions",
     "priorities",
 )
 
@@ -133,6 +141,9 @@ class Profile:
     tenant_count: int | None = None
     # (workload type, time window) for the types whose window was said, in WORKLOAD_TYPES order.
     time_windows: tuple[tuple[str, str], ...] = ()
+    # The cluster's Kubernetes version ("1.34") and pinned versions, (project slug, version).
+    kubernetes_version: str | None = None
+    component_versions: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Profile:
@@ -177,6 +188,8 @@ class Profile:
             node_count=_count(data, "node_count", NODE_COUNT_MAX),
             tenant_count=tenant_count,
             time_windows=_time_windows(data, workload_types),
+            kubernetes_version=profile_kubernetes_version(data.get("kubernetes_version")),
+            component_versions=profile_component_versions(data.get("component_versions")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -184,6 +197,7 @@ class Profile:
         data["workload_types"] = list(self.workload_types)
         data["priorities"] = list(self.priorities)
         data["time_windows"] = dict(self.time_windows)
+        data["component_versions"] = dict(self.component_versions)
         return data
 
     def window(self, kind: str) -> str | None:
@@ -247,7 +261,7 @@ class MissingLayer:
 class Finding:
     """Fit of the stack to one demand of the profile."""
 
-    aspect: str  # "isolation" | "signals" | "metering" | "capabilities"
+    aspect: str  # "isolation" | "signals" | "metering" | "capabilities" | "kubernetes" | "versions"
     status: str  # "ok" | "warning" | "gap"
     message: str
 
@@ -276,8 +290,8 @@ class StackReport:
         }
 
 
-def _baseline_satisfies(pattern: str) -> bool:
-    return any(fnmatchcase(ident, pattern) for ident in KUBERNETES_BASELINE)
+def _baseline_satisfies(pattern: str, kubernetes_version: str | None = None) -> bool:
+    return baseline_offers(pattern, kubernetes_version)
 
 
 def _provides_match(rows: Iterable[Row], pattern: str) -> bool:
@@ -301,7 +315,12 @@ def _pool_members(
     return assigned, [r for r in rows if r.id not in in_a_pool]
 
 
-def _gaps(own: Mapping[str, list[Row]], cluster_wide: list[Row], rows: Sequence[Row]) -> list[Gap]:
+def _gaps(
+    own: Mapping[str, list[Row]],
+    cluster_wide: list[Row],
+    rows: Sequence[Row],
+    kubernetes_version: str | None = None,
+) -> list[Gap]:
     gaps = []
     checks: list[tuple[Row, str | None, list[Row]]] = [
         # A cluster-wide row runs in every pool, so anything in the stack can serve it.
@@ -314,7 +333,7 @@ def _gaps(own: Mapping[str, list[Row]], cluster_wide: list[Row], rows: Sequence[
     for row, pool, reach in checks:
         others = [r for r in reach if r.id != row.id]
         for pattern in sorted(row.requires):
-            if _baseline_satisfies(pattern) or _provides_match(others, pattern):
+            if _baseline_satisfies(pattern, kubernetes_version) or _provides_match(others, pattern):
                 continue
             gaps.append(Gap(row=row.id, pattern=pattern, pool=pool))
     return gaps
@@ -517,24 +536,38 @@ def check_stack(
     rows: Sequence[Row],
     pools: Mapping[str, Sequence[str]] | None = None,
     profile: Profile | None = None,
+    *,
+    kubernetes_version: str | None = None,
+    component_versions: Mapping[str, str] | None = None,
 ) -> StackReport:
     """Check a stack of rows, optionally split into node pools (row ids per pool name).
 
     Rows assigned to no pool are cluster-wide and belong to every pool. Without pools the whole
-    stack is one pool named `default`.
+    stack is one pool named `default`. The Kubernetes version and pinned component versions
+    default to the profile's: a feature gate off by default at that version is a gap, and a
+    contract outside its since/until span of the pinned release counts as absent.
     """
     ids = [r.id for r in rows]
     if len(set(ids)) != len(ids):
         raise ValueError("a stack lists each row once")
+    if profile is not None:
+        kubernetes_version = kubernetes_version or profile.kubernetes_version
+        if component_versions is None:
+            component_versions = dict(profile.component_versions)
+    rows, pins = pinned_rows(rows, component_versions or {})
     own, cluster_wide = _pool_members(rows, pools)
     present = {name: members + cluster_wide for name, members in own.items()}
-    fit: list[Finding] = []
+    gaps = _gaps(own, cluster_wide, rows, kubernetes_version)
+    fit = [
+        Finding("kubernetes", "gap", message)
+        for message in feature_gap_messages([(g.row, g.pattern) for g in gaps], kubernetes_version)
+    ] + [Finding("versions", "warning", message) for message in pins]
     if profile is not None:
         fit.append(_isolation_fit(present, profile))
         fit.extend(_signals_fit(list(rows), profile))
         fit.extend(_capabilities_fit(list(rows), profile))
     return StackReport(
-        gaps=tuple(_gaps(own, cluster_wide, rows)),
+        gaps=tuple(gaps),
         conflicts=tuple(_conflicts(own, cluster_wide)),
         missing_layers=tuple(_missing_layers(own, cluster_wide, profile)),
         fit=tuple(fit),

@@ -21,7 +21,7 @@ from catalog.engine.text import Text, render
 
 CLUSTERS = Path(__file__).resolve().parent.parent / "data" / "clusters"
 DATA = Path(settings.BASE_DIR) / "catalog" / "data"
-DRA_FEATURES = Path(settings.BASE_DIR) / "docs" / "dra-features.yaml"
+DRA_FEATURES = Path(settings.CATALOG_DATA_DIR) / "facts" / "kubernetes-features.yaml"
 
 
 @functools.cache

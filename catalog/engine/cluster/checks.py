@@ -225,7 +225,7 @@ def check_cluster(
     unmet requirements, queue quota against the GPU resources in use, DRA features against the
     Kubernetes release and, given a decision, drift from it. `evidence` maps row ids to the
     catalog's evidence URLs, quoted with the findings; `dra_features` defaults to
-    docs/dra-features.yaml (pass () to leave the DRA checks out)."""
+    the catalog's Kubernetes facts (pass () to leave the DRA checks out)."""
     pools = node_pools(snapshot, gpu_label_keys(signatures))
     detected = detect_rows(
         snapshot,

@@ -1,32 +1,29 @@
 """DRA features a snapshot shows in use, against the Kubernetes release that runs them.
 
-The feature list (docs/dra-features.yaml) gives each feature gate's stage per minor release and
-the release from which it is on by default. Only uses visible in the collected objects count:
-ResourceSlices and DeviceClasses (claims are not collected).
+The feature list (catalog/data/facts/kubernetes-features.yaml, read by catalog.engine.kubernetes)
+gives each feature gate's stage per minor release and the release from which it is on by default.
+Only uses visible in the collected objects count: ResourceSlices and DeviceClasses (claims are not
+collected).
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import Any
-
-import yaml
 
 from catalog.engine.cluster.detect import as_list, as_mapping
 from catalog.engine.cluster.report import ERROR, INFO, WARNING, Finding
 from catalog.engine.cluster.snapshot import Snapshot
+from catalog.engine.kubernetes import FEATURES_PATH, builtin_feature_entries
 from catalog.engine.text import _
 
-# Kept with the docs because people read it there; the checks read the same file.
-DRA_FEATURES_PATH = Path(__file__).resolve().parents[3] / "docs" / "dra-features.yaml"
+# Catalog facts: the stack check and the API read the same file.
+DRA_FEATURES_PATH = FEATURES_PATH
 
 
-@functools.cache
 def builtin_dra_features() -> tuple[Mapping[str, Any], ...]:
-    """The verified DRA feature stages of docs/dra-features.yaml (what callers pass on)."""
-    return tuple(yaml.safe_load(DRA_FEATURES_PATH.read_text(encoding="utf-8")) or ())
+    """The verified feature stages of the catalog's Kubernetes facts (what callers pass on)."""
+    return builtin_feature_entries()
 
 
 def _devices(resource_slice: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
