@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from evaluations.editing import audit_write, role_require
 from evaluations.models import Candidate, Evaluation, Role, Team, UnitChoice
+from evaluations.revisions import revision_record
 
 TITLE_MAX = 200
 
@@ -74,4 +75,5 @@ def evaluation_clone(*, evaluation: Evaluation, actor, team: Team | None = None)
             },
         },
     )
+    revision_record(evaluation=copy, actor=actor)
     return copy

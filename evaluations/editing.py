@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 
 from evaluations.errors import EditConflict, InvalidTransition, NotAllowed
 from evaluations.models import AuditEntry, Evaluation, Membership, Role, State, Step, Team
+from evaluations.revisions import revision_record
 from evaluations.selectors import role_allows
 from evaluations.workflow import EvaluationWorkflow
 
@@ -83,6 +84,8 @@ def edit_commit(
         # An approval covers the revision it saw; a later change needs approval again.
         changes = {**changes, "approval": _("withdrawn: the approved evaluation was edited")}
     audit_write(evaluation, actor, action, step=step, changes=changes, transition=transition)
+    # What the evaluation says at this revision, kept for diffs between any two revisions.
+    revision_record(evaluation=evaluation, actor=actor)
     return evaluation
 
 

@@ -38,6 +38,7 @@ from evaluations.models import (
     Verdict,
 )
 from evaluations.notifications.services import evaluation_announce
+from evaluations.revisions import revision_record
 from evaluations.selectors import (
     candidates_as_data,
     candidates_of,
@@ -76,6 +77,7 @@ def evaluation_create(
     audit_write(
         evaluation, actor, "created", changes={"title": {"old": None, "new": evaluation.title}}
     )
+    revision_record(evaluation=evaluation, actor=actor)
     if profile:
         evaluation_step_save(evaluation=evaluation, actor=actor, step=Step.PROFILE, data=profile)
         evaluation.refresh_from_db()
