@@ -41,7 +41,13 @@ from catalog.models import (
     ResourceUnit,
     Tag,
 )
-from catalog.selectors import StoredProject, stored_projects, vocabulary_current
+from catalog.selectors import (
+    StoredProject,
+    catalog_revision,
+    stored_projects,
+    vocabulary_current,
+)
+from catalog.signals import catalog_rows_changed
 from ecomap.gcpause import gc_paused
 
 ProgressCallback = Callable[[int, int], None]
@@ -492,12 +498,17 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
          "changes"),
         history,
     )  # fmt: skip
-    _notify_catalog_changed()
+    _notify_catalog_changed({f"{slug}/{row_key}" for *_, slug, row_key, _action, _c in history})
 
 
-def _notify_catalog_changed() -> None:
+def _notify_catalog_changed(refs: set[str]) -> None:
     for callback in _on_catalog_change:
         transaction.on_commit(callback)
+    transaction.on_commit(
+        lambda: catalog_rows_changed.send(
+            sender=PlacementRow, refs=sorted(refs), revision=catalog_revision()
+        )
+    )
 
 
 def placement_row_delete(*, row: PlacementRow, actor=None, source: str = "") -> None:
@@ -514,7 +525,7 @@ def placement_row_delete(*, row: PlacementRow, actor=None, source: str = "") -> 
             changes={},
         )
         row.delete()
-        _notify_catalog_changed()
+        _notify_catalog_changed({f"{project.slug}/{row.key}"})
 
 
 def project_delete(*, project: Project, actor=None, source: str = "") -> None:
@@ -528,8 +539,9 @@ def project_delete(*, project: Project, actor=None, source: str = "") -> None:
             action=ChangeAction.DELETED,
             changes={"name": {"old": project.name, "new": None}},
         )
+        slug = project.slug
         project.delete()
-        _notify_catalog_changed()
+        _notify_catalog_changed({f"{slug}/"})
 
 
 __all__ = [

@@ -22,6 +22,7 @@ COMPUTE_MATRIX_SNAPSHOT = "catalog.tasks.compute_matrix_snapshot"
 BUILD_REPORT = "evaluations.report_tasks.build_report"
 SEND_NOTIFICATION_EMAIL = "evaluations.send_notification_email"
 DELIVER_WEBHOOK = "evaluations.deliver_webhook"
+CHECK_CATALOG_DRIFT = "evaluations.check_catalog_drift"
 
 
 class QueueUnavailable(APIException):

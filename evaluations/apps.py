@@ -14,3 +14,8 @@ class EvaluationsConfig(AppConfig):
         # name through ecomap.dispatch, so nothing else imports this module.
         import evaluations.reports.tasks  # noqa: F401
         import evaluations.tasks  # noqa: F401
+        from catalog.signals import catalog_rows_changed
+        from evaluations.drift import on_catalog_rows_changed
+
+        # The catalog never imports evaluations: it announces its writes, and drift listens.
+        catalog_rows_changed.connect(on_catalog_rows_changed, dispatch_uid="evaluations-drift")

@@ -18,6 +18,7 @@ AUDIT_ACTIONS = {
     "archived": _("archived"),
     "commented": _("commented"),
     "cloned": _("created it as a copy"),
+    "catalog_drift": _("the catalog changed under the decision"),
 }
 
 # Keys of an entry's `changes`: step-1 profile fields, step and decision parts.

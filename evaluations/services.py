@@ -15,6 +15,7 @@ from catalog.engine.stack import PROFILE_FIELDS, Profile, check_stack, profile_v
 from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.selectors import engine_rows
 from evaluations.comments import review_comments_add
+from evaluations.drift import decision_pin
 from evaluations.editing import (
     audit_write,
     edit_begin,
@@ -564,6 +565,8 @@ def evaluation_review(
     action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
     changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
     audit_write(evaluation, actor, action, changes=changes, transition=transition)
+    if verdict == Verdict.APPROVE:
+        decision_pin(evaluation=evaluation)
     review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
     evaluation_announce(evaluation=evaluation, actor=actor, event=action)
     return evaluation

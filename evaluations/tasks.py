@@ -1,5 +1,5 @@
-"""Evaluation jobs: the recovery sweep Celery beat runs every minute, notification e-mails and
-team webhook deliveries."""
+"""Evaluation jobs: the recovery sweep Celery beat runs every minute, notification e-mails,
+team webhook deliveries and the catalog-drift check after catalog writes."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from smtplib import SMTPException
 from celery import shared_task
 
 from ecomap.jobs import DURABLE_TASK
+from evaluations.drift import catalog_drift_check
 from evaluations.notifications.mail import notification_email_send
 from evaluations.notifications.webhooks import webhook_deliver
 from evaluations.recovery import jobs_recover
@@ -52,3 +53,13 @@ def deliver_webhook(self, delivery_id: int) -> None:
         self.apply_async((delivery_id,), countdown=attempt.retry_in)
     except Exception as exc:  # the broker went away; the sweep sends it again
         logger.warning("webhook delivery %s: retry not scheduled: %s", delivery_id, exc)
+
+
+# After a catalog write that touches an approved decision's rows. Rerunning is a no-op (the
+# same drift is not recorded, flagged or announced twice); a large catalog import touches few
+# decisions, each checked in its own short transaction.
+@shared_task(
+    name="evaluations.check_catalog_drift", **DURABLE_TASK, soft_time_limit=240, time_limit=300
+)
+def check_catalog_drift(refs: list[str] | None = None) -> dict[str, int]:
+    return catalog_drift_check(refs=refs)

@@ -175,6 +175,39 @@ class EvaluationSummarySerializer(serializers.ModelSerializer):
         return {step: evaluation.step_done(step) for step in PLACEMENT_STEPS}
 
 
+class FieldChangeSerializer(serializers.Serializer):
+    old = serializers.JSONField(allow_null=True)
+    new = serializers.JSONField(allow_null=True)
+
+
+class CatalogDriftSerializer(serializers.Serializer):
+    """What changed in the catalog under an approved decision since approval; {} when nothing."""
+
+    checked_at = serializers.DateTimeField(required=False)
+    catalog_revision = serializers.IntegerField(required=False, help_text="catalog revision now")
+    since_revision = serializers.IntegerField(
+        required=False, allow_null=True, help_text="catalog revision the decision was approved on"
+    )
+    rows = serializers.DictField(
+        child=serializers.DictField(child=FieldChangeSerializer()),
+        required=False,
+        help_text='{"project/key": {field: {"old", "new"}}}; project fields as "project.<name>"',
+    )
+    removed_rows = serializers.ListField(child=serializers.CharField(), required=False)
+    stack_check = serializers.ChoiceField(
+        choices=["worse", "better", "unchanged"],
+        required=False,
+        help_text="the stack check now against the one at approval; worse → needs re-review",
+    )
+    new_findings = serializers.ListField(child=serializers.DictField(), required=False)
+    gone_findings = serializers.ListField(child=serializers.DictField(), required=False)
+    history = serializers.ListField(
+        child=serializers.DictField(),
+        required=False,
+        help_text="the catalog changes behind it: id, at, actor, source, action, ref, fields",
+    )
+
+
 class EvaluationSerializer(EvaluationSummarySerializer):
     """An evaluation with its four steps, decision, reviews and audit log."""
 
@@ -185,6 +218,7 @@ class EvaluationSerializer(EvaluationSummarySerializer):
     reviews = ReviewSerializer(many=True, read_only=True)
     comments = serializers.SerializerMethodField()
     audit = serializers.SerializerMethodField()
+    catalog_drift = serializers.SerializerMethodField()
 
     class Meta(EvaluationSummarySerializer.Meta):
         fields = [
@@ -196,6 +230,7 @@ class EvaluationSerializer(EvaluationSummarySerializer):
             "reviews",
             "comments",
             "audit",
+            "catalog_drift",
         ]
 
     @extend_schema_field(DecisionSerializer(allow_null=True))
@@ -213,6 +248,10 @@ class EvaluationSerializer(EvaluationSummarySerializer):
     def get_audit(self, evaluation: Evaluation) -> list[dict[str, Any]]:
         entries = evaluation.audit.select_related("actor")[:100]
         return AuditEntrySerializer(entries, many=True).data
+
+    @extend_schema_field(CatalogDriftSerializer)
+    def get_catalog_drift(self, evaluation: Evaluation) -> dict[str, Any]:
+        return evaluation.catalog_drift or {}
 
 
 # ---------------------------------------------------------------------------------------------

@@ -50,6 +50,14 @@ def event_sentence(*, event: str, actor: str, title: str, revision: int, anchor:
         return _("%(actor)s approved “%(title)s” (revision %(revision)s).") % values
     if event == Event.CHANGES_REQUESTED:
         return _("%(actor)s requested changes to “%(title)s” (revision %(revision)s).") % values
+    if event == Event.CATALOG_DRIFT:
+        return (
+            _(
+                "The catalog changed under “%(title)s”: its stack check got worse, so it needs "
+                "re-review (revision %(revision)s)."
+            )
+            % values
+        )
     if anchor:
         values["step"] = Step(anchor).label
         return _("%(actor)s commented on “%(title)s”, %(step)s (revision %(revision)s).") % values
@@ -74,7 +82,8 @@ def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
     Submitted: the team's reviewers and admins. Approved or changes requested: the evaluation's
     editors (its author and everyone who changed it). Commented: by one of its editors, the
     reviewers taking part (who reviewed or commented), or while it is in review and none has
-    yet, the team's reviewers; by anyone else, its editors.
+    yet, the team's reviewers; by anyone else, its editors. Catalog drift (no actor): the
+    team's editors, reviewers and admins.
     """
     reviewers = (Role.REVIEWER, Role.ADMIN)
     editors = evaluation_editors(evaluation)
@@ -82,6 +91,8 @@ def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
         wanted = _members(evaluation, None, roles=reviewers)
     elif event in (Event.APPROVED, Event.CHANGES_REQUESTED):
         wanted = _members(evaluation, editors)
+    elif event == Event.CATALOG_DRIFT:
+        wanted = _members(evaluation, None, roles=(Role.EDITOR, *reviewers))
     elif actor.pk in editors:
         taking_part = set(
             Review.objects.filter(evaluation=evaluation).values_list("reviewer_id", flat=True)
@@ -91,7 +102,7 @@ def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
             wanted = _members(evaluation, None, roles=reviewers) - editors
     else:
         wanted = _members(evaluation, editors)
-    return wanted - {actor.pk}
+    return wanted - {getattr(actor, "pk", None)}
 
 
 def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) -> dict:
@@ -99,10 +110,11 @@ def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) 
     one-line summary Slack-compatible endpoints show as the message."""
     anchor = comment.anchor if comment is not None else ""
     url = evaluation_url(evaluation, anchor)
+    actor_name = actor.get_username() if actor is not None else ""  # "": EcoMap itself
     with translation.override(settings.LANGUAGE_CODE):
         sentence = event_sentence(
             event=event,
-            actor=actor.get_username(),
+            actor=actor_name,
             title=evaluation.title,
             revision=evaluation.revision,
             anchor=anchor,
@@ -117,7 +129,7 @@ def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) 
             "url": url,
         },
         "team": evaluation.team.slug,
-        "actor": actor.get_username(),
+        "actor": actor_name,
         "text": f"{_slack_escape(sentence)} <{url}|{_slack_escape(_open_label())}>",
     }
     if comment is not None:
