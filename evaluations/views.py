@@ -15,6 +15,8 @@ from catalog.engine.stack import PROFILE_FIELDS
 from catalog.engine.text import render as say
 from evaluations import comments, selectors, services
 from evaluations.cloning import evaluation_clone
+from evaluations.diffs import selectors as diff_selectors
+from evaluations.diffs.words import diff_in_words
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.forms import (
     PRIORITY_LABELS,
@@ -34,7 +36,7 @@ from evaluations.pages import (
     posted_revision,
     save_or_form_error,
 )
-from evaluations.whatif import evaluation_whatif_adopt, whatif_choices, whatif_for
+from evaluations.revisions import revisions_of
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview
@@ -329,55 +331,6 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     return redirect("evaluations:decision", pk=evaluation.pk)
 
 
-@login_required
-@maps_domain_errors
-def evaluation_whatif_view(request, pk: int):
-    """Swap a row of the decided stack and see the consequences; Adopt (POST) saves the swap as
-    a new draft revision of the decision."""
-    evaluation = evaluation_for(request, pk)
-    data = request.POST if request.method == "POST" else request.GET
-    old, new, pool = (data.get(name, "").strip()[:200] for name in ("row", "to", "pool"))
-    if request.method == "POST":
-        evaluation_whatif_adopt(
-            evaluation=evaluation,
-            actor=request.user,
-            old=old,
-            new=new,
-            pool=pool or None,
-            revision=posted_revision(request),
-        )
-        messages.success(
-            request,
-            _("Swap adopted as a new draft revision of the decision; check it, then submit it."),
-        )
-        return redirect("evaluations:decision", pk=evaluation.pk)
-    decision = getattr(evaluation, "decision", None)
-    choices = whatif_choices(evaluation) if decision and decision.rows else []
-    chosen = next((choice for choice in choices if choice.row.id == old), None)
-    result, error = None, ""
-    if chosen and new:
-        try:
-            result = whatif_for(evaluation, old=old, new=new, pool=pool or None)
-        except InvalidInput as exc:
-            error = exc.message
-    return render(
-        request,
-        "evaluations/whatif.html",
-        page_context(
-            request,
-            evaluation,
-            "decision",
-            choices=choices,
-            chosen=chosen,
-            pools=sorted((decision.pools or {}) if decision else {}),
-            picked={"row": old, "to": new, "pool": pool},
-            result=result,
-            error=error,
-        ),
-        status=400 if error else 200,
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Review comments
 
@@ -432,3 +385,40 @@ def evaluation_clone_view(request, pk: int):
     copy = evaluation_clone(evaluation=evaluation, actor=request.user, team=team)
     messages.success(request, _("Copied into a new draft: the decision and reviews stay behind."))
     return redirect("evaluations:detail", pk=copy.pk)
+
+
+# ---------------------------------------------------------------------------------------------
+# Revisions compared
+
+
+@login_required
+def evaluation_diff_view(request, pk: int):
+    """Two revisions compared like a pull request: the changes by section, and who made them."""
+    evaluation = evaluation_for(request, pk)
+    revisions = revisions_of(evaluation)
+    start, end = diff_selectors.default_pair(evaluation)
+    error, shown = "", None
+    try:
+        start = diff_selectors.parse_revision(request.GET.get("from"), start)
+        end = diff_selectors.parse_revision(request.GET.get("to"), end)
+        compared = diff_selectors.evaluation_diff(evaluation=evaluation, old=start, new=end)
+        shown = diff_in_words(compared.diff, compared.labels)
+    except diff_selectors.DiffRefused as exc:
+        error = str(exc)
+    return render(
+        request,
+        "evaluations/diff.html",
+        page_context(
+            request,
+            evaluation,
+            "review",
+            revisions=revisions,
+            start=start,
+            end=end,
+            approved=diff_selectors.approved_revisions(evaluation),
+            diff=shown,
+            error=error,
+            unrecorded=diff_selectors.unrecorded_note(evaluation, revisions),
+        ),
+        status=400 if error else 200,
+    )

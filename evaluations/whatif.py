@@ -14,7 +14,6 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.functions import comparable_functions
 from catalog.engine.rows import Row
-from catalog.engine.stack import Profile, profile_valid_fields
 from catalog.migration_paths import migration_paths
 from catalog.selectors import engine_rows
 from evaluations.editing import evaluation_lock, revision_check, role_require
@@ -115,8 +114,7 @@ def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None =
         name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
     }
     try:
-        # Fields this engine version does not know (e.g. a newer profile's) are left out.
-        profile = Profile.from_dict(profile_valid_fields(evaluation.profile or {})[0])
+        profile = evaluation.engine_profile()
     except ValueError:
         profile = None
     try:

@@ -16,6 +16,7 @@ from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
 from evaluations import adr, selectors, services
+from evaluations.api.diff_serializers import EvaluationDiffSerializer
 from evaluations.api.serializers import (
     BoundariesSerializer,
     CandidatesSerializer,
@@ -30,6 +31,7 @@ from evaluations.api.serializers import (
     ReviewInputSerializer,
     UnitsSerializer,
 )
+from evaluations.diffs import selectors as diff_selectors
 from evaluations.errors import EvaluationError
 from evaluations.models import Evaluation, Membership, Step, Team
 
@@ -354,6 +356,59 @@ class EvaluationViewSet(
         response = HttpResponse(record.markdown, content_type="text/markdown; charset=utf-8")
         response["Content-Disposition"] = f'attachment; filename="{adr.adr_filename(evaluation)}"'
         return response
+
+    @extend_schema(
+        operation_id="v1_evaluations_diff_retrieve",
+        parameters=[
+            OpenApiParameter(
+                "from",
+                int,
+                description="the older revision (default: the last approved one, else the "
+                "first recorded one)",
+            ),
+            OpenApiParameter("to", int, description="the newer revision (default: the current)"),
+        ],
+        responses={
+            200: EvaluationDiffSerializer,
+            400: OpenApiResponse(
+                ErrorSerializer,
+                description="an unknown or unrecorded revision, or `from` after `to`",
+            ),
+            **READ_ERRORS,
+        },
+    )
+    @action(detail=True, methods=["get"], url_path="diff")
+    def diff(self, request, pk=None):
+        """Two revisions compared: each changed field by section (profile, units, candidates,
+        boundaries, decision, stack-check findings) with its old and new value, and who
+        changed what between them (the audit entries, attached to the sections they saved)."""
+        evaluation = self.get_object()
+        start, end = diff_selectors.default_pair(evaluation)
+        try:
+            start = diff_selectors.parse_revision(request.query_params.get("from"), start)
+            end = diff_selectors.parse_revision(request.query_params.get("to"), end)
+            compared = diff_selectors.evaluation_diff(evaluation=evaluation, old=start, new=end)
+        except diff_selectors.DiffRefused as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {
+                "evaluation": evaluation.pk,
+                "current_revision": evaluation.revision,
+                "last_approved_revision": diff_selectors.last_approved_revision(evaluation),
+                "from_revision": _revision_data(compared.old),
+                "to_revision": _revision_data(compared.new),
+                "change_count": len(compared.diff.changes),
+                **compared.diff.to_dict(),
+            }
+        )
+
+
+def _revision_data(record) -> dict[str, Any]:
+    return {
+        "revision": record.revision,
+        "actor": record.actor.get_username() if record.actor else None,
+        "created_at": record.created_at,
+    }
 
 
 def _bounded_int(value: Any, *, default: int, low: int, high: int) -> int:

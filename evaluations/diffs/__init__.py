@@ -1,0 +1,1 @@
+"""Diffs between two revisions of an evaluation: the engine, the reads, the words."""
