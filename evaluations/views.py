@@ -16,7 +16,7 @@ from catalog.engine.text import render as say
 from evaluations import comments, selectors, services
 from evaluations.cloning import evaluation_clone
 from evaluations.diffs import selectors as diff_selectors
-from evaluations.diffs.words import diff_in_words
+from evaluations.diffs.words import diff_in_words, since_approval
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.forms import (
     PRIORITY_LABELS,
@@ -110,6 +110,7 @@ def evaluation_detail_view(request, pk: int):
             can_archive=ROLE_RANK.get(role, -1) >= ROLE_RANK[Role.ADMIN]
             and evaluation.state not in (State.IN_REVIEW, State.ARCHIVED),
             review_form=ReviewForm() if can_review else None,
+            since_approval=since_approval(evaluation) if can_review else None,
             reviews=selectors.reviews_for(evaluation),
             clone_teams=selectors.teams_for_user(user=request.user, min_role=Role.EDITOR),
             audit=selectors.audit_for(evaluation),

@@ -14,6 +14,7 @@ from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.templatetags.labels import say_html
 from evaluations.audit_labels import audit_action_label, audit_field_label
 from evaluations.diffs.engine import Change, ContentDiff, Touch
+from evaluations.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
 from evaluations.forms import PRIORITY_LABELS, ProfileForm, time_windows_in_words
 from evaluations.models import Step
 from evaluations.reports.lists import text_items
@@ -222,3 +223,20 @@ def diff_in_words(diff: ContentDiff, labels: dict[str, str]) -> dict[str, Any]:
 def diff_summary(diff: ContentDiff) -> str:
     """One line: how many changes in which sections ("2 changes in Workload and SLO, …")."""
     return ", ".join(f"{SECTION_TITLES[key]} ({count})" for key, count in diff.counts().items())
+
+
+def since_approval(evaluation) -> dict[str, Any] | None:
+    """What a reviewer reviewing again sees on the review form: the changes since the last
+    approval, counted by section (None when never approved, or nothing to compare)."""
+    approved = last_approved_revision(evaluation)
+    if approved is None or approved >= evaluation.revision:
+        return None
+    try:
+        compared = evaluation_diff(evaluation=evaluation, old=approved, new=evaluation.revision)
+    except DiffRefused as exc:
+        return {"revision": approved, "count": None, "summary": str(exc)}
+    return {
+        "revision": approved,
+        "count": len(compared.diff.changes),
+        "summary": diff_summary(compared.diff),
+    }
