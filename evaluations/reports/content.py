@@ -38,6 +38,7 @@ from evaluations.forms import (
     time_windows_in_words,
 )
 from evaluations.models import Evaluation, Step, Verdict
+from evaluations.reports.changes import changes_since_approval
 from evaluations.reports.deployed import deployed_state
 from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
@@ -511,6 +512,7 @@ def report_context(
         "point_names": point_names,
         "evidence": _evidence(cards),
         **deployed_state(evaluation),  # the attached cluster snapshot's chapter, if any
+        **changes_since_approval(evaluation),  # a re-review's appendix, if any
     }
 
 
