@@ -37,6 +37,8 @@ AUDIT_FIELDS = {
     "gpu_memory_gb": _("memory per GPU"),
     "node_count": _("GPU nodes"),
     "time_windows": _("time windows"),
+    "kubernetes_version": _("Kubernetes version"),
+    "component_versions": _("pinned component versions"),
     "added": _("added"),
     "removed": _("removed"),
     "changed": _("changed"),
@@ -52,6 +54,9 @@ AUDIT_FIELDS = {
     "comment": _("comment"),
     "step_comments": _("step comments"),
     "cloned_from": _("copied from"),
+    "removed_rows": _("rows removed from the catalog"),
+    "new_findings": _("new stack-check findings"),
+    "catalog_revision": _("catalog revision"),
 }
 
 

@@ -16,6 +16,11 @@ from catalog.engine.stack import (
     TENANT_COUNT_MAX,
     WORKLOAD_TYPES,
 )
+from catalog.engine.versions import (
+    PINNED_MAX,
+    profile_component_versions,
+    profile_kubernetes_version,
+)
 from evaluations.models import Candidate, Step, Team, Verdict
 
 WORKLOAD_CHOICES = [
@@ -133,6 +138,28 @@ class ProfileForm(forms.Form):
         max_value=NODE_COUNT_MAX,
         help_text=_("Split node pools need at least two GPU nodes."),
     )
+    kubernetes_version = forms.CharField(
+        label=_("Kubernetes version"),
+        required=False,
+        max_length=40,
+        widget=forms.TextInput({"placeholder": _("e.g. 1.34"), "spellcheck": "false"}),
+        help_text=_(
+            "The cluster's Kubernetes release. DRA features are checked against it: one that is "
+            "still off by default there is a gap, named with the release that turns it on."
+        ),
+    )
+    component_versions = forms.CharField(
+        label=_("Pinned component versions"),
+        required=False,
+        max_length=PINNED_MAX * 150,
+        widget=forms.Textarea(
+            {"rows": 3, "placeholder": _("one per line, e.g. kueue 0.19.3"), "spellcheck": "false"}
+        ),
+        help_text=_(
+            "Project and version, one per line, for the components whose version is fixed. A "
+            "version outside what a catalog row was verified for is a warning."
+        ),
+    )
     priority_1 = forms.ChoiceField(label=_("1st"), choices=PRIORITY_CHOICES, required=False)
     priority_2 = forms.ChoiceField(label=_("2nd"), choices=PRIORITY_CHOICES, required=False)
     priority_3 = forms.ChoiceField(label=_("3rd"), choices=PRIORITY_CHOICES, required=False)
@@ -142,6 +169,7 @@ class ProfileForm(forms.Form):
     # One "when does it run" select per workload type; only the ticked types' count.
     WINDOW_FIELDS = {f"window_{kind}": kind for kind in WORKLOAD_TYPES}
     GPU_FIELDS = ("gpu_model", "gpu_memory_gb", "node_count")
+    VERSION_FIELDS = ("kubernetes_version", "component_versions")
     # Form fields that are profile fields of the same name: an invalid one keeps its stored answer.
     PLAIN_FIELDS = (
         "workload_types",
@@ -155,6 +183,8 @@ class ProfileForm(forms.Form):
         "gpu_model",
         "gpu_memory_gb",
         "node_count",
+        "kubernetes_version",
+        "component_versions",
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -176,6 +206,8 @@ class ProfileForm(forms.Form):
             initial[name] = value
         for kind, window in (profile.get("time_windows") or {}).items():
             initial[f"window_{kind}"] = window
+        pinned = profile.get("component_versions") or {}
+        initial["component_versions"] = "\n".join(f"{slug} {v}" for slug, v in pinned.items())
         return initial
 
     def window_fields(self) -> list[forms.BoundField]:
@@ -183,6 +215,40 @@ class ProfileForm(forms.Form):
 
     def gpu_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.GPU_FIELDS]
+
+    def version_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.VERSION_FIELDS]
+
+    def clean_kubernetes_version(self) -> str | None:
+        try:
+            return profile_kubernetes_version(self.cleaned_data.get("kubernetes_version"))
+        except ValueError:
+            raise forms.ValidationError(
+                _("Not a Kubernetes version: write it as 1.34 or v1.34.2.")
+            ) from None
+
+    def clean_component_versions(self) -> dict[str, str]:
+        """Lines of "project version" ("kueue 0.19.3", "kueue=0.19.3" or "kueue: 0.19.3")."""
+        pinned: dict[str, str] = {}
+        for number, line in enumerate(self.cleaned_data.get("component_versions", "").splitlines()):
+            words = line.replace("=", " ").replace(":", " ").split()
+            if not words:
+                continue
+            if len(words) != 2:
+                raise forms.ValidationError(
+                    _("Line %(number)s: write a project and its version, e.g. kueue 0.19.3."),
+                    params={"number": number + 1},
+                )
+            pinned[words[0].lower()] = words[1]
+        try:
+            return dict(profile_component_versions(pinned))
+        except ValueError:
+            raise forms.ValidationError(
+                _(
+                    "Write one project per line, by its catalog name (e.g. kueue), and a version "
+                    "such as 0.19.3."
+                )
+            ) from None
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -219,6 +285,8 @@ class ProfileForm(forms.Form):
             "gpu_model": (data.get("gpu_model") or "").strip() or None,
             "gpu_memory_gb": data.get("gpu_memory_gb"),
             "node_count": data.get("node_count"),
+            "kubernetes_version": data.get("kubernetes_version") or None,
+            "component_versions": data.get("component_versions") or None,
             "priorities": data.get("priorities") or [],
             "time_windows": {
                 kind: data[name]

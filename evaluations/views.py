@@ -143,6 +143,8 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
             shown = time_windows_in_words(value)
         elif key == "gpu_memory_gb":
             shown = _("{count} GB").format(count=value)
+        elif key == "component_versions":
+            shown = ", ".join(f"{slug} {version}" for slug, version in value.items())
         elif isinstance(value, list):
             shown = ", ".join(str(table.get(item, item)) for item in value)
         elif isinstance(value, float):

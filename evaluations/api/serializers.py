@@ -320,6 +320,22 @@ class ProfileSerializer(EditSerializer):
         help_text="when each of the profile's workload types runs, e.g. "
         '{"training": "night", "online_inference": "always"}',
     )
+    kubernetes_version = serializers.CharField(
+        required=False,
+        allow_null=True,
+        allow_blank=True,
+        max_length=40,
+        help_text='the cluster\'s Kubernetes version, e.g. "1.34" or "v1.34.2": DRA features off '
+        "by default there are gaps",
+    )
+    component_versions = serializers.DictField(
+        child=serializers.CharField(max_length=40),
+        required=False,
+        allow_null=True,
+        allow_empty=True,
+        help_text='pinned versions by project slug, e.g. {"kueue": "0.19.3"}: a version outside '
+        "what a decided row was verified for is a warning",
+    )
 
 
 class UnitInputSerializer(serializers.Serializer):
