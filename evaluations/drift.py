@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -336,6 +337,9 @@ class FieldChange:
     new: str = ""
     added: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # Unchanged words around a change in a long text.
+    before: str = ""
+    after: str = ""
 
 
 @dataclass
@@ -353,7 +357,35 @@ def _field_change(name: str, change: dict[str, Any]) -> FieldChange:
             added=[item for item in new or [] if item not in (old or [])],
             removed=[item for item in old or [] if item not in (new or [])],
         )
+    if isinstance(old, str) and isinstance(new, str):
+        before, old, new, after = _changed_words(old, new)
+        return FieldChange(label=field_label(name), old=old, new=new, before=before, after=after)
     return FieldChange(label=field_label(name), old=_shown(old), new=_shown(new))
+
+
+def _changed_words(old: str, new: str, *, context: int = 4) -> tuple[str, str, str, str]:
+    """A long text by the words that changed: (words before, old words, new words, words
+    after), with a few unchanged words around the change and "…" for the rest."""
+    old_words, new_words = old.split(), new.split()
+    if len(old_words) + len(new_words) <= 40:
+        return "", old or "—", new or "—", ""
+    shortest = min(len(old_words), len(new_words))
+    start = 0
+    while start < shortest and old_words[start] == new_words[start]:
+        start += 1
+    end = 0
+    while end < shortest - start and old_words[-1 - end] == new_words[-1 - end]:
+        end += 1
+    begin = max(start - context, 0)
+    before = ("… " if begin else "") + " ".join(old_words[begin:start])
+    after = " ".join(old_words[len(old_words) - end :][:context])
+    after += " …" if end > context else ""
+    return (
+        before,
+        " ".join(old_words[start : len(old_words) - end]),
+        " ".join(new_words[start : len(new_words) - end]),
+        after,
+    )
 
 
 def finding_sentence(finding: dict[str, Any]) -> str:
@@ -382,7 +414,7 @@ class DriftView:
     stack_check: str
     since_revision: int | None
     catalog_revision: int | None
-    checked_at: str
+    checked_at: Any
     rows: list[RowDrift]
     removed_rows: list[str]
     new_findings: list[str]
@@ -400,7 +432,7 @@ def drift_view(evaluation: Evaluation) -> DriftView | None:
         stack_check=drift.get("stack_check", "unchanged"),
         since_revision=drift.get("since_revision"),
         catalog_revision=drift.get("catalog_revision"),
-        checked_at=drift.get("checked_at", ""),
+        checked_at=parse_datetime(drift.get("checked_at") or ""),
         rows=[
             RowDrift(
                 ref=ref,
@@ -411,5 +443,8 @@ def drift_view(evaluation: Evaluation) -> DriftView | None:
         removed_rows=list(drift.get("removed_rows") or []),
         new_findings=[finding_sentence(f) for f in drift.get("new_findings") or []],
         gone_findings=[finding_sentence(f) for f in drift.get("gone_findings") or []],
-        history=list(drift.get("history") or []),
+        history=[
+            {**entry, "at": parse_datetime(entry.get("at") or "")}
+            for entry in drift.get("history") or []
+        ],
     )

@@ -17,6 +17,7 @@ from evaluations import comments, selectors, services
 from evaluations.cloning import evaluation_clone
 from evaluations.diffs import selectors as diff_selectors
 from evaluations.diffs.words import diff_in_words, since_approval
+from evaluations.drift import drift_view
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.forms import (
     PRIORITY_LABELS,
@@ -118,6 +119,7 @@ def evaluation_detail_view(request, pk: int):
             decision_rows=selectors.decision_rows(evaluation),
             step_labels=dict(Step.choices),
             profile_summary=_profile_summary(evaluation.profile or {}),
+            drift=drift_view(evaluation),
         ),
     )
 
@@ -305,6 +307,7 @@ def evaluation_decision_view(request, pk: int):
             report=report,
             stack_query=",".join(decision.rows) if decision else "",
             guide={"step": guidance("decision"), "risks": guidance("risks")},
+            drift=drift_view(evaluation),
         ),
         status=status,
     )
