@@ -96,7 +96,14 @@ def parse_document(text: str, *, hint: str = "") -> Any:
         except RecursionError as exc:
             raise BundleParseError(f"invalid JSON: nested deeper than {MAX_DEPTH}") from exc
     else:
-        loader = _BoundedLoader(text)
+        try:
+            # The reader checks the whole text for unprintable characters as it is built.
+            loader = _BoundedLoader(text)
+        except yaml.reader.ReaderError as exc:
+            raise BundleParseError(
+                f"invalid YAML: character #x{exc.character:04x} is not allowed "
+                f"(position {exc.position})"
+            ) from exc
         try:
             document = loader.get_single_data()
         except yaml.YAMLError as exc:

@@ -84,3 +84,13 @@ def test_the_caps_are_exact_and_cover_keys_too(monkeypatch):
     assert parse_document('{"a": [1, 2]}') == {"a": [1, 2]}
     with pytest.raises(BundleParseError, match="holds more than 5 values"):
         parse_document('{"a": [1, 2, 3]}')
+
+
+@pytest.mark.parametrize("body", ["\x03", "projects:\n- slug: \x07bell\n", "\ufffe"])
+def test_yaml_with_control_characters_is_a_400_not_a_500(api, body):
+    # Found by schemathesis: PyYAML checks the text for unprintable characters while its
+    # loader is being built, before parsing starts.
+    response = post(api, body, "application/yaml")
+
+    assert response.status_code == 400
+    assert "is not allowed" in response.json()["errors"][0]["message"]
