@@ -32,6 +32,7 @@ urlpatterns = [
         name="recommendations",
     ),
     path("<int:pk>/decision/", views.evaluation_decision_view, name="decision"),
+    path("<int:pk>/what-if/", views.evaluation_whatif_view, name="what-if"),
     path("<int:pk>/submit/", views.evaluation_submit_view, name="submit"),
     path("<int:pk>/review/", views.evaluation_review_view, name="review"),
     path("<int:pk>/archive/", views.evaluation_archive_view, name="archive"),

@@ -38,6 +38,12 @@ from evaluations.pages import (
     save_or_form_error,
 )
 from evaluations.revisions import revisions_of
+from evaluations.whatif import (
+    evaluation_whatif_adopt,
+    whatif_choices,
+    whatif_for,
+    whatif_in_words,
+)
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview
@@ -335,6 +341,56 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     )
     messages.success(request, _("Recommended stack adopted as the decision; edit it as needed."))
     return redirect("evaluations:decision", pk=evaluation.pk)
+
+
+@login_required
+@maps_domain_errors
+def evaluation_whatif_view(request, pk: int):
+    """Swap a row of the decided stack and see the consequences; Adopt (POST) saves the swap as
+    a new draft revision of the decision."""
+    evaluation = evaluation_for(request, pk)
+    data = request.POST if request.method == "POST" else request.GET
+    old, new, pool = (data.get(name, "").strip()[:200] for name in ("row", "to", "pool"))
+    if request.method == "POST":
+        evaluation_whatif_adopt(
+            evaluation=evaluation,
+            actor=request.user,
+            old=old,
+            new=new,
+            pool=pool or None,
+            revision=posted_revision(request),
+        )
+        messages.success(
+            request,
+            _("Swap adopted as a new draft revision of the decision; check it, then submit it."),
+        )
+        return redirect("evaluations:decision", pk=evaluation.pk)
+    decision = getattr(evaluation, "decision", None)
+    choices = whatif_choices(evaluation) if decision and decision.rows else []
+    chosen = next((choice for choice in choices if choice.row.id == old), None)
+    result, error = None, ""
+    if chosen and new:
+        try:
+            result = whatif_for(evaluation, old=old, new=new, pool=pool or None)
+        except InvalidInput as exc:
+            error = exc.message
+    return render(
+        request,
+        "evaluations/whatif.html",
+        page_context(
+            request,
+            evaluation,
+            "decision",
+            choices=choices,
+            chosen=chosen,
+            pools=sorted((decision.pools or {}) if decision else {}),
+            picked={"row": old, "to": new, "pool": pool},
+            result=result,
+            words=whatif_in_words(result) if result else None,
+            error=error,
+        ),
+        status=400 if error else 200,
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,11 +10,14 @@ from typing import Any
 import yaml
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from catalog.engine.functions import comparable_functions
 from catalog.engine.rows import Row
+from catalog.engine.stack import Profile, profile_valid_fields
 from catalog.migration_paths import migration_paths
+from catalog.models import Layer, PlacementRow
 from catalog.selectors import engine_rows
 from evaluations.editing import evaluation_lock, revision_check, role_require
 from evaluations.engine.whatif import MigrationPath, MigrationStep, Swap, WhatIf, what_if
@@ -34,6 +37,7 @@ class SwapChoice:
     """A row of the decided stack and the rows of its layer that could replace it."""
 
     row: Row
+    layer_name: str
     suggested: tuple[Row, ...]  # same layer and a common function, or a known migration target
     others: tuple[Row, ...]
 
@@ -81,6 +85,7 @@ def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
     """Each decided row with its possible replacements (same layer), suggested ones first."""
     decision = _decision(evaluation)
     catalog = {row.id: row for row in engine_rows()}
+    layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
     targets = {(path.source, path.target) for path in engine_migration_paths()}
     choices = []
     for ref in decision.rows:
@@ -100,7 +105,8 @@ def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
                 suggested.append(other)
             else:
                 others.append(other)
-        choices.append(SwapChoice(row, tuple(suggested), tuple(others)))
+        layer = layer_names.get(row.layer, row.layer)
+        choices.append(SwapChoice(row, layer, tuple(suggested), tuple(others)))
     return choices
 
 
@@ -114,7 +120,8 @@ def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None =
         name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
     }
     try:
-        profile = evaluation.engine_profile()
+        # Fields this engine version does not know (e.g. a newer profile's) are left out.
+        profile = Profile.from_dict(profile_valid_fields(evaluation.profile or {})[0])
     except ValueError:
         profile = None
     try:
@@ -131,6 +138,47 @@ def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None =
     except ValueError as exc:
         message = str(exc.args[0]) if exc.args else str(exc)
         raise InvalidInput(message) from exc
+
+
+def whatif_in_words(result: WhatIf) -> dict[str, Any]:
+    """The swap, and the broken and new contracts, with rows named as the catalog names them."""
+    refs = {ref for link in (*result.broken, *result.appeared) for ref in link.endpoints}
+    refs |= {result.swap.old, result.swap.new, *result.added}
+    labels = {row.id: row.label for row in engine_rows(rows=_rows_named(refs))}
+    words: dict[str, Any] = {
+        "old": labels.get(result.swap.old, result.swap.old),
+        "new": labels.get(result.swap.new, result.swap.new),
+        "added": [labels.get(ref, ref) for ref in result.added],
+    }
+    words.update(
+        (
+            kind,
+            [
+                {
+                    "provider": labels.get(link.provider, link.provider),
+                    "consumer": labels.get(link.consumer, link.consumer),
+                    "relation": link.relation,
+                    "interfaces": link.interfaces,
+                    "pools": link.pools,
+                    "bridged_by": link.bridged_by,
+                    "bridge_feature": result.path.steps[link.bridged_by - 1].feature
+                    if result.path and link.bridged_by
+                    else None,
+                }
+                for link in links
+            ],
+        )
+        for kind, links in (("broken", result.broken), ("appeared", result.appeared))
+    )
+    return words
+
+
+def _rows_named(refs: set[str]):
+    query = Q(pk__in=[])
+    for ref in refs:
+        slug, _sep, key = ref.partition("/")
+        query |= Q(project__slug=slug, key=key)
+    return PlacementRow.objects.filter(query)
 
 
 @transaction.atomic

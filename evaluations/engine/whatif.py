@@ -96,6 +96,10 @@ class LinkChange:
     pools: tuple[str, ...]  # where they broke or appeared
     bridged_by: int | None = None  # the migration step (1-based) that gives them back
 
+    @property
+    def endpoints(self) -> tuple[str, str]:
+        return self.provider, self.consumer
+
 
 @dataclass(frozen=True)
 class WhatIf:
@@ -186,11 +190,11 @@ def _replace(ids: Sequence[str], old: str, added: Sequence[str]) -> list[str]:
 # Stack check and contracts before and after
 
 
-def _problems(report: StackReport) -> dict[tuple, Text]:
+def _problems(report: StackReport, pooled: bool) -> dict[tuple, Text]:
     """Every gap, conflict, missing layer and fit shortfall, keyed so two reports compare."""
     found: dict[tuple, Text] = {}
     for gap in report.gaps:
-        where = _(" (pool %(pool)s)", pool=gap.pool) if gap.pool else ""
+        where = _(" (pool %(pool)s)", pool=gap.pool) if gap.pool and pooled else ""
         # Keyed without the row: the same need left unmet by the new row is no new problem.
         found[("gap", gap.pattern, gap.pool)] = _(
             "%(row)s requires %(pattern)s: nothing in reach provides it%(where)s",
@@ -395,7 +399,8 @@ def what_if(
     after_rows = [known[ref] for ref in after_ids]
     before = check_stack(list(rows), dict(pools) if pools else None, profile)
     after = check_stack(after_rows, after_pools or None, profile)
-    problems_before, problems_after = _problems(before), _problems(after)
+    pooled = bool(pools) or bool(after_pools)
+    problems_before, problems_after = _problems(before, pooled), _problems(after, pooled)
     broken, appeared = _link_changes(_links(rows, before), _links(after_rows, after), path)
     needs: dict[str, list[str]] = {}
     for row in [new_row, *(known[ref] for ref in companions)]:
