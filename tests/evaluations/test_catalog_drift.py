@@ -272,3 +272,43 @@ def test_the_overview_and_decision_pages_show_the_notice(
         assert "provides" in page and "resource:nvidia.com/gpumem" in page
         assert "volcano/scheduler needs resource:nvidia.com/gpumem" in page
         assert "Revise it, or submit it for review again" in page
+
+
+def test_the_schema_documents_catalog_drift(cast, client):
+    client.force_login(cast.bob)
+
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+    components = schema["components"]["schemas"]
+    assert "catalog_drift" in components["Evaluation"]["properties"]
+    drift = components["CatalogDrift"]["properties"]
+    assert {"rows", "removed_rows", "stack_check", "new_findings", "since_revision"} <= set(drift)
+
+
+def test_the_queued_job_runs_by_its_registered_name(approved):
+    from ecomap.celery import app
+    from ecomap.dispatch import CHECK_CATALOG_DRIFT
+
+    apply(bundle(hami(provides=["signal:hami/vgpu_memory_used"])))  # not committed: no signal
+
+    app.tasks[CHECK_CATALOG_DRIFT].delay(["hami/device-plugin"])
+    app.tasks[CHECK_CATALOG_DRIFT].delay(["hami/device-plugin"])
+
+    assert Evaluation.objects.get(pk=approved.pk).state == State.NEEDS_REVIEW
+    assert Notification.objects.filter(event="catalog_drift").count() == 3
+
+
+def test_a_reviewer_reviewing_again_sees_what_changed(
+    cast, approved, client, django_capture_on_commit_callbacks
+):
+    imported(
+        bundle(hami(provides=["signal:hami/vgpu_memory_used"])), django_capture_on_commit_callbacks
+    )
+    services.evaluation_submit(evaluation=Evaluation.objects.get(pk=approved.pk), actor=cast.bob)
+    client.force_login(cast.carol)
+
+    page = client.get(reverse("evaluations:detail", args=[approved.pk])).content.decode()
+
+    assert "The catalog changed since approval" in page
+    assert "weigh them before recording a verdict" in page
+    assert "Record review" in page
