@@ -48,7 +48,7 @@ def decision_freshness(evaluation: Evaluation) -> list[RowFreshness]:
     return [
         RowFreshness(
             ref=row.ref,
-            name=f"{row.project.name} · {row.component or row.key}",
+            name=row.project.name,
             verified_at=row.verified_at,
             stale=row.verified_at is None or row.verified_at < cutoff,
         )

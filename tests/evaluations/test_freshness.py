@@ -67,7 +67,8 @@ def test_the_decision_page_shows_verified_dates_and_marks_the_unverified(client,
     hami_day = (day - dt.timedelta(days=30)).isoformat()
     assert "Evidence freshness" in content
     assert f"verified {hami_day}" in content
-    assert 'class="freshness-stale"><code>volcano/scheduler</code>' in content
+    stale = '<li class="freshness-stale"><span class="freshness-name">Volcano</span>'
+    assert f"{stale} <code>volcano/scheduler</code>" in content
     assert "not verified" in content
 
 
