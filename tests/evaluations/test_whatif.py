@@ -38,6 +38,8 @@ def cast(builtin_catalog):
 
 def decided(cast, rows, pools=None, profile=SHAPE_B_PROFILE, kubernetes_version=None):
     evaluation = make_evaluation(cast)
+    if kubernetes_version:
+        profile = {**profile, "kubernetes_version": kubernetes_version}
     services.evaluation_step_save(
         evaluation=evaluation, actor=cast.bob, step="profile", data=profile
     )
@@ -48,10 +50,6 @@ def decided(cast, rows, pools=None, profile=SHAPE_B_PROFILE, kubernetes_version=
         pools=pools,
         rationale="Chosen for the test.",
     )
-    if kubernetes_version:
-        # Stored as the profile's versions field will be; the what-if reads it from the profile.
-        stored = {**profile, "kubernetes_version": kubernetes_version}
-        Evaluation.objects.filter(pk=evaluation.pk).update(profile=stored)
     return Evaluation.objects.get(pk=evaluation.pk)
 
 
@@ -97,6 +95,17 @@ def test_a_stated_kubernetes_version_says_which_gates_are_needed(cast):
     assert bridge.stage_here == "alpha"
     assert "needs the gate" in bridge.message
     assert {need.status for need in result.features} == {"ok"}
+
+
+def test_on_a_cluster_older_than_dra_the_swap_opens_a_gap_and_names_the_release(cast):
+    evaluation = decided(cast, [DEVICE_PLUGIN, "kueue/controller"], kubernetes_version="1.33")
+
+    result = whatif_for(evaluation, old=DEVICE_PLUGIN, new=DRA_GPU)
+
+    (dra,) = [need for need in result.features if need.feature == "DynamicResourceAllocation"]
+    assert dra.status == "needs_gate"  # beta but off by default in 1.33
+    assert "1.34" in dra.message
+    assert any("DynamicResourceAllocation" in problem for problem in result.new_problems)
 
 
 def test_hami_to_mig_on_one_pool_leaves_the_other_pool_alone(cast):
