@@ -306,9 +306,15 @@ def catalog_drift_check(*, refs: list[str] | None = None) -> dict[str, int]:
 
 
 def on_catalog_rows_changed(sender, *, refs: list[str], revision: int, **kwargs) -> None:
-    """The catalog committed a write: queue the drift check if a watched decision is touched."""
-    if watched_evaluations(refs):
-        enqueue_on_commit(CHECK_CATALOG_DRIFT, list(refs))
+    """The catalog committed a write: queue the drift check if a watched decision is touched,
+    naming only the decided rows it touched (a 10,000-row import sends a short message)."""
+    changed = set(refs)
+    decided = Decision.objects.filter(
+        evaluation__state__in=WATCHED_STATES, approved_at__isnull=False
+    ).values_list("rows", flat=True)
+    touched = sorted({ref for rows in decided for ref in rows or [] if _touches([ref], changed)})
+    if touched:
+        enqueue_on_commit(CHECK_CATALOG_DRIFT, touched)
 
 
 # ---- display ------------------------------------------------------------------------------------
