@@ -4,16 +4,14 @@ engine (a selector), and Adopt, which makes the swapped stack a new draft revisi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-import yaml
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from catalog.engine.functions import comparable_functions
+from catalog.engine.kubernetes import builtin_feature_entries
 from catalog.engine.rows import Row
 from catalog.engine.stack import Profile, profile_valid_fields
 from catalog.migration_paths import migration_paths
@@ -24,12 +22,6 @@ from evaluations.engine.whatif import MigrationPath, MigrationStep, Swap, WhatIf
 from evaluations.errors import InvalidInput
 from evaluations.models import Decision, Evaluation, Role
 from evaluations.selectors import candidates_of
-
-# Where the Kubernetes feature stages live: the catalog's facts, else the older docs file.
-_FEATURE_FILES = (
-    Path(settings.BASE_DIR) / "catalog" / "data" / "facts" / "kubernetes-features.yaml",
-    Path(settings.BASE_DIR) / "docs" / "dra-features.yaml",
-)
 
 
 @dataclass(frozen=True)
@@ -44,11 +36,7 @@ class SwapChoice:
 
 def kubernetes_features() -> dict[str, dict[str, Any]]:
     """Feature gate facts by name ({"stages": {...}, "default_on_since": "1.34", ...})."""
-    for path in _FEATURE_FILES:
-        if path.exists():
-            entries = yaml.safe_load(path.read_text(encoding="utf-8")) or []
-            return {entry["feature"]: entry for entry in entries}
-    return {}
+    return {entry["feature"]: dict(entry) for entry in builtin_feature_entries()}
 
 
 def engine_migration_paths() -> list[MigrationPath]:
