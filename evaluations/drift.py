@@ -139,6 +139,21 @@ def decision_pin(*, evaluation: Evaluation) -> Decision | None:
     return decision
 
 
+def decisions_pin_unpinned() -> int:
+    """Pin, as of now, every approved decision approved before pinning existed (so drift is
+    watched from here on); returns how many."""
+    pinned = 0
+    for evaluation in Evaluation.objects.filter(
+        state=State.APPROVED, decision__approved_at__isnull=True
+    ).exclude(decision__rows=[]):
+        with transaction.atomic():
+            evaluation = evaluation_lock(evaluation)
+            if evaluation.state == State.APPROVED:
+                decision_pin(evaluation=evaluation)
+                pinned += 1
+    return pinned
+
+
 # ---- detection ----------------------------------------------------------------------------------
 
 

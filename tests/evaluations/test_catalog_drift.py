@@ -312,3 +312,16 @@ def test_a_reviewer_reviewing_again_sees_what_changed(
     assert "The catalog changed since approval" in page
     assert "weigh them before recording a verdict" in page
     assert "Record review" in page
+
+
+def test_the_command_pins_decisions_approved_before_pinning_existed(approved):
+    from evaluations.models import Decision
+
+    Decision.objects.filter(pk=approved.decision.pk).update(approved_at=None, approved_rows={})
+    apply(bundle(hami(provides=["signal:hami/vgpu_memory_used"])))
+
+    call_command("check_catalog_drift", pin_unpinned=True, stdout=open("/dev/null", "w"))  # noqa: SIM115
+
+    evaluation = Evaluation.objects.get(pk=approved.pk)
+    assert evaluation.decision.approved_at is not None
+    assert evaluation.state == State.APPROVED  # the baseline is now: nothing drifted since
