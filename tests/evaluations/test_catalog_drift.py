@@ -252,10 +252,8 @@ def test_approving_again_is_the_new_baseline(cast, approved, django_capture_on_c
     evaluation = Evaluation.objects.get(pk=approved.pk)
     assert evaluation.state == State.APPROVED
     assert evaluation.catalog_drift == {}
-    assert (
-        "resource:nvidia.com/gpumem"
-        not in (evaluation.decision.approved_rows["hami/device-plugin"]["provides"])
-    )
+    pinned = evaluation.decision.approved_rows["hami/device-plugin"]
+    assert "resource:nvidia.com/gpumem" not in pinned["provides"]
 
 
 def test_the_overview_and_decision_pages_show_the_notice(
