@@ -74,9 +74,7 @@ def test_the_page_speaks_chinese(client, cast, resubmitted):
 def test_a_reversed_pair_is_refused_on_the_page(client, cast, resubmitted):
     client.force_login(cast.dave)
 
-    response = client.get(
-        reverse("evaluations:diff", args=[resubmitted.pk]), {"from": 5, "to": 2}
-    )
+    response = client.get(reverse("evaluations:diff", args=[resubmitted.pk]), {"from": 5, "to": 2})
 
     assert response.status_code == 400
     assert "comes after" in response.content.decode()
