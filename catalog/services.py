@@ -8,6 +8,7 @@ and the matrix refresh are the same whichever door the data came in by.
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,6 +50,8 @@ from catalog.selectors import (
 )
 from catalog.signals import catalog_rows_changed
 from ecomap.gcpause import gc_paused
+
+logger = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
 
@@ -504,11 +507,18 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
 def _notify_catalog_changed(refs: set[str]) -> None:
     for callback in _on_catalog_change:
         transaction.on_commit(callback)
-    transaction.on_commit(
-        lambda: catalog_rows_changed.send(
-            sender=PlacementRow, refs=sorted(refs), revision=catalog_revision()
-        )
+    transaction.on_commit(lambda: _send_rows_changed(refs))
+
+
+def _send_rows_changed(refs: set[str]) -> None:
+    """Tell listeners (catalog drift) what a committed write touched; the write stands even if
+    a listener fails, so a failure is logged, not raised into the request that wrote."""
+    sent = catalog_rows_changed.send_robust(
+        sender=PlacementRow, refs=sorted(refs), revision=catalog_revision()
     )
+    for receiver, result in sent:
+        if isinstance(result, Exception):
+            logger.error("catalog_rows_changed: %r failed", receiver, exc_info=result)
 
 
 def placement_row_delete(*, row: PlacementRow, actor=None, source: str = "") -> None:
