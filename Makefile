@@ -9,8 +9,8 @@ PORT ?= 8000
 # list of URL patterns); WhiteNoise serves the static files from the app folders all the same.
 demo: runtime-deps  ## install the runtime dependencies, migrate, load the catalog, create the demo account, serve on $(HOST):$(PORT)
 	$(PY) manage.py migrate --no-input -v0
-	$(PY) manage.py setup_demo --url http://$(HOST):$(PORT)/
-	DEBUG=false ALLOWED_HOSTS=$${ALLOWED_HOSTS:-127.0.0.1,localhost,$(HOST)} $(PY) manage.py runserver $(HOST):$(PORT)
+	SITE_URL=http://$(HOST):$(PORT) $(PY) manage.py setup_demo --url http://$(HOST):$(PORT)/
+	SITE_URL=http://$(HOST):$(PORT) DEBUG=false ALLOWED_HOSTS=$${ALLOWED_HOSTS:-127.0.0.1,localhost,$(HOST)} $(PY) manage.py runserver $(HOST):$(PORT)
 
 test: deps system-deps services  ## everything CI checks: lint, migrations, deploy checks, compose file, pytest
 	.venv/bin/ruff check .
