@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from django.db import transaction
@@ -330,6 +331,34 @@ def on_catalog_rows_changed(sender, *, refs: list[str], revision: int, **kwargs)
     touched = sorted({ref for rows in decided for ref in rows or [] if _touches([ref], changed)})
     if touched:
         enqueue_on_commit(CHECK_CATALOG_DRIFT, touched)
+
+
+def drift_recover(*, now, pending_grace: timedelta, window: timedelta) -> dict[str, int]:
+    """For the recovery sweep: send the drift check again for watched evaluations whose decided
+    rows changed after their last check (a check lost with the broker or a dead worker).
+
+    Changes younger than `pending_grace` are left to the normal path; changes older than `window`
+    to `check_catalog_drift` (an outage that long needs an operator anyway)."""
+    changes = CatalogChange.objects.filter(
+        created_at__lt=now - pending_grace, created_at__gte=now - window
+    ).values_list("id", "project_slug", "row_key")
+    changes = list(changes)
+    if not changes:
+        return {"republished": 0}
+    decisions = Decision.objects.filter(
+        evaluation__state__in=WATCHED_STATES, approved_at__isnull=False
+    ).values_list("rows", "approved_catalog_revision", "evaluation__catalog_drift")
+    missed: set[str] = set()
+    for rows, approved_revision, drift in decisions:
+        checked = max(approved_revision or 0, (drift or {}).get("catalog_revision") or 0)
+        for change_id, slug, key in changes:
+            if change_id <= checked:
+                continue
+            changed = {f"{slug}/{key}" if key else f"{slug}/"}
+            missed.update(ref for ref in rows or [] if _touches([ref], changed))
+    if missed:
+        enqueue_on_commit(CHECK_CATALOG_DRIFT, sorted(missed))
+    return {"republished": len(missed)}
 
 
 # ---- display ------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from catalog.imports.services import imports_recover
 from catalog.matrix.services import matrix_recover
+from evaluations.drift import drift_recover
 from evaluations.notifications.webhooks import webhooks_recover
 from evaluations.reports.services import reports_recover
 
@@ -29,6 +30,9 @@ RUNNING_LIMITS = {
     "reports": HEARTBEAT_SILENCE,
     "webhooks": HEARTBEAT_SILENCE,
 }
+# Catalog changes whose drift check may have been lost are looked at for this long; older ones
+# are for `python manage.py check_catalog_drift`.
+DRIFT_WINDOW = timedelta(days=1)
 
 
 def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
@@ -47,5 +51,8 @@ def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
             ),
             "webhooks": webhooks_recover(
                 now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["webhooks"]
+            ),
+            "catalog_drift": drift_recover(
+                now=now, pending_grace=PENDING_GRACE, window=DRIFT_WINDOW
             ),
         }

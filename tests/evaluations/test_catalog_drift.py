@@ -5,16 +5,19 @@ it approved with a note."""
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
+from django.utils import timezone
 
 from catalog.imports.services import import_submit
 from catalog.models import PlacementRow
 from evaluations import services
 from evaluations.drift import catalog_drift_check
 from evaluations.models import AuditEntry, Evaluation, Notification, State, WebhookDelivery
+from evaluations.recovery import jobs_recover
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 from tests.factories import apply, bundle, make_user, placement, project
 
@@ -323,3 +326,26 @@ def test_the_command_pins_decisions_approved_before_pinning_existed(approved):
     evaluation = Evaluation.objects.get(pk=approved.pk)
     assert evaluation.decision.approved_at is not None
     assert evaluation.state == State.APPROVED  # the baseline is now: nothing drifted since
+
+
+def test_a_drift_check_lost_with_the_broker_is_sent_again_by_the_sweep(
+    approved, django_capture_on_commit_callbacks
+):
+    # The import commits but its queued drift check never reaches a worker.
+    with django_capture_on_commit_callbacks(execute=False):
+        job = import_submit(
+            text=json.dumps(bundle(hami(provides=["signal:hami/vgpu_memory_used"]))),
+            source="vendor sheet",
+        )
+    assert job.status == "succeeded", job.errors
+    assert Evaluation.objects.get(pk=approved.pk).state == State.APPROVED
+    now = timezone.now() + timedelta(minutes=5)  # past the sweep's grace
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = jobs_recover(now=now)
+
+    assert done["catalog_drift"] == {"republished": 1}
+    assert Evaluation.objects.get(pk=approved.pk).state == State.NEEDS_REVIEW
+    # Checked now: the next sweep has nothing to send.
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_recover(now=now)["catalog_drift"] == {"republished": 0}

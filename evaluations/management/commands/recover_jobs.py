@@ -10,7 +10,8 @@ from evaluations.recovery import PENDING_GRACE, jobs_recover
 class Command(BaseCommand):
     help = (
         "Re-publish jobs pending longer than 2 minutes, send again or fail running jobs whose "
-        "heartbeat stopped (imports, matrix snapshots, reports); print what was done."
+        "heartbeat stopped (imports, matrix snapshots, reports, webhooks), send again the "
+        "catalog-drift checks lost in the last day; print what was done."
     )
 
     def handle(self, *args, **options):
