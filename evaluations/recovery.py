@@ -15,6 +15,7 @@ from django.utils import timezone
 from catalog.imports.services import imports_recover
 from catalog.matrix.services import matrix_recover
 from evaluations.drift import drift_recover
+from evaluations.notifications.mail import emails_recover
 from evaluations.notifications.webhooks import webhooks_recover
 from evaluations.reports.services import reports_recover
 
@@ -33,6 +34,9 @@ RUNNING_LIMITS = {
 # Catalog changes whose drift check may have been lost are looked at for this long; older ones
 # are for `python manage.py check_catalog_drift`.
 DRIFT_WINDOW = timedelta(days=1)
+# An e-mail still unsent is tried again by the sweep for this long (the job retries on its own
+# first); the notification stays in the inbox whatever happens.
+EMAIL_WINDOW = timedelta(hours=1)
 
 
 def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
@@ -52,6 +56,7 @@ def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
             "webhooks": webhooks_recover(
                 now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["webhooks"]
             ),
+            "emails": emails_recover(now=now, pending_grace=PENDING_GRACE, window=EMAIL_WINDOW),
             "catalog_drift": drift_recover(
                 now=now, pending_grace=PENDING_GRACE, window=DRIFT_WINDOW
             ),

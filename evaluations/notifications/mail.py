@@ -9,6 +9,7 @@ from django.core.mail import EmailMessage
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
+from ecomap.dispatch import SEND_NOTIFICATION_EMAIL, enqueue_on_commit
 from evaluations.models import Event, Notification, Step
 from evaluations.notifications.services import evaluation_url, event_sentence
 
@@ -107,3 +108,23 @@ def notification_email_send(*, notification_id: int) -> bool:
         raise
     logger.info("notification e-mailed", extra={"notification": notification_id})
     return True
+
+
+def emails_recover(*, now, pending_grace, window) -> dict[str, int]:
+    """For the recovery sweep: send again the e-mails of notifications still unsent past
+    `pending_grace` (a message lost with the broker, or a send that kept failing), for `window`
+    after they were made; the inbox item is there whatever happens."""
+    unsent = (
+        Notification.objects.filter(
+            emailed_at__isnull=True,
+            created_at__lt=now - pending_grace,
+            created_at__gte=now - window,
+        )
+        .exclude(recipient__email="")
+        .values_list("pk", flat=True)
+    )
+    count = 0
+    for notification_id in unsent:
+        enqueue_on_commit(SEND_NOTIFICATION_EMAIL, notification_id)
+        count += 1
+    return {"republished": count}

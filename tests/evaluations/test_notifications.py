@@ -461,3 +461,27 @@ def test_a_new_member_is_told_of_submissions_once_they_review(cast):
     submitted(cast)
 
     assert "erin" in told("submitted")
+
+
+def test_an_email_lost_with_the_broker_is_sent_by_the_sweep_once(
+    cast, django_capture_on_commit_callbacks
+):
+    # The submission commits, but its e-mail jobs never reach a worker.
+    with django_capture_on_commit_callbacks(execute=False):
+        submitted(cast)
+    assert mail.outbox == []
+    later = timezone.now() + timedelta(minutes=5)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        done = jobs_recover(now=later)
+
+    reviewers = {"alice-admin@example.org", "carol-reviewer@example.org"}
+    assert done["emails"] == {"republished": len(reviewers)}
+    assert {address for message in mail.outbox for address in message.to} == reviewers
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_recover(now=later)["emails"] == {"republished": 0}
+    # Past the sweep's window an unsent e-mail is left alone (the inbox item stays).
+    Notification.objects.update(emailed_at=None)
+    with django_capture_on_commit_callbacks(execute=False) as sent:
+        assert jobs_recover(now=later + timedelta(days=1))["emails"] == {"republished": 0}
+    assert sent == []
