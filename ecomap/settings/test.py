@@ -42,3 +42,7 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_ecomap_{os.getpid()}"}
 
 # E-mails stay in django.core.mail.outbox (a worker subprocess keeps its own).
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+# Webhook tests deliver to a receiver on 127.0.0.1; the refusal of internal addresses is tested
+# with this switched off (tests/evaluations/test_notifications.py).
+TEAM_WEBHOOK_ALLOW_PRIVATE = True

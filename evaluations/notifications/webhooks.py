@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import json
 import logging
+import socket
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from datetime import timedelta
+from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -71,6 +75,38 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
             return exc.code, exc.read(500).decode(errors="replace")
 
 
+def internal_address(ip: str) -> bool:
+    """An address inside the deployment (loopback, private, link-local such as the cloud
+    metadata service, reserved): a team's webhook must not make EcoMap call into it."""
+    address = ipaddress.ip_address(ip.split("%", 1)[0])
+    return (
+        address.is_loopback
+        or address.is_private
+        or address.is_link_local
+        or address.is_reserved
+        or address.is_multicast
+        or address.is_unspecified
+    )
+
+
+def destination_problem(url: str) -> str:
+    """Why a delivery must not go to `url`, or "": its host resolves to an internal address.
+    Allowed in development and tests (TEAM_WEBHOOK_ALLOW_PRIVATE, default DEBUG). A name that
+    does not resolve is left to the POST, which fails and is retried."""
+    if getattr(settings, "TEAM_WEBHOOK_ALLOW_PRIVATE", settings.DEBUG):
+        return ""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    try:
+        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
+    except (socket.gaierror, UnicodeError):
+        return ""
+    for info in infos:
+        if internal_address(str(info[4][0])):
+            return f"refused: {host} resolves to the internal address {info[4][0]}"
+    return ""
+
+
 def _claim(delivery_id: int, now) -> bool:
     """Take a delivery that is due: pending (a retry only once most of its backoff has passed,
     so a redelivered copy of the previous attempt's message does not jump the wait), or running
@@ -122,15 +158,19 @@ def webhook_deliver(*, delivery_id: int) -> Attempt | None:
         "X-EcoMap-Signature": signature(delivery.team.webhook_secret, body),
     }
     response_status, error = None, ""
+    refused = destination_problem(delivery.url)
     try:
-        response_status, text = _post(delivery.url, body, headers)
-        if not 200 <= response_status < 300:
-            error = f"HTTP {response_status}: {text[:300]}".strip()
+        if refused:
+            error = refused
+        else:
+            response_status, text = _post(delivery.url, body, headers)
+            if not 200 <= response_status < 300:
+                error = f"HTTP {response_status}: {text[:300]}".strip()
     except Exception as exc:  # timeouts, refused connections, DNS, TLS: all worth a retry
         error = f"{type(exc).__name__}: {exc}"
     if not error:
         outcome = Attempt("delivered")
-    elif delivery.attempts >= MAX_ATTEMPTS:
+    elif refused or delivery.attempts >= MAX_ATTEMPTS:
         outcome = Attempt("failed")
     else:
         outcome = Attempt("pending", retry_in=backoff(delivery.attempts))

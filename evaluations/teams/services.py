@@ -31,6 +31,7 @@ from ecomap.accounts.models import key_hash
 from evaluations.editing import role_require
 from evaluations.errors import InvalidInput
 from evaluations.models import Invitation, Membership, Role, Team
+from evaluations.notifications.webhooks import internal_address
 from evaluations.teams.selectors import invitation_problem
 
 logger = logging.getLogger(__name__)
@@ -353,6 +354,11 @@ def webhook_url_problem(url: str) -> str | None:
     if parts.username or parts.password:
         return _("Put no user name or password in the URL; the secret signs each delivery.")
     host = (parts.hostname or "").lower()
+    if _is_internal_literal(host) and not _private_allowed():
+        return _(
+            "Use the receiver's public address: deliveries never go to internal addresses "
+            "(loopback, private, link-local)."
+        )
     if parts.scheme == "https":
         return None
     if host in LOCAL_HOSTS or _is_loopback(host):
@@ -360,6 +366,20 @@ def webhook_url_problem(url: str) -> str | None:
             return None
         return _("Use https: plain http to this machine is allowed only in development (DEBUG).")
     return _("Use https: deliveries carry review events and must not travel in clear text.")
+
+
+def _private_allowed() -> bool:
+    return getattr(settings, "TEAM_WEBHOOK_ALLOW_PRIVATE", settings.DEBUG)
+
+
+def _is_internal_literal(host: str) -> bool:
+    """An IP address written in the URL that points inside the deployment (names are checked
+    when a delivery resolves them: evaluations.notifications.webhooks.destination_problem)."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return internal_address(host)
 
 
 def _is_loopback(host: str) -> bool:

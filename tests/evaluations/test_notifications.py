@@ -13,13 +13,16 @@ from django.conf import settings
 from django.core import mail
 from django.core.mail.backends.base import BaseEmailBackend
 from django.db import transaction
+from django.test import override_settings
 from django.utils import timezone
 
 from evaluations import comments, services
+from evaluations.errors import InvalidInput
 from evaluations.models import Notification, Role, WebhookDelivery
 from evaluations.notifications.mail import notification_email_send
 from evaluations.notifications.webhooks import MAX_ATTEMPTS, webhook_deliver
 from evaluations.recovery import jobs_recover
+from evaluations.teams.services import team_webhook_set
 from tests.evaluations.factories import (
     fill_steps,
     make_cast,
@@ -485,3 +488,36 @@ def test_an_email_lost_with_the_broker_is_sent_by_the_sweep_once(
     with django_capture_on_commit_callbacks(execute=False) as sent:
         assert jobs_recover(now=later + timedelta(days=1))["emails"] == {"republished": 0}
     assert sent == []
+
+
+# ---- internal addresses -------------------------------------------------------------------------
+
+
+@override_settings(TEAM_WEBHOOK_ALLOW_PRIVATE=False)
+def test_a_delivery_to_an_internal_address_is_refused_without_a_request(cast):
+    # In production a team's webhook must not make EcoMap call into its own network.
+    with webhook_receiver(200) as receiver:
+        with_webhook(cast, receiver.url)  # http://127.0.0.1:PORT/…, as a rebinding name would
+        submitted(cast)
+        delivery = WebhookDelivery.objects.get()
+
+        attempt = webhook_deliver(delivery_id=delivery.pk)
+
+    assert attempt.status == "failed" and attempt.retry_in is None
+    assert receiver.requests == []
+    delivery.refresh_from_db()
+    assert "internal address 127.0.0.1" in delivery.last_error
+
+
+@override_settings(TEAM_WEBHOOK_ALLOW_PRIVATE=False)
+@pytest.mark.parametrize(
+    "url",
+    ["https://10.0.0.5/hook", "https://169.254.169.254/latest/meta-data", "https://[::1]/x"],
+)
+def test_an_internal_address_cannot_be_saved_as_a_webhook(cast, url):
+    with pytest.raises(InvalidInput) as refused:
+        team_webhook_set(team=cast.team, actor=cast.alice, url=url, secret=SECRET)
+
+    assert "internal addresses" in str(refused.value.errors)
+    cast.team.refresh_from_db()
+    assert cast.team.webhook_url == ""
