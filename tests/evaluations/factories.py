@@ -161,3 +161,10 @@ def fill_steps(
 def submitted(cast: Cast) -> Evaluation:
     evaluation = fill_steps(make_evaluation(cast), cast.bob)
     return services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
+
+
+def approved(cast: Cast) -> Evaluation:
+    """Filled in by bob, submitted and approved by carol (a fresh instance, approval pinned)."""
+    evaluation = submitted(cast)
+    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    return Evaluation.objects.get(pk=evaluation.pk)

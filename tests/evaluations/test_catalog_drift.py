@@ -18,7 +18,8 @@ from evaluations import services
 from evaluations.drift import catalog_drift_check
 from evaluations.models import AuditEntry, Evaluation, Notification, State, WebhookDelivery
 from evaluations.recovery import jobs_recover
-from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
+from tests.evaluations.factories import approved as approved_evaluation
+from tests.evaluations.factories import make_cast, small_catalog
 from tests.factories import apply, bundle, make_user, placement, project
 
 pytestmark = pytest.mark.django_db
@@ -71,9 +72,7 @@ def cast(db):
 
 @pytest.fixture
 def approved(cast):
-    evaluation = fill_steps(make_evaluation(cast), cast.bob)
-    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
-    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    evaluation = approved_evaluation(cast)
     Notification.objects.all().delete()
     return Evaluation.objects.get(pk=evaluation.pk)
 

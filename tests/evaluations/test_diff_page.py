@@ -10,10 +10,11 @@ from evaluations import services
 from evaluations.models import Evaluation
 from tests.evaluations.factories import (
     MIXED_PROFILE,
-    fill_steps,
     make_cast,
-    make_evaluation,
     small_catalog,
+)
+from tests.evaluations.factories import (
+    approved as approved_evaluation,
 )
 
 pytestmark = pytest.mark.django_db
@@ -28,9 +29,7 @@ def cast(db):
 @pytest.fixture
 def resubmitted(cast):
     """Approved, then changed (jitter tolerance, a candidate removed) and submitted again."""
-    evaluation = fill_steps(make_evaluation(cast), cast.bob)
-    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
-    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    evaluation = approved_evaluation(cast)
     services.evaluation_step_save(
         evaluation=evaluation,
         actor=cast.bob,

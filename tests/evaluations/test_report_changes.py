@@ -11,10 +11,11 @@ from evaluations.models import Evaluation
 from evaluations.reports.content import render_report, report_context
 from tests.evaluations.factories import (
     MIXED_PROFILE,
-    fill_steps,
     make_cast,
-    make_evaluation,
     small_catalog,
+)
+from tests.evaluations.factories import (
+    approved as approved_evaluation,
 )
 
 pytestmark = pytest.mark.django_db
@@ -29,9 +30,7 @@ def cast(db):
 
 @pytest.fixture
 def approved(cast):
-    evaluation = fill_steps(make_evaluation(cast), cast.bob)
-    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
-    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    evaluation = approved_evaluation(cast)
     return Evaluation.objects.get(pk=evaluation.pk)
 
 
