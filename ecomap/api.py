@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
 from catalog.engine.bundle import BundleInvalid
+from ecomap.middleware import NUL_MESSAGE
 
 
 def api_exception_handler(exc, context):
@@ -72,6 +73,23 @@ def no_nul_parameters(result, generator, request, public):
                     {"enum", "pattern", "format"} & set(values)
                 ):
                     values["pattern"] = NO_NUL
+    return result
+
+
+def every_operation_refuses_nul(result, generator, request, public):
+    """Schema hook: RejectNulMiddleware answers 400 (the one error shape, detail + errors) for a
+    NUL character in any path or query value, before a view runs, so every operation can answer
+    400 and says so."""
+    if "Error" not in result.get("components", {}).get("schemas", {}):
+        return result
+    refused = {
+        "description": NUL_MESSAGE,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
+    }
+    for path_item in result.get("paths", {}).values():
+        for operation in path_item.values():
+            if isinstance(operation, dict) and "responses" in operation:
+                operation["responses"].setdefault("400", refused)
     return result
 
 

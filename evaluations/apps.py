@@ -15,7 +15,7 @@ class EvaluationsConfig(AppConfig):
         import evaluations.reports.tasks  # noqa: F401
         import evaluations.tasks  # noqa: F401
         from catalog.signals import catalog_rows_changed
-        from evaluations.drift import on_catalog_rows_changed
+        from evaluations.decisions.drift import on_catalog_rows_changed
 
         # The catalog never imports evaluations: it announces its writes, and drift listens.
         catalog_rows_changed.connect(on_catalog_rows_changed, dispatch_uid="evaluations-drift")

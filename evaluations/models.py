@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-from catalog.engine.stack import Profile
+from catalog.engine.profile import Profile
 from catalog.models import EnforcementPoint, PlacementRow, ResourceUnit
 
 
@@ -107,7 +107,7 @@ class Evaluation(models.Model):
         verbose_name=_("author"),
     )
     state = models.CharField(_("state"), max_length=20, choices=State.choices, default=State.DRAFT)
-    # The step-1 profile in the DESIGN.md shape, validated by catalog.engine.stack.Profile.
+    # The step-1 profile in the DESIGN.md shape, validated by catalog.engine.profile.Profile.
     profile = models.JSONField(_("workload and SLO profile"), default=dict, blank=True)
     profile_done = models.BooleanField(_("step 1 done"), default=False)
     units_done = models.BooleanField(_("step 2 done"), default=False)

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy
 
 from evaluations import selectors
-from evaluations.comments import comments_panel
 from evaluations.errors import EditConflict, EvaluationError, InvalidInput
 from evaluations.models import Role, State, Step
+from evaluations.review.comments import comments_panel
 
 STEP_NUMBERS = {1: Step.PROFILE, 2: Step.UNITS, 3: Step.CANDIDATES, 4: Step.BOUNDARIES}
 STEP_INDEX = {step: number for number, step in STEP_NUMBERS.items()}

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from catalog.imports.services import imports_recover
 from catalog.matrix.services import matrix_recover
-from evaluations.drift import drift_recover
+from evaluations.decisions.drift import drift_recover
 from evaluations.notifications.mail import emails_recover
 from evaluations.notifications.webhooks import webhooks_recover
 from evaluations.reports.services import reports_recover

@@ -13,8 +13,9 @@ from django.core.cache import cache
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.http import Http404
 
+from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
-from catalog.engine.stack import Profile, StackReport, check_stack
+from catalog.engine.stack import StackReport, check_stack
 from catalog.models import PlacementRow, ResourceUnit
 from catalog.selectors import catalog_revision, engine_rows, recommendable_rows
 from evaluations.models import (

@@ -9,7 +9,7 @@ from smtplib import SMTPException
 from celery import shared_task
 
 from ecomap.jobs import DURABLE_TASK
-from evaluations.drift import catalog_drift_check
+from evaluations.decisions.drift import catalog_drift_check
 from evaluations.notifications.mail import notification_email_send
 from evaluations.notifications.webhooks import webhook_deliver
 from evaluations.recovery import jobs_recover

@@ -3,6 +3,8 @@
 from django.urls import path
 
 from evaluations import views
+from evaluations.decisions import views as decision_views
+from evaluations.review import views as review_views
 from evaluations.steps import candidates as step_candidates
 from evaluations.steps import views as step_views
 
@@ -31,17 +33,17 @@ urlpatterns = [
         views.evaluation_recommendations_view,
         name="recommendations",
     ),
-    path("<int:pk>/decision/", views.evaluation_decision_view, name="decision"),
-    path("<int:pk>/what-if/", views.evaluation_whatif_view, name="what-if"),
-    path("<int:pk>/submit/", views.evaluation_submit_view, name="submit"),
-    path("<int:pk>/review/", views.evaluation_review_view, name="review"),
-    path("<int:pk>/archive/", views.evaluation_archive_view, name="archive"),
-    path("<int:pk>/clone/", views.evaluation_clone_view, name="clone"),
-    path("<int:pk>/diff/", views.evaluation_diff_view, name="diff"),
-    path("<int:pk>/comments/", views.comment_add_view, name="comment-add"),
+    path("<int:pk>/decision/", decision_views.evaluation_decision_view, name="decision"),
+    path("<int:pk>/what-if/", decision_views.evaluation_whatif_view, name="what-if"),
+    path("<int:pk>/submit/", review_views.evaluation_submit_view, name="submit"),
+    path("<int:pk>/review/", review_views.evaluation_review_view, name="review"),
+    path("<int:pk>/archive/", review_views.evaluation_archive_view, name="archive"),
+    path("<int:pk>/clone/", decision_views.evaluation_clone_view, name="clone"),
+    path("<int:pk>/diff/", review_views.evaluation_diff_view, name="diff"),
+    path("<int:pk>/comments/", review_views.comment_add_view, name="comment-add"),
     path(
         "<int:pk>/comments/<int:comment_id>/resolve/",
-        views.comment_resolve_view,
+        review_views.comment_resolve_view,
         name="comment-resolve",
     ),
 ]

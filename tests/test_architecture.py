@@ -124,3 +124,47 @@ def test_engines_import_no_django_and_no_django_code(name):
     assert not {
         m for m in GRAPH[name] if ".engine" not in m and m not in ("catalog", "evaluations")
     }
+
+
+# What an app's root may hold besides its rooms: the modules Django looks for by name, plus at
+# most a dozen of its own (issue 25). A new feature gets a room, not a file beside services.py.
+ROOT_FIXTURES = {"__init__", "apps", "admin", "models", "urls"}
+ROOT_MODULES_MAX = 12
+# Packages that are Django's plumbing or the app's API, not rooms a reader looks for in tests.
+NOT_ROOMS = {"api", "management", "migrations", "templatetags"}
+
+
+@pytest.mark.parametrize("app", ["catalog", "evaluations"])
+def test_an_apps_root_fits_on_one_screen(app):
+    modules = sorted(
+        path.stem for path in (ROOT / app).glob("*.py") if path.stem not in ROOT_FIXTURES
+    )
+    assert len(modules) <= ROOT_MODULES_MAX, f"{app}/ has {len(modules)} modules: {modules}"
+
+
+@pytest.mark.parametrize("app", ["catalog", "evaluations"])
+def test_each_room_has_its_tests_under_the_same_name(app):
+    rooms = {
+        path.parent.name
+        for path in (ROOT / app).glob("*/__init__.py")
+        if path.parent.name not in NOT_ROOMS
+    }
+    missing = sorted(room for room in rooms if not (ROOT / "tests" / app / room).is_dir())
+    assert missing == [], f"rooms of {app}/ without tests/{app}/<room>/: {missing}"
+
+
+def test_no_two_modules_of_an_app_share_a_name_that_is_not_a_rooms_standard_part():
+    """One `whatif`: a name that is not one of the rooms' standard parts (models, services,
+    views…) means one thing in an app, so it lives in one place."""
+    standard = {"__init__", "models", "services", "selectors", "views", "urls", "forms", "api"}
+    standard |= {"tasks", "admin", "apps", "engine", "schema", "serializers", "permissions"}
+    standard |= {"figure"}  # a room's Plotly figure (the map's, the matrix's)
+    for app in ("catalog", "evaluations"):
+        seen: dict[str, list[str]] = {}
+        for name in SOURCES:
+            if name.startswith(app + ".") and ".management." not in name:
+                seen.setdefault(name.rsplit(".", 1)[-1], []).append(name)
+        doubled = {
+            stem: names for stem, names in seen.items() if len(names) > 1 and stem not in standard
+        }
+        assert doubled == {}, f"{app}: the same module name in several rooms: {doubled}"

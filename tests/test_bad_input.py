@@ -13,6 +13,8 @@ from django.test import Client
 
 from evaluations import services
 from evaluations.models import Evaluation, Role, Step
+from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.services import membership_set, team_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -76,10 +78,10 @@ def forms_of(client: Client, path: str) -> list[dict]:
 @pytest.fixture
 def site(bob):
     call_command("load_catalog", verbosity=0)
-    team = services.team_create(name="Fuzz", slug="fuzz", admin=bob)
-    services.membership_set(team=team, user=bob, role=Role.ADMIN)
+    team = team_create(name="Fuzz", slug="fuzz", admin=bob)
+    membership_set(team=team, user=bob, role=Role.ADMIN)
     evaluation = services.evaluation_create(actor=bob, team=team, title="Fuzzed")
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation,
         actor=bob,
         step=Step.CANDIDATES,

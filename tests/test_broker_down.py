@@ -17,6 +17,7 @@ from ecomap.celery import app
 from evaluations import services
 from evaluations.models import Role
 from evaluations.reports.models import Report
+from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
 
 pytestmark = pytest.mark.django_db
@@ -60,8 +61,8 @@ def test_an_import_that_needs_a_worker_is_a_quick_503_and_no_job(broker_down, al
 
 
 def test_a_report_request_is_a_quick_503_page_and_no_report(broker_down, client, bob):
-    team = services.team_create(name="T", slug="t", admin=bob)
-    services.membership_set(team=team, user=bob, role=Role.ADMIN)
+    team = team_create(name="T", slug="t", admin=bob)
+    membership_set(team=team, user=bob, role=Role.ADMIN)
     evaluation = services.evaluation_create(actor=bob, team=team, title="E")
     client.force_login(bob)
 

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 
 from catalog.matrix.services import matrix_refresh_request, matrix_snapshot_compute
 from catalog.models import PlacementRow, Project
-from evaluations import services
+from evaluations.review.services import evaluation_submit
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation
 from tests.factories import apply, bundle, scaled_projects
 
@@ -54,7 +54,7 @@ def evaluation(builtin_catalog):
     rows = PlacementRow.objects.select_related("project").order_by("project__slug", "key")
     candidates = [{"row": row.ref, "points_confirmed": True} for row in rows[:12]]
     evaluation = fill_steps(make_evaluation(cast), cast.bob, candidates=candidates)
-    services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
+    evaluation_submit(evaluation=evaluation, actor=cast.bob)
     return cast, evaluation
 
 

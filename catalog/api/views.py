@@ -15,7 +15,7 @@ from drf_spectacular.utils import (
     extend_schema_view,
 )
 from rest_framework import mixins, status, viewsets
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -267,14 +267,18 @@ class KubernetesFeaturesView(APIView):
                 required=False,
             )
         ],
-        responses={200: KubernetesFeaturesSerializer, **READ_ERRORS},
+        responses={
+            200: KubernetesFeaturesSerializer,
+            400: ERRORS[400],  # `version` is not a Kubernetes version
+            **READ_ERRORS,
+        },
     )
     def get(self, request):
         version = request.query_params.get("version") or None
         try:
             return Response(kubernetes_features_at(version=version))
         except ValueError as exc:
-            raise ParseError({"version": str(exc)}) from exc
+            raise ValidationError({"version": [str(exc)]}) from exc
 
 
 class InterfaceFilter(django_filters.FilterSet):

@@ -230,12 +230,13 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "VerdictEnum": "catalog.engine.oracle.VERDICTS",
         "ReviewVerdictEnum": "evaluations.models.Verdict",
-        "LowMediumHighEnum": "catalog.engine.stack.JITTER_TOLERANCES",
+        "LowMediumHighEnum": "catalog.engine.profile.JITTER_TOLERANCES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "ecomap.api.empty_query_values",
         "ecomap.api.no_nul_parameters",
+        "ecomap.api.every_operation_refuses_nul",
     ],
 }
 

@@ -44,5 +44,5 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_ecomap_{os.getpid()}"}
 EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
 # Webhook tests deliver to a receiver on 127.0.0.1; the refusal of internal addresses is tested
-# with this switched off (tests/evaluations/test_notifications.py).
+# with this switched off (tests/evaluations/notifications/test_notifications.py).
 TEAM_WEBHOOK_ALLOW_PRIVATE = True

@@ -1,4 +1,4 @@
-"""The diff endpoint's response, described for the OpenAPI schema (evaluations.diffs)."""
+"""The diff endpoint's response, described for the OpenAPI schema (evaluations.review.diffs)."""
 
 from __future__ import annotations
 

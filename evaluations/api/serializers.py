@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from catalog.engine.stack import (
+from catalog.engine.profile import (
     FAILURE_SEMANTICS,
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,

@@ -15,7 +15,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
-from evaluations import adr, selectors, services
+from evaluations import selectors, services
 from evaluations.api.diff_serializers import EvaluationDiffSerializer
 from evaluations.api.serializers import (
     BoundariesSerializer,
@@ -31,9 +31,13 @@ from evaluations.api.serializers import (
     ReviewInputSerializer,
     UnitsSerializer,
 )
-from evaluations.diffs import selectors as diff_selectors
+from evaluations.decisions import adr
+from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import EvaluationError
 from evaluations.models import Evaluation, Membership, Step, Team
+from evaluations.review.diffs import selectors as diff_selectors
+from evaluations.review.services import evaluation_archive, evaluation_review, evaluation_submit
+from evaluations.steps.services import evaluation_step_save
 
 ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="invalid input or a refused transition"),
@@ -157,7 +161,7 @@ class EvaluationViewSet(
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
         revision = data.pop("revision", None)
-        services.evaluation_step_save(
+        evaluation_step_save(
             evaluation=evaluation, actor=request.user, step=step, data=data, revision=revision
         )
         return self._detail(evaluation)
@@ -199,7 +203,7 @@ class EvaluationViewSet(
         evaluation = self.get_object()
         serializer = DecisionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        decision = services.evaluation_decide(
+        decision = evaluation_decide(
             evaluation=evaluation, actor=request.user, **serializer.validated_data
         )
         evaluation = selectors.evaluation_get_for_user(user=request.user, pk=evaluation.pk)
@@ -217,7 +221,7 @@ class EvaluationViewSet(
     @action(detail=True, methods=["post"])
     def submit(self, request, pk=None):
         """Hand a complete draft to the team's reviewers."""
-        evaluation = services.evaluation_submit(evaluation=self.get_object(), actor=request.user)
+        evaluation = evaluation_submit(evaluation=self.get_object(), actor=request.user)
         return self._detail(evaluation)
 
     @extend_schema(request=ReviewInputSerializer, responses={200: EvaluationSerializer, **ERRORS})
@@ -227,16 +231,14 @@ class EvaluationViewSet(
         evaluation = self.get_object()
         serializer = ReviewInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        services.evaluation_review(
-            evaluation=evaluation, actor=request.user, **serializer.validated_data
-        )
+        evaluation_review(evaluation=evaluation, actor=request.user, **serializer.validated_data)
         return self._detail(evaluation)
 
     @extend_schema(request=None, responses={200: EvaluationSerializer, **ERRORS})
     @action(detail=True, methods=["post"])
     def archive(self, request, pk=None):
         """Archive the evaluation (team admins)."""
-        evaluation = services.evaluation_archive(evaluation=self.get_object(), actor=request.user)
+        evaluation = evaluation_archive(evaluation=self.get_object(), actor=request.user)
         return self._detail(evaluation)
 
     @extend_schema(responses={200: ComparisonSerializer, **READ_ERRORS})

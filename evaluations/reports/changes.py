@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluations.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
-from evaluations.diffs.words import diff_in_words
 from evaluations.models import Evaluation
+from evaluations.review.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
+from evaluations.review.diffs.words import diff_in_words
 
 
 def changes_since_approval(evaluation: Evaluation) -> dict[str, Any]:

@@ -27,7 +27,14 @@ from catalog.selectors import catalog_revision, engine_rows
 from ecomap.gcpause import gc_paused
 from evaluations import selectors
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
-from evaluations.forms import (
+from evaluations.models import Evaluation, Step, Verdict
+from evaluations.reports.changes import changes_since_approval
+from evaluations.reports.deployed import deployed_state
+from evaluations.reports.lists import audit_runs, text_items
+from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
+from evaluations.reports.map_picture import map_print_image
+from evaluations.reports.matrix_picture import matrix_picture
+from evaluations.steps.forms import (
     FAILURE_CHOICES,
     ISOLATION_CHOICES,
     LEVEL_CHOICES,
@@ -37,13 +44,6 @@ from evaluations.forms import (
     WORKLOAD_CHOICES,
     time_windows_in_words,
 )
-from evaluations.models import Evaluation, Step, Verdict
-from evaluations.reports.changes import changes_since_approval
-from evaluations.reports.deployed import deployed_state
-from evaluations.reports.lists import audit_runs, text_items
-from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
-from evaluations.reports.map_picture import map_print_image
-from evaluations.reports.matrix_picture import matrix_picture
 
 logger = logging.getLogger(__name__)
 TEMPLATE = "evaluations/report/report.html"

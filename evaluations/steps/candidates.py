@@ -14,12 +14,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.models import EnforcementPoint, Function
-from evaluations import selectors, services
+from evaluations import selectors
 from evaluations.errors import EditConflict, EvaluationError
-from evaluations.forms import NAMED_GROUP, CandidatesForm, alternative_group_choices
 from evaluations.models import Candidate, Evaluation, Step
 from evaluations.pages import evaluation_for, posted_revision
-from evaluations.suggestions import candidate_suggestions
+from evaluations.steps.forms import NAMED_GROUP, CandidatesForm, alternative_group_choices
+from evaluations.steps.services import evaluation_candidate_add, evaluation_candidate_remove
+from evaluations.steps.suggestions import candidate_suggestions
 
 # A search term longer than this is not a name anyone types.
 MAX_QUERY = 200
@@ -145,7 +146,7 @@ def candidate_search_view(request, pk: int) -> JsonResponse:
 def candidate_add_view(request, pk: int) -> JsonResponse:
     evaluation = evaluation_for(request, pk)
     ref = request.POST.get("row", "").strip()[:MAX_QUERY]
-    evaluation = services.evaluation_candidate_add(
+    evaluation = evaluation_candidate_add(
         evaluation=evaluation, actor=request.user, row=ref, revision=posted_revision(request)
     )
     candidates = selectors.candidates_of(evaluation)
@@ -166,7 +167,7 @@ def candidate_add_view(request, pk: int) -> JsonResponse:
 @answers_json
 def candidate_remove_view(request, pk: int, candidate: int) -> JsonResponse:
     evaluation = evaluation_for(request, pk)
-    evaluation = services.evaluation_candidate_remove(
+    evaluation = evaluation_candidate_remove(
         evaluation=evaluation,
         actor=request.user,
         candidate_id=candidate,

@@ -17,12 +17,6 @@ from django.utils.translation import gettext as _
 from catalog.engine.text import render as render_text
 from evaluations import selectors, services
 from evaluations.errors import EditConflict, InvalidInput
-from evaluations.forms import (
-    BoundariesForm,
-    ProfileForm,
-    UnitsForm,
-)
-from evaluations.guidance import granularity, guidance
 from evaluations.models import Step
 from evaluations.pages import (
     STAGES,
@@ -37,6 +31,14 @@ from evaluations.pages import (
     wants_json,
 )
 from evaluations.steps import candidates as step_candidates
+from evaluations.steps.forms import BoundariesForm, ProfileForm, UnitsForm
+from evaluations.steps.guidance import granularity, guidance
+from evaluations.steps.services import (
+    evaluation_candidate_add,
+    evaluation_profile_save,
+    evaluation_step_save,
+    profile_missing,
+)
 
 # ---------------------------------------------------------------------------------------------
 # The four steps
@@ -92,7 +94,7 @@ def _step_response(
         return render(request, template, context)
     if form.is_valid() and save_or_form_error(
         form,
-        lambda: services.evaluation_step_save(
+        lambda: evaluation_step_save(
             evaluation=evaluation,
             actor=request.user,
             step=step,
@@ -107,7 +109,7 @@ def _step_response(
 def _missing_labels(evaluation) -> list[str]:
     labels = {name: str(field.label) for name, field in ProfileForm.base_fields.items()}
     labels["priorities"] = _("Priorities")
-    return [labels.get(name, name) for name in services.profile_missing(evaluation.profile or {})]
+    return [labels.get(name, name) for name in profile_missing(evaluation.profile or {})]
 
 
 @login_required
@@ -141,7 +143,7 @@ def _profile_step(request, evaluation) -> HttpResponse:
 
         def save() -> None:
             nonlocal evaluation
-            evaluation, errors = services.evaluation_profile_save(
+            evaluation, errors = evaluation_profile_save(
                 evaluation=evaluation,
                 actor=request.user,
                 data=form.to_data(),
@@ -217,7 +219,7 @@ def _candidates_step(request, evaluation) -> HttpResponse:
     template = "evaluations/step_candidates.html"
     if request.method == "POST" and request.POST.get("add"):
         try:
-            services.evaluation_candidate_add(
+            evaluation_candidate_add(
                 evaluation=evaluation,
                 actor=request.user,
                 row=request.POST["add"],

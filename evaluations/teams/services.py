@@ -28,10 +28,10 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ecomap.accounts.models import key_hash
-from evaluations.editing import role_require
 from evaluations.errors import InvalidInput
 from evaluations.models import Invitation, Membership, Role, Team
 from evaluations.notifications.webhooks import internal_address
+from evaluations.review.editing import role_require
 from evaluations.teams.selectors import invitation_problem
 
 logger = logging.getLogger(__name__)

@@ -12,8 +12,8 @@ from django.core.management import call_command
 from django.test import Client
 from playwright.sync_api import expect
 
-from evaluations import services
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
+from evaluations.decisions.services import evaluation_decide
 from tests.evaluations.factories import make_cast, make_evaluation
 
 pytestmark = [
@@ -44,7 +44,7 @@ def test_an_editor_uploads_a_snapshot_and_compares_it_with_the_decision(
     call_command("load_catalog", verbosity=0)
     cast = make_cast()
     evaluation = make_evaluation(cast, title="Inference pool")
-    services.evaluation_decide(
+    evaluation_decide(
         evaluation=evaluation,
         actor=cast.bob,
         rows=["hami/device-plugin", "hami/scheduler-extender", "kueue/controller"],

@@ -8,6 +8,8 @@ from django.core.management import call_command
 
 from evaluations import services
 from evaluations.models import Role, Step
+from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, placement, project
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -45,10 +47,10 @@ def hostile_catalog(db, bob):
             )
         )
     )
-    team = services.team_create(name="CSP", slug="csp", admin=bob)
-    services.membership_set(team=team, user=bob, role=Role.ADMIN)
+    team = team_create(name="CSP", slug="csp", admin=bob)
+    membership_set(team=team, user=bob, role=Role.ADMIN)
     evaluation = services.evaluation_create(actor=bob, team=team, title=HOSTILE)
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation,
         actor=bob,
         step=Step.CANDIDATES,

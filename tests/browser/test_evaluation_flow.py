@@ -9,8 +9,8 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
-from evaluations import services
 from evaluations.models import Evaluation, Role, State
+from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 
 # serialized_rollback: a transactional test flushes the tables afterwards, which would take the
@@ -25,9 +25,9 @@ pytestmark = [
 def team(db):
     call_command("load_catalog", verbosity=0)
     admin = make_user("alice-admin")
-    team = services.team_create(name="Platform team", slug="platform-team", admin=admin)
-    services.membership_set(team=team, user=make_user("erin"), role=Role.EDITOR)
-    services.membership_set(team=team, user=make_user("carol"), role=Role.REVIEWER)
+    team = team_create(name="Platform team", slug="platform-team", admin=admin)
+    membership_set(team=team, user=make_user("erin"), role=Role.EDITOR)
+    membership_set(team=team, user=make_user("carol"), role=Role.REVIEWER)
     return team
 
 

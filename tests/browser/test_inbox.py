@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from evaluations import services
 from evaluations.models import Event, Notification, Role
+from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 
 pytestmark = [
@@ -22,8 +23,8 @@ pytestmark = [
 @pytest.fixture
 def notified(bob):
     admin = make_user("alice-admin")
-    team = services.team_create(name="Platform team", slug="platform-team", admin=admin)
-    services.membership_set(team=team, user=bob, role=Role.REVIEWER)
+    team = team_create(name="Platform team", slug="platform-team", admin=admin)
+    membership_set(team=team, user=bob, role=Role.REVIEWER)
     evaluation = services.evaluation_create(actor=admin, team=team, title="Inference pool")
     for event in (Event.SUBMITTED, Event.COMMENTED):
         Notification.objects.create(

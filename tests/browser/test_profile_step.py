@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from evaluations import services
 from evaluations.models import Evaluation, Role
+from evaluations.teams.services import membership_set, team_create
 
 pytestmark = [
     pytest.mark.browser,
@@ -19,8 +20,8 @@ pytestmark = [
 
 @pytest.fixture
 def evaluation(bob):
-    team = services.team_create(name="Platform team", slug="platform-team", admin=bob)
-    services.membership_set(team=team, user=bob, role=Role.EDITOR)
+    team = team_create(name="Platform team", slug="platform-team", admin=bob)
+    membership_set(team=team, user=bob, role=Role.EDITOR)
     return services.evaluation_create(actor=bob, team=team, title="Night training")
 
 

@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 from evaluations import services
 from evaluations.models import Evaluation
 from evaluations.reports.models import Report
+from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.services import team_create
 
 pytestmark = [
     pytest.mark.browser,
@@ -42,7 +44,7 @@ def _built_report(evaluation: Evaluation, *, with_cards: bool) -> Report:
 
 @pytest.fixture
 def evaluation(bob) -> Evaluation:
-    team = services.team_create(name="Platform", slug="platform", admin=bob)
+    team = team_create(name="Platform", slug="platform", admin=bob)
     return services.evaluation_create(actor=bob, team=team, title="GPU sharing")
 
 
@@ -62,7 +64,7 @@ def test_a_changed_evaluation_shows_the_stale_badge_and_what_the_report_holds(
     signed_in_page, live_server, evaluation, bob
 ):
     _built_report(evaluation, with_cards=True)
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation, actor=bob, step="profile", data={"tenancy": "single"}
     )
 

@@ -8,8 +8,8 @@ from django.conf import settings
 from django.test import Client
 from playwright.sync_api import expect
 
-from evaluations import services
 from evaluations.models import Evaluation
+from evaluations.steps.services import evaluation_candidate_add, evaluation_step_save
 from tests.evaluations.factories import MIXED_PROFILE, make_cast, make_evaluation, small_catalog
 
 pytestmark = [
@@ -23,10 +23,8 @@ def evaluation(db):
     small_catalog()
     cast = make_cast()
     evaluation = make_evaluation(cast, title="Shared GPUs")
-    services.evaluation_step_save(
-        evaluation=evaluation, actor=cast.bob, step="profile", data=MIXED_PROFILE
-    )
-    services.evaluation_step_save(
+    evaluation_step_save(evaluation=evaluation, actor=cast.bob, step="profile", data=MIXED_PROFILE)
+    evaluation_step_save(
         evaluation=evaluation,
         actor=cast.bob,
         step="units",
@@ -120,7 +118,7 @@ def test_candidates_are_added_grouped_and_removed_without_a_reload(
 
 def test_a_named_group_is_kept_after_a_reload(page, live_server, evaluation, console_errors):
     evaluation, cast = evaluation
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation,
         actor=cast.bob,
         step="candidates",
@@ -153,9 +151,7 @@ def test_a_phone_sees_cards_not_a_page_that_scrolls_sideways(
     page, live_server, evaluation, screenshot
 ):
     evaluation, cast = evaluation
-    services.evaluation_candidate_add(
-        evaluation=evaluation, actor=cast.bob, row="hami/device-plugin"
-    )
+    evaluation_candidate_add(evaluation=evaluation, actor=cast.bob, row="hami/device-plugin")
     page = signed_in(page, live_server, cast.bob)
     page.set_viewport_size({"width": 390, "height": 844})
     page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/steps/3/?q=a")
@@ -175,7 +171,7 @@ def test_an_add_on_a_page_someone_else_saved_over_says_who_and_adds_nothing(
     page = signed_in(page, live_server, cast.bob)
     page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/steps/3/")
     expect(page.locator("[data-candidates-page][data-ready]")).to_have_count(1)
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation, actor=cast.alice, step="profile", data={"isolation": "hard"}
     )
 

@@ -14,8 +14,10 @@ from django.core import mail
 from django.test import Client
 from playwright.sync_api import expect
 
-from evaluations import services
+from evaluations.decisions.services import evaluation_decide
 from evaluations.models import Comment, Evaluation, Membership, Notification, Role, State
+from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.services import membership_set, team_create
 from tests.evaluations.factories import small_catalog
 from tests.factories import make_user
 
@@ -60,9 +62,9 @@ def test_a_team_reviews_an_evaluation_from_invitation_to_adr(
 ):
     small_catalog()
     alice = make_user("alice", email="alice@example.org")
-    team = services.team_create(name="Platform", slug="platform", admin=alice)
+    team = team_create(name="Platform", slug="platform", admin=alice)
     erin = make_user("erin", email="erin@example.org")
-    services.membership_set(team=team, user=erin, role=Role.EDITOR)
+    membership_set(team=team, user=erin, role=Role.EDITOR)
     words = WORDS[language]
     errors: list[str] = []
 
@@ -190,7 +192,7 @@ def test_a_team_reviews_an_evaluation_from_invitation_to_adr(
 
 def fill_remaining_steps(evaluation: Evaluation, actor) -> None:
     """Steps 2–4 and the decision through the services the pages call."""
-    save = services.evaluation_step_save
+    save = evaluation_step_save
     evaluation = Evaluation.objects.get(pk=evaluation.pk)
     save(
         evaluation=evaluation,
@@ -216,7 +218,7 @@ def fill_remaining_steps(evaluation: Evaluation, actor) -> None:
         for c in evaluation.candidates.select_related("row__project")
     ]
     save(evaluation=evaluation, actor=actor, step="boundaries", data={"boundaries": boundaries})
-    services.evaluation_decide(
+    evaluation_decide(
         evaluation=Evaluation.objects.get(pk=evaluation.pk),
         actor=actor,
         rows=["hami/device-plugin", "volcano/scheduler"],

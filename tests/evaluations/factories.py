@@ -9,7 +9,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from evaluations import services
+from evaluations.decisions.services import evaluation_decide
 from evaluations.models import Evaluation, Role, Team
+from evaluations.review.services import evaluation_review, evaluation_submit
+from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, make_user, placement, project
 
 
@@ -29,15 +33,15 @@ class Cast:
 
 def make_cast() -> Cast:
     alice = make_user("alice-admin")
-    team = services.team_create(name="Platform", slug="platform", admin=alice)
+    team = team_create(name="Platform", slug="platform", admin=alice)
     bob = make_user("bob-editor")
     carol = make_user("carol-reviewer")
     dave = make_user("dave-viewer")
-    services.membership_set(team=team, user=bob, role=Role.EDITOR)
-    services.membership_set(team=team, user=carol, role=Role.REVIEWER)
-    services.membership_set(team=team, user=dave, role=Role.VIEWER)
+    membership_set(team=team, user=bob, role=Role.EDITOR)
+    membership_set(team=team, user=carol, role=Role.REVIEWER)
+    membership_set(team=team, user=dave, role=Role.VIEWER)
     charlie = make_user("charlie-outsider")
-    other_team = services.team_create(name="Research", slug="research", admin=charlie)
+    other_team = team_create(name="Research", slug="research", admin=charlie)
     return Cast(team, other_team, alice, bob, carol, dave, charlie)
 
 
@@ -123,7 +127,7 @@ def fill_steps(
     evaluation: Evaluation, actor, *, candidates: list[dict] | None = None
 ) -> Evaluation:
     """All four steps done and a decision, ready to submit (needs `small_catalog()`)."""
-    save = services.evaluation_step_save
+    save = evaluation_step_save
     save(evaluation=evaluation, actor=actor, step="profile", data=MIXED_PROFILE)
     save(
         evaluation=evaluation,
@@ -149,7 +153,7 @@ def fill_steps(
         for c in evaluation.candidates.select_related("row__project")
     ]
     save(evaluation=evaluation, actor=actor, step="boundaries", data={"boundaries": boundaries})
-    services.evaluation_decide(
+    evaluation_decide(
         evaluation=evaluation,
         actor=actor,
         rows=["hami/device-plugin", "volcano/scheduler"],
@@ -160,11 +164,11 @@ def fill_steps(
 
 def submitted(cast: Cast) -> Evaluation:
     evaluation = fill_steps(make_evaluation(cast), cast.bob)
-    return services.evaluation_submit(evaluation=evaluation, actor=cast.bob)
+    return evaluation_submit(evaluation=evaluation, actor=cast.bob)
 
 
 def approved(cast: Cast) -> Evaluation:
     """Filled in by bob, submitted and approved by carol (a fresh instance, approval pinned)."""
     evaluation = submitted(cast)
-    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
     return Evaluation.objects.get(pk=evaluation.pk)

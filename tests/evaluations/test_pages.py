@@ -8,8 +8,11 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from evaluations import services
+from evaluations.decisions.services import evaluation_decide
+from evaluations.errors import NotAllowed
 from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.review.services import evaluation_review
+from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import (
     MIXED_PROFILE,
     fill_steps,
@@ -36,7 +39,7 @@ def page(client, user, name: str, evaluation, *args):
 
 def with_candidates(cast, *candidates: dict) -> Evaluation:
     evaluation = make_evaluation(cast)
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation,
         actor=cast.bob,
         step="candidates",
@@ -315,7 +318,7 @@ def test_the_decision_prefills_risks_from_failure_modes_and_shows_the_stack_chec
 
 def test_a_decided_stack_with_a_conflict_shows_it(client, cast):
     evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "time-slicer/plugin"})
-    services.evaluation_decide(
+    evaluation_decide(
         evaluation=evaluation, actor=cast.bob, rows=["hami/device-plugin", "time-slicer/plugin"]
     )
 
@@ -330,7 +333,7 @@ def test_a_decided_stack_with_a_conflict_shows_it(client, cast):
 
 def test_the_overview_shows_reviews_with_step_comments_and_the_audit_log(client, cast):
     evaluation = submitted(cast)
-    services.evaluation_review(
+    evaluation_review(
         evaluation=evaluation,
         actor=cast.carol,
         verdict="request_changes",
@@ -347,7 +350,7 @@ def test_the_overview_shows_reviews_with_step_comments_and_the_audit_log(client,
 
 def test_every_edit_and_state_change_is_audited_with_who_and_what(cast):
     evaluation = submitted(cast)
-    services.evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+    evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
 
     entries = list(AuditEntry.objects.filter(evaluation=evaluation).order_by("id"))
 
@@ -369,7 +372,7 @@ def test_every_edit_and_state_change_is_audited_with_who_and_what(cast):
 def test_an_audit_entry_records_the_fields_that_changed(cast):
     evaluation = make_evaluation(cast)
 
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"}
     )
 
@@ -382,8 +385,8 @@ def test_refused_writes_leave_no_audit_entry(cast):
     evaluation = make_evaluation(cast)
     count = AuditEntry.objects.count()
 
-    with pytest.raises(services.NotAllowed):
-        services.evaluation_step_save(
+    with pytest.raises(NotAllowed):
+        evaluation_step_save(
             evaluation=evaluation, actor=cast.dave, step="units", data={"units": ["whole_gpu"]}
         )
 
@@ -448,7 +451,7 @@ def test_the_admin_shows_evaluations_read_only_with_their_audit(client, cast):
 def test_a_step_saved_over_a_newer_revision_keeps_the_input_and_says_who_saved(client, cast):
     evaluation = make_evaluation(cast)
     loaded = evaluation.revision
-    services.evaluation_step_save(
+    evaluation_step_save(
         evaluation=evaluation, actor=cast.alice, step="profile", data={"tenancy": "multi"}
     )
     client.force_login(cast.bob)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from evaluations.drift import catalog_drift_check, decisions_pin_unpinned
+from evaluations.decisions.drift import catalog_drift_check, decisions_pin_unpinned
 
 
 class Command(BaseCommand):

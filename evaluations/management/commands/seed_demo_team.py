@@ -8,8 +8,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
 from evaluations import services
+from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import EvaluationError
 from evaluations.models import Evaluation, Role, Step, Team
+from evaluations.review.services import evaluation_review, evaluation_submit
+from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.services import membership_set, team_create
 
 TEAM_SLUG = "platform-team"
 TITLE = "Shared GPU cluster for training and online inference"
@@ -100,9 +104,9 @@ class Command(BaseCommand):
             raise CommandError(f"no user {options['username']!r}; create it first (setup_demo)")
         team = Team.objects.filter(slug=TEAM_SLUG).first()
         if team is None:
-            team = services.team_create(name="Platform team", slug=TEAM_SLUG, admin=user)
+            team = team_create(name="Platform team", slug=TEAM_SLUG, admin=user)
         else:
-            services.membership_set(team=team, user=user, role=Role.ADMIN)
+            membership_set(team=team, user=user, role=Role.ADMIN)
         if Evaluation.objects.filter(team=team, title=TITLE).exists():
             self.stdout.write(f"Team {team.name!r} and its sample evaluation already exist.")
             return
@@ -111,7 +115,7 @@ class Command(BaseCommand):
         try:
             self._fill(evaluation, user)
             approved = self._decided(team, maria, INFERENCE)
-            services.evaluation_review(evaluation=approved, actor=li_wei, verdict="approve")
+            evaluation_review(evaluation=approved, actor=li_wei, verdict="approve")
             self._decided(team, maria, NOTEBOOKS)  # waiting for the demo user's review
         except EvaluationError as exc:
             # An incomplete catalog leaves the samples partly filled rather than failing the demo.
@@ -124,7 +128,7 @@ class Command(BaseCommand):
         )
 
     def _fill(self, evaluation: Evaluation, user) -> None:
-        save = services.evaluation_step_save
+        save = evaluation_step_save
         save(evaluation=evaluation, actor=user, step=Step.UNITS, data={"units": UNITS})
         candidates = [
             {"row": ref, "points_confirmed": True, "alternative_group": "A" if i < 2 else ""}
@@ -141,7 +145,7 @@ class Command(BaseCommand):
         if created:
             user.set_unusable_password()
             user.save(update_fields=["password"])
-        services.membership_set(team=team, user=user, role=role)
+        membership_set(team=team, user=user, role=role)
         return user
 
     def _decided(self, team: Team, author, sample: dict) -> Evaluation:
@@ -149,7 +153,7 @@ class Command(BaseCommand):
         evaluation = services.evaluation_create(
             actor=author, team=team, title=sample["title"], profile=sample["profile"]
         )
-        save = services.evaluation_step_save
+        save = evaluation_step_save
         save(evaluation=evaluation, actor=author, step=Step.UNITS, data={"units": sample["units"]})
         candidates = [{"row": ref, "points_confirmed": True} for ref in sample["candidates"]]
         save(
@@ -169,7 +173,7 @@ class Command(BaseCommand):
             step=Step.BOUNDARIES,
             data={"boundaries": boundaries},
         )
-        services.evaluation_decide(
+        evaluation_decide(
             evaluation=Evaluation.objects.get(pk=evaluation.pk),
             actor=author,
             rows=sample["candidates"],
@@ -177,6 +181,4 @@ class Command(BaseCommand):
             risks=sample["risks"],
             acceptance_checks=sample["checks"],
         )
-        return services.evaluation_submit(
-            evaluation=Evaluation.objects.get(pk=evaluation.pk), actor=author
-        )
+        return evaluation_submit(evaluation=Evaluation.objects.get(pk=evaluation.pk), actor=author)

@@ -1,4 +1,8 @@
-"""Schemathesis against the live app: every API operation, bounded in examples and time.
+"""Schemathesis against the live app: every API operation, a fixed number of examples each.
+
+The run is deterministic: a fixed seed, a fixed number of examples per operation, no example
+database and no time budget (with `--max-time` fuzzing repeats until the time is spent, so a
+faster or slower machine generated other cases and CI could turn red on an unchanged commit).
 
 Asserts no server error and no response (status, content type, headers, body) outside the
 published OpenAPI schema, with every schemathesis check on. One rule is relaxed, and only for the
@@ -26,7 +30,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20"))
-MAX_TIME_S = int(os.environ.get("SCHEMATHESIS_MAX_TIME", "60"))
+# A safety net against a hung server, not a budget the run spends.
+TIMEOUT_S = int(os.environ.get("SCHEMATHESIS_TIMEOUT", "900"))
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20260101")
 
 CONFIG = """
@@ -58,8 +63,8 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path):
             "all",
             "--max-examples",
             str(MAX_EXAMPLES),
-            "--max-time",
-            str(MAX_TIME_S),
+            "--generation-database",
+            "none",
             "--seed",
             SEED,
             "--no-shrink",
@@ -69,7 +74,7 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path):
         capture_output=True,
         text=True,
         cwd=tmp_path,
-        timeout=MAX_TIME_S + 120,
+        timeout=TIMEOUT_S,
         check=False,
     )
 

@@ -1,0 +1,101 @@
+"""The decision's writes: the chosen stack with its node pools, rationale, risks and acceptance
+checks, checked against the catalog and the stack check's input rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from catalog.engine.stack import check_stack
+from catalog.models import PlacementRow
+from catalog.selectors import engine_rows
+from evaluations.errors import InvalidInput
+from evaluations.models import Decision, Evaluation, Role, State, Step
+from evaluations.review.editing import (
+    edit_begin,
+    edit_commit,
+    evaluation_lock,
+    revision_check,
+    role_require,
+)
+from evaluations.selectors import placement_rows_by_ref
+
+# A stack splits into a handful of node pools (METHOD shape C has two); bounds keep a decision's
+# JSON, its audit entry and its stack check small.
+MAX_POOLS = 20
+MAX_POOL_NAME = 40
+
+
+@transaction.atomic
+def evaluation_decide(
+    *,
+    evaluation: Evaluation,
+    actor,
+    rows: list[str],
+    pools: dict[str, list[str]] | None = None,
+    rationale: str = "",
+    risks: str = "",
+    acceptance_checks: str = "",
+    revision: int | None = None,
+) -> Decision:
+    """Record the chosen stack; it must exist in the catalog and pass the stack check's input
+    rules (each row once, pools naming only rows of the stack)."""
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        edit_begin(evaluation)
+    revision_check(evaluation, revision, actor)
+    rows = list(dict.fromkeys(ref.strip() for ref in rows if ref.strip()))
+    if not rows:
+        raise InvalidInput(
+            _("Choose at least one row for the stack."), errors={"rows": [_("Required.")]}
+        )
+    known = placement_rows_by_ref(rows)
+    unknown = [ref for ref in rows if ref not in known]
+    if unknown:
+        message = _("Not in the catalog: {rows}").format(rows=", ".join(unknown))
+        raise InvalidInput(message, errors={"rows": [message]})
+    pools = {
+        name.strip(): list(dict.fromkeys(refs))
+        for name, refs in (pools or {}).items()
+        if name.strip() and refs
+    }
+    if len(pools) > MAX_POOLS or any(len(name) > MAX_POOL_NAME for name in pools):
+        message = _("At most {count} node pools, each named in {length} characters.").format(
+            count=MAX_POOLS, length=MAX_POOL_NAME
+        )
+        raise InvalidInput(message, errors={"pools": [message]})
+    try:
+        check_stack(engine_rows(rows=_rows_queryset(known)), pools or None)
+    except ValueError as exc:
+        raise InvalidInput(str(exc), errors={"pools": [str(exc)]}) from exc
+    values = {
+        "rows": rows,
+        "pools": pools,
+        "rationale": rationale.strip(),
+        "risks": risks.strip(),
+        "acceptance_checks": acceptance_checks.strip(),
+    }
+    decision = Decision.objects.filter(evaluation=evaluation).first()
+    old = {name: getattr(decision, name) for name in values} if decision else {}
+    changes = {
+        name: {"old": old.get(name), "new": value}
+        for name, value in values.items()
+        if old.get(name) != value
+    }
+    if decision is None:
+        decision = Decision(evaluation=evaluation)
+    if not changes:
+        return decision
+    for name, value in values.items():
+        setattr(decision, name, value)
+    decision.decided_by = actor
+    decision.save()
+    edit_commit(evaluation, actor, step=Step.DECISION, changes=changes, fields=[])
+    return decision
+
+
+def _rows_queryset(known: dict[str, Any]):
+    return PlacementRow.objects.filter(pk__in=[row.pk for row in known.values()])

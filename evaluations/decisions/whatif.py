@@ -1,0 +1,207 @@
+"""What-if swaps on a decided stack: the catalog and the evaluation adapted into the what-if
+engine (a selector), and Adopt, which makes the swapped stack a new draft revision (a service)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from catalog.engine.functions import comparable_functions
+from catalog.engine.kubernetes import builtin_feature_entries
+from catalog.engine.profile import Profile, profile_valid_fields
+from catalog.engine.rows import Row
+from catalog.migration_paths import migration_paths
+from catalog.models import Layer, PlacementRow
+from catalog.selectors import engine_rows
+from evaluations.decisions.services import evaluation_decide
+from evaluations.engine.swaps import MigrationPath, MigrationStep, Swap, WhatIf, what_if
+from evaluations.errors import InvalidInput
+from evaluations.models import Decision, Evaluation, Role
+from evaluations.review.editing import evaluation_lock, revision_check, role_require
+from evaluations.selectors import candidates_of
+from evaluations.steps.services import evaluation_candidate_add
+
+
+@dataclass(frozen=True)
+class SwapChoice:
+    """A row of the decided stack and the rows of its layer that could replace it."""
+
+    row: Row
+    layer_name: str
+    suggested: tuple[Row, ...]  # same layer and a common function, or a known migration target
+    others: tuple[Row, ...]
+
+
+def kubernetes_features() -> dict[str, dict[str, Any]]:
+    """Feature gate facts by name ({"stages": {...}, "default_on_since": "1.34", ...})."""
+    return {entry["feature"]: dict(entry) for entry in builtin_feature_entries()}
+
+
+def engine_migration_paths() -> list[MigrationPath]:
+    return [
+        MigrationPath(
+            key=item["key"],
+            source=item["from"],
+            target=item["to"],
+            title=item["title"],
+            install=item["install"],
+            companions=tuple(item["with"]),
+            steps=tuple(
+                MigrationStep(
+                    text=step["text"],
+                    evidence=tuple(step["evidence"]),
+                    feature=step["feature"],
+                    restores=tuple(step["restores"]),
+                )
+                for step in item["steps"]
+            ),
+        )
+        for item in migration_paths()
+    ]
+
+
+def _decision(evaluation: Evaluation) -> Decision:
+    decision = Decision.objects.filter(evaluation=evaluation).first()
+    if decision is None or not decision.rows:
+        raise InvalidInput(_("Decide a stack first: a what-if swaps a row of the decided stack."))
+    return decision
+
+
+def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
+    """Each decided row with its possible replacements (same layer), suggested ones first."""
+    decision = _decision(evaluation)
+    catalog = {row.id: row for row in engine_rows()}
+    layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
+    targets = {(path.source, path.target) for path in engine_migration_paths()}
+    choices = []
+    for ref in decision.rows:
+        row = catalog.get(ref)
+        if row is None:
+            continue
+        jobs = comparable_functions(row.layer, row.functions)
+        suggested, others = [], []
+        for other in catalog.values():
+            if other.layer != row.layer or other.id in decision.rows:
+                continue
+            known = any(
+                MigrationPath("", source, target, "", "", ()).matches(ref, other.id)
+                for source, target in targets
+            )
+            if known or jobs & comparable_functions(other.layer, other.functions):
+                suggested.append(other)
+            else:
+                others.append(other)
+        layer = layer_names.get(row.layer, row.layer)
+        choices.append(SwapChoice(row, layer, tuple(suggested), tuple(others)))
+    return choices
+
+
+def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None = None) -> WhatIf:
+    """The consequences of swapping `old` for `new` (in `pool` only, when given)."""
+    decision = _decision(evaluation)
+    catalog = {row.id: row for row in engine_rows()}
+    rows = [catalog[ref] for ref in decision.rows if ref in catalog]
+    known = {row.id for row in rows}
+    pools = {
+        name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
+    }
+    try:
+        # Fields this engine version does not know (e.g. a newer profile's) are left out.
+        profile = Profile.from_dict(profile_valid_fields(evaluation.profile or {})[0])
+    except ValueError:
+        profile = None
+    try:
+        return what_if(
+            rows,
+            pools or None,
+            Swap(old=old, new=new, pool=pool or None),
+            catalog,
+            profile=profile,
+            features=kubernetes_features(),
+            kubernetes_version=(evaluation.profile or {}).get("kubernetes_version") or None,
+            paths=engine_migration_paths(),
+        )
+    except ValueError as exc:
+        message = str(exc.args[0]) if exc.args else str(exc)
+        raise InvalidInput(message) from exc
+
+
+def whatif_in_words(result: WhatIf) -> dict[str, Any]:
+    """The swap, and the broken and new contracts, with rows named as the catalog names them."""
+    refs = {ref for link in (*result.broken, *result.appeared) for ref in link.endpoints}
+    refs |= {result.swap.old, result.swap.new, *result.added}
+    labels = {row.id: row.label for row in engine_rows(rows=_rows_named(refs))}
+    words: dict[str, Any] = {
+        "old": labels.get(result.swap.old, result.swap.old),
+        "new": labels.get(result.swap.new, result.swap.new),
+        "added": [labels.get(ref, ref) for ref in result.added],
+    }
+    words.update(
+        (
+            kind,
+            [
+                {
+                    "provider": labels.get(link.provider, link.provider),
+                    "consumer": labels.get(link.consumer, link.consumer),
+                    "relation": link.relation,
+                    "interfaces": link.interfaces,
+                    "pools": link.pools,
+                    "bridged_by": link.bridged_by,
+                    "bridge_feature": result.path.steps[link.bridged_by - 1].feature
+                    if result.path and link.bridged_by
+                    else None,
+                }
+                for link in links
+            ],
+        )
+        for kind, links in (("broken", result.broken), ("appeared", result.appeared))
+    )
+    return words
+
+
+def _rows_named(refs: set[str]):
+    query = Q(pk__in=[])
+    for ref in refs:
+        slug, _sep, key = ref.partition("/")
+        query |= Q(project__slug=slug, key=key)
+    return PlacementRow.objects.filter(query)
+
+
+@transaction.atomic
+def evaluation_whatif_adopt(
+    *,
+    evaluation: Evaluation,
+    actor,
+    old: str,
+    new: str,
+    pool: str | None = None,
+    revision: int | None = None,
+) -> Evaluation:
+    """Make the swapped stack the decision: a new draft revision through the normal edit path
+    (an approved evaluation goes back to draft and needs approval again). The replacement and
+    any rows its migration path brings join the candidates when missing."""
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
+    revision_check(evaluation, revision, actor)
+    result = whatif_for(evaluation, old=old, new=new, pool=pool)
+    decision = _decision(evaluation)
+    listed = {candidate.row.ref for candidate in candidates_of(evaluation)}
+    for ref in (new, *result.added):
+        if ref not in listed:
+            evaluation_candidate_add(evaluation=evaluation, actor=actor, row=ref)
+    evaluation.refresh_from_db()
+    evaluation_decide(
+        evaluation=evaluation,
+        actor=actor,
+        rows=list(result.rows_after),
+        pools={name: list(refs) for name, refs in result.pools_after.items()},
+        rationale=decision.rationale,
+        risks=decision.risks,
+        acceptance_checks=decision.acceptance_checks,
+    )
+    evaluation.refresh_from_db()
+    return evaluation

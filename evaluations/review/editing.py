@@ -1,0 +1,122 @@
+"""How every evaluation write is made: the role check, the row lock, the audit entry, and the
+state change an edit causes (an edit after approval or a change request reopens the draft)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+
+from evaluations.errors import EditConflict, InvalidTransition, NotAllowed
+from evaluations.models import AuditEntry, Evaluation, Membership, Role, State, Step, Team
+from evaluations.review.revisions import revision_record
+from evaluations.review.workflow import EvaluationWorkflow
+from evaluations.selectors import role_allows
+
+
+def role_require(*, evaluation: Evaluation | None, team: Team, actor, role: str) -> str:
+    """The actor's role in the team; NotAllowed when weaker than `role`."""
+    current = (
+        Membership.objects.filter(team=team, user=actor).values_list("role", flat=True).first()
+    )
+    if not role_allows(current, role):
+        messages = {
+            Role.EDITOR: _("Changing an evaluation needs the editor role in its team."),
+            Role.REVIEWER: _("Only the team's reviewers (role reviewer or admin) can review."),
+            Role.ADMIN: _("Only a team admin can do this."),
+        }
+        raise NotAllowed(messages.get(role, _("Your role in this team does not allow this.")))
+    return current
+
+
+def evaluation_lock(evaluation: Evaluation) -> Evaluation:
+    """Re-read the evaluation under a row lock so two saves never interleave."""
+    fresh = Evaluation.objects.select_for_update().get(pk=evaluation.pk)
+    for name in ("user_role",):
+        if hasattr(evaluation, name):
+            setattr(fresh, name, getattr(evaluation, name))
+    return fresh
+
+
+def audit_write(
+    evaluation: Evaluation,
+    actor,
+    action: str,
+    *,
+    step: str = "",
+    changes: dict[str, Any] | None = None,
+    transition: tuple[str, str] | None = None,
+) -> AuditEntry:
+    state_from, state_to = transition or ("", "")
+    return AuditEntry.objects.create(
+        evaluation=evaluation,
+        actor=actor,
+        action=action,
+        step=step,
+        changes=changes or {},
+        state_from=state_from,
+        state_to=state_to,
+        revision=evaluation.revision,
+    )
+
+
+def edit_begin(evaluation: Evaluation) -> tuple[str, str] | None:
+    """Refuse edits in review or archived; an edit after approval or a change request reopens."""
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        raise InvalidTransition(
+            _("This evaluation is {state}: it cannot be edited now.").format(
+                state=State(evaluation.state).label
+            )
+        )
+    if evaluation.state in (State.APPROVED, State.CHANGES_REQUESTED, State.NEEDS_REVIEW):
+        return EvaluationWorkflow(evaluation).reopen()
+    return None
+
+
+def edit_commit(
+    evaluation: Evaluation, actor, *, step: str, changes: dict[str, Any], fields: list[str]
+) -> Evaluation:
+    transition = edit_begin(evaluation)
+    evaluation.revision += 1
+    evaluation.save(update_fields=[*fields, "state", "revision", "updated_at"])
+    action = "step_saved" if step != Step.DECISION else "decided"
+    if transition and transition[0] == State.APPROVED:
+        # An approval covers the revision it saw; a later change needs approval again.
+        changes = {**changes, "approval": _("withdrawn: the approved evaluation was edited")}
+    audit_write(evaluation, actor, action, step=step, changes=changes, transition=transition)
+    # What the evaluation says at this revision, kept for diffs between any two revisions.
+    revision_record(evaluation=evaluation, actor=actor)
+    return evaluation
+
+
+def revision_check(evaluation: Evaluation, revision: int | None, actor) -> None:
+    """Refuse an edit made on an older revision (call under the row lock): two editors saving
+    at once never overwrite each other silently. `None` means the caller did not say. Newer
+    revisions that are all the same person's own saves (an autosave overtaken by a button
+    press) are no conflict: their latest input is what they want kept."""
+    if revision is None or revision >= evaluation.revision:
+        return
+    since = AuditEntry.objects.filter(evaluation=evaluation, revision__gt=revision)
+    if not since.exclude(actor=actor).exists():
+        return
+    last = since.exclude(actor=actor).select_related("actor").order_by("-id").first()
+    who = last.actor.get_username() if last and last.actor else _("another editor")
+    raise EditConflict(
+        _(
+            "{who} saved this evaluation (revision {current}) after you loaded revision "
+            "{yours}, changing {what}: your input is not saved yet. Look at their change, then "
+            "save again."
+        ).format(who=who, current=evaluation.revision, yours=revision, what=_changed(since, actor)),
+        current_revision=evaluation.revision,
+    )
+
+
+def _changed(entries, actor) -> str:
+    """What the other editors changed, as `field → new value` (a few, the rest counted)."""
+    parts = []
+    for entry in entries.exclude(actor=actor).order_by("id"):
+        for field, change in (entry.changes or {}).items():
+            new = change.get("new") if isinstance(change, dict) else change
+            parts.append(f"{field} → {str(new)[:40]}")
+    shown = parts[:3] + ([_("{count} more").format(count=len(parts) - 3)] if len(parts) > 3 else [])
+    return ", ".join(shown) or _("the evaluation")

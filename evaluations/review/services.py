@@ -1,0 +1,111 @@
+"""The review's writes: submitting a finished draft, a reviewer's verdict with comments per step
+(an approval pins the decision), archiving."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from evaluations.decisions.drift import decision_pin
+from evaluations.errors import InvalidInput, NotAllowed
+from evaluations.models import PLACEMENT_STEPS, Decision, Evaluation, Event, Role, Step, Verdict
+from evaluations.notifications.services import evaluation_announce
+from evaluations.review.comments import review_comments_add
+from evaluations.review.editing import audit_write, evaluation_lock, role_require
+from evaluations.review.workflow import EvaluationWorkflow
+from evaluations.selectors import evaluation_editors
+
+
+def submission_missing(evaluation: Evaluation) -> list[str]:
+    """What must be done before the evaluation can go to review, as step labels."""
+    missing = [str(Step(step).label) for step in PLACEMENT_STEPS if not evaluation.step_done(step)]
+    if not Decision.objects.filter(evaluation=evaluation).exclude(rows=[]).exists():
+        missing.append(str(Step.DECISION.label))
+    return missing
+
+
+@transaction.atomic
+def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    evaluation = evaluation_lock(evaluation)
+    missing = submission_missing(evaluation)
+    if missing:
+        raise InvalidInput(
+            _("Finish these before submitting for review: {missing}.").format(
+                missing=", ".join(missing)
+            ),
+            errors={"steps": missing},
+        )
+    transition = EvaluationWorkflow(evaluation).submit()
+    evaluation.save(update_fields=["state", "updated_at"])
+    audit_write(evaluation, actor, "submitted", transition=transition)
+    evaluation_announce(evaluation=evaluation, actor=actor, event=Event.SUBMITTED)
+    return evaluation
+
+
+@transaction.atomic
+def evaluation_review(
+    *,
+    evaluation: Evaluation,
+    actor,
+    verdict: str,
+    comment: str = "",
+    step_comments: dict[str, str] | None = None,
+) -> Evaluation:
+    """A reviewer approves or requests changes, with comments per step."""
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
+    evaluation = evaluation_lock(evaluation)
+    if evaluation.created_by_id == actor.pk:
+        raise NotAllowed(_("An author cannot review their own evaluation."))
+    if verdict == Verdict.APPROVE and actor.pk in evaluation_editors(evaluation):
+        raise NotAllowed(
+            _("You edited this evaluation, so you cannot approve it: ask a reviewer who did not.")
+        )
+    step_comments = {
+        step: text.strip()
+        for step, text in (step_comments or {}).items()
+        if step in Step.values and text and text.strip()
+    }
+    comment = comment.strip()
+    workflow = EvaluationWorkflow(evaluation)
+    if verdict == Verdict.APPROVE:
+        transition = workflow.approve()
+    elif verdict == Verdict.REQUEST_CHANGES:
+        # A comment the reviewer left on a step page and nobody has resolved says it too.
+        left_open = evaluation.comments.filter(author=actor, resolved_at__isnull=True).exists()
+        if not comment and not step_comments and not left_open:
+            message = _(
+                "Say what should change: a comment, a comment on a step, or an open comment "
+                "left on one of the pages."
+            )
+            raise InvalidInput(message, errors={"comment": [message]})
+        transition = workflow.request_changes()
+    else:
+        message = _("Unknown verdict; allowed: {allowed}").format(allowed=", ".join(Verdict.values))
+        raise InvalidInput(message, errors={"verdict": [message]})
+    evaluation.save(update_fields=["state", "updated_at"])
+    evaluation.reviews.create(
+        reviewer=actor,
+        verdict=verdict,
+        comment=comment,
+        step_comments=step_comments,
+        revision=evaluation.revision,
+    )
+    action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
+    changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
+    audit_write(evaluation, actor, action, changes=changes, transition=transition)
+    if verdict == Verdict.APPROVE:
+        decision_pin(evaluation=evaluation)
+    review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
+    evaluation_announce(evaluation=evaluation, actor=actor, event=action)
+    return evaluation
+
+
+@transaction.atomic
+def evaluation_archive(*, evaluation: Evaluation, actor) -> Evaluation:
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.ADMIN)
+    evaluation = evaluation_lock(evaluation)
+    transition = EvaluationWorkflow(evaluation).archive()
+    evaluation.save(update_fields=["state", "updated_at"])
+    audit_write(evaluation, actor, "archived", transition=transition)
+    return evaluation
