@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
-from catalog.engine.stack import Profile, StackReport, check_stack
+from catalog.engine.stack import StackReport, check_stack
 from catalog.selectors import engine_rows
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
-from catalog.engine.stack import Profile
 from evaluations.engine.recommend import Ranking, recommend
 
 

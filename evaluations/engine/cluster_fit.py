@@ -7,15 +7,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalog.engine.stack import OFF_HOURS, Profile
+from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _, joined
-from evaluations.engine.drafting import (
-    BATCH_KINDS,
-    FAIR_SHARING,
-    QUOTA,
-    SERVING_KINDS,
-    _Draft,
-)
+from evaluations.engine.drafting import FAIR_SHARING, QUOTA, SERVING_KINDS, _Draft, _time_shared
 
 # Findings from the stack check: a gap costs more than any criterion can win back.
 _FINDING_PENALTY = {"gap": 4.0, "warning": 1.5, "ok": 0.0}
@@ -39,22 +33,6 @@ def _mig_capable(model: str | None) -> bool | None:
     if _NO_MIG_GPUS.search(name):
         return False
     return None
-
-
-def _time_shared(profile: Profile) -> tuple[str, ...]:
-    """The training and batch types that run only off hours, at another time than the serving
-    work: they can borrow its GPUs by time window instead of holding a pool of their own."""
-    kinds = profile.workload_types
-    batchy = [k for k in kinds if k in BATCH_KINDS]
-    serving = [k for k in kinds if k in SERVING_KINDS]
-    if not batchy or not serving:
-        return ()
-    if not all(profile.window(k) in OFF_HOURS for k in batchy):
-        return ()
-    taken = {profile.window(k) for k in batchy}
-    if any(profile.window(k) in taken for k in serving):
-        return ()
-    return tuple(batchy)
 
 
 @dataclass(slots=True)

@@ -5,18 +5,31 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
-from functools import lru_cache
 from types import MappingProxyType
 
-from catalog.engine.baseline import KUBERNETES_BASELINE, binds
-from catalog.engine.oracle import links_between
+from catalog.engine.profile import OFF_HOURS, Profile
 from catalog.engine.rows import Row
-from catalog.engine.stack import DEFAULT_POOL, Profile
+from catalog.engine.stack import DEFAULT_POOL, governed
 from catalog.engine.text import _
+from catalog.engine.units import (
+    LEVELS,
+    SHARING_UNITS,
+    WHOLE_UNITS,
+    hard_partition,
+    units_isolation,
+)
+from evaluations.engine.index import _Index
 
-HARD_POOL = "hard-isolation"
-SHARED_POOL = "shared"
+# Pool keys (the JSON's); pages show POOL_LABELS.
+TRAINING_POOL, INFERENCE_POOL, INTERACTIVE_POOL = "training", "inference", "interactive"
+POOL_LABELS: Mapping[str, str] = MappingProxyType(
+    {
+        DEFAULT_POOL: _("all work"),
+        TRAINING_POOL: _("training and batch"),
+        INFERENCE_POOL: _("online inference"),
+        INTERACTIVE_POOL: _("interactive notebooks"),
+    }
+)
 
 SHAPES: Mapping[str, str] = MappingProxyType(
     {
@@ -26,48 +39,36 @@ SHAPES: Mapping[str, str] = MappingProxyType(
     }
 )
 
-_LEVEL = {"none": 0, "soft": 1, "hard": 2}
-_GLOB_CHARS = frozenset("*?[")
+_LEVEL = LEVELS
 _COST_LEVEL = {"low": 0, "medium": 1, "high": 2}
 
 
 @dataclass(frozen=True, slots=True)
 class UnitTraits:
-    """What naming a resource unit fixes (METHOD step 2)."""
+    """What naming a resource unit fixes (METHOD step 2) beyond its isolation ceiling
+    (catalog.engine.units)."""
 
-    ceiling: str  # the strongest isolation the unit can give
     shares: bool  # parts of one device can go to different pods (tenants)
     reconfiguration: str  # low | medium | high
 
 
 UNIT_TRAITS: Mapping[str, UnitTraits] = MappingProxyType(
     {
-        "whole_gpu": UnitTraits("hard", shares=False, reconfiguration="low"),
+        "whole_gpu": UnitTraits(shares=False, reconfiguration="low"),
         # Changing a MIG layout drains the GPU: the price of a hard partition.
-        "mig_slice": UnitTraits("hard", shares=True, reconfiguration="high"),
-        "vgpu": UnitTraits("hard", shares=True, reconfiguration="medium"),
-        "dra_claim": UnitTraits("hard", shares=False, reconfiguration="low"),
-        "memory_compute_quota": UnitTraits("soft", shares=True, reconfiguration="low"),
-        "mps_share": UnitTraits("soft", shares=True, reconfiguration="low"),
+        "mig_slice": UnitTraits(shares=True, reconfiguration="high"),
+        "vgpu": UnitTraits(shares=True, reconfiguration="medium"),
+        "dra_claim": UnitTraits(shares=False, reconfiguration="low"),
+        "memory_compute_quota": UnitTraits(shares=True, reconfiguration="low"),
+        "mps_share": UnitTraits(shares=True, reconfiguration="low"),
         # METHOD: time slicing is a sharing policy, not a hard partition.
-        "time_slice": UnitTraits("none", shares=True, reconfiguration="low"),
+        "time_slice": UnitTraits(shares=True, reconfiguration="low"),
     }
 )
 
-# METHOD's shape table: training wants whole GPUs or hard partitions, online inference strong or
-# at least provable isolation, interactive development a shared pool.
-WORKLOAD_UNITS: Mapping[str, frozenset[str]] = MappingProxyType(
-    {
-        "training": frozenset({"whole_gpu", "mig_slice", "dra_claim"}),
-        "batch": frozenset({"whole_gpu", "mig_slice", "dra_claim"}),
-        "online_inference": frozenset(
-            {"whole_gpu", "mig_slice", "vgpu", "memory_compute_quota", "mps_share"}
-        ),
-        "interactive": frozenset({"vgpu", "memory_compute_quota", "mps_share", "time_slice"}),
-    }
-)
 BATCH_KINDS = frozenset({"training", "batch"})
 SERVING_KINDS = frozenset({"online_inference", "interactive"})
+_SOFT_SHARING = frozenset({"vgpu", "memory_compute_quota", "mps_share"})
 
 GANG, QUOTA, PREEMPTION, FAIR_SHARING, TOPOLOGY = (
     "capability:gang-scheduling",
@@ -78,18 +79,78 @@ GANG, QUOTA, PREEMPTION, FAIR_SHARING, TOPOLOGY = (
 )
 
 # Ranked priorities weigh their criterion more; unranked ones keep weight 1.
-# Ranked priorities weigh their criterion more; unranked ones keep weight 1.
 _PRIORITY_WEIGHTS = (2.0, 1.6, 1.3, 1.1)
+
+
+def workload_units(kind: str, profile: Profile) -> frozenset[str]:
+    """The units that suit a workload type (METHOD's shape table, sharpened by issue 26).
+
+    Training and batch run on whole GPUs or whole-GPU claims unless the profile demands less
+    than hard isolation for them by name (MIG has no GPU-to-GPU P2P; a slice is not a GPU).
+    Online inference wants strong or at least provable isolation: whole GPUs or MIG, soft
+    sharing only where its isolation is soft. Interactive work wants a fraction of a GPU: MIG,
+    soft sharing or, where nothing is demanded, time slices."""
+    level = profile.isolation_for(kind)
+    if kind in BATCH_KINDS:
+        named_below_hard = dict(profile.workload_isolation).get(kind) in ("soft", "none")
+        return WHOLE_UNITS | (_SOFT_SHARING | {"mig_slice"} if named_below_hard else frozenset())
+    if kind == "online_inference":
+        units = WHOLE_UNITS | {"mig_slice"}
+        if level != "hard":
+            units |= _SOFT_SHARING
+        return frozenset(units | ({"time_slice"} if level == "none" else set()))
+    units = {"mig_slice"} | _SOFT_SHARING
+    return frozenset(units | ({"time_slice"} if level != "hard" else set()))
 
 
 @dataclass(frozen=True, slots=True)
 class _PoolPlan:
-    """A node pool the shape calls for: the isolation it must give and the work it serves."""
+    """A node pool the shape calls for: the work it serves and the units that may serve it."""
 
     name: str
-    isolation: str
     workloads: tuple[str, ...]
-    presenters: str  # "any" | "hard" | "shared": which units may present the pool's GPUs
+    units: Mapping[str, frozenset[str]]  # workload type -> the units that may serve it here
+    isolation: str  # the strongest isolation demanded of its work
+
+    def suits(self, row: Row) -> bool:
+        """Whether `row` presents a unit for every workload of the pool."""
+        return row.layer == "data_plane" and all(
+            row.resource_units & units for units in self.units.values()
+        )
+
+
+def pool_units(plan: _PoolPlan, presenter: Row) -> dict[str, tuple[str, ...]]:
+    """The units the presenter gives each workload of the pool."""
+    return {
+        kind: tuple(sorted(presenter.resource_units & plan.units[kind])) for kind in plan.workloads
+    }
+
+
+def tenant_sharing(units: Iterable[str], presenter: Row, profile: Profile) -> str:
+    """none: each GPU serves one pod; within_tenant: one pool per tenant (or one tenant);
+    across_tenants: pods of several tenants share GPUs, as the profile allows."""
+    shared = set(units) & SHARING_UNITS
+    if not shared:
+        return "none"
+    if profile.tenancy != "multi":
+        return "within_tenant"
+    rule = profile.tenant_rule
+    if rule == "allowed" or (
+        rule == "hard_partitions" and hard_partition(units_isolation(shared, presenter.isolation))
+    ):
+        return "across_tenants"
+    return "within_tenant"
+
+
+def demanded_for(kind: str, profile: Profile, sharing: str) -> str:
+    """The isolation demanded for `kind` in a pool shared as `sharing`. Interactive work that
+    shares GPUs only within a tenant is what METHOD's shared pool is for: soft there, unless the
+    profile names its isolation."""
+    level = profile.isolation_for(kind)
+    named = kind in dict(profile.workload_isolation)
+    if kind == "interactive" and sharing != "across_tenants" and not named and level == "hard":
+        return "soft"
+    return level
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +176,9 @@ class _Draft:
     why: dict[str, str] = field(default_factory=dict)  # row id -> why it joined
 
     def rows(self) -> list[Row]:
-        return [r for members in self.pools.values() for r in members] + self.cluster_wide
+        """Each row once, though one component (a device plugin) may run in several pools."""
+        everything = [r for members in self.pools.values() for r in members] + self.cluster_wide
+        return list({r.id: r for r in everything}.values())
 
     def pool_ids(self) -> dict[str, list[str]]:
         return {name: [r.id for r in members] for name, members in self.pools.items()}
@@ -157,245 +220,81 @@ def _needs(profile: Profile, shape: str) -> _Needs:
     return _Needs(tuple(capabilities), frozenset(points), wants_visibility)
 
 
+def _plan(name: str, kinds: Iterable[str], profile: Profile, only=None) -> _PoolPlan:
+    kinds = tuple(kinds)
+    units = {kind: workload_units(kind, profile) for kind in kinds}
+    if only is not None:
+        units = {kind: allowed & only for kind, allowed in units.items()}
+    isolation = max((profile.isolation_for(k) for k in kinds), key=_LEVEL.__getitem__)
+    return _PoolPlan(name, kinds, MappingProxyType(units), isolation)
+
+
 def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
-    """The shapes worth drafting for this profile, each with the pools it calls for."""
+    """The shapes worth drafting for this profile, each with the pools it calls for.
+
+    A: one pool of whole devices, where training or batch leads and no notebook wants a fraction
+    of a GPU. B: one pool whose GPUs are shared, where online inference or interactive work
+    leads. C: a pool per kind of work (training, online inference, interactive), each on the
+    unit its work wants; when training runs only off hours, also C with training borrowing the
+    inference pool by time window, provided that pool gives whole GPUs (no MIG layout to drain).
+    """
     kinds = tuple(profile.workload_types)
-    batchy = [k for k in kinds if k in BATCH_KINDS]
-    serving = [k for k in kinds if k in SERVING_KINDS]
-    inference_first = "online_inference" in kinds and (
-        profile.primary_objective == "p99_latency" or not batchy
-    )
-    single = "B" if inference_first or not batchy else "A"
-    shapes = [(single, (_PoolPlan(DEFAULT_POOL, profile.isolation, kinds, "any"),))]
-    if batchy and serving:
-        # METHOD shape C: a strong-isolation pool for training next to a shared pool; the shared
-        # pool never has to be harder than soft, that is what the hard pool is for. When hard
-        # isolation is demanded, online inference goes to the hard pool: a shared pool would
-        # serve it below what the team asked for.
-        shared = min(profile.isolation, "soft", key=_LEVEL.__getitem__)
-        hard_kinds = tuple(batchy)
-        if profile.isolation == "hard":
-            hard_kinds += tuple(k for k in serving if k == "online_inference")
-            serving = [k for k in serving if k != "online_inference"]
-        if serving:
+    batchy = tuple(k for k in kinds if k in BATCH_KINDS)
+    serving = tuple(k for k in kinds if k in SERVING_KINDS)
+    shapes: list[tuple[str, tuple[_PoolPlan, ...]]] = []
+    if batchy and "interactive" not in kinds:
+        shapes.append(("A", (_plan(DEFAULT_POOL, kinds, profile, only=WHOLE_UNITS),)))
+    if serving or not batchy:
+        shapes.append(("B", (_plan(DEFAULT_POOL, kinds, profile),)))
+    classes = [
+        (TRAINING_POOL, batchy),
+        (INFERENCE_POOL, tuple(k for k in kinds if k == "online_inference")),
+        (INTERACTIVE_POOL, tuple(k for k in kinds if k == "interactive")),
+    ]
+    present = [(name, members) for name, members in classes if members]
+    if len(present) > 1:
+        shapes.append(("C", tuple(_plan(name, members, profile) for name, members in present)))
+        borrowers = _time_shared(profile)
+        if borrowers and "online_inference" in kinds:
+            merged = [(INFERENCE_POOL, ("online_inference", *borrowers))] + [
+                (name, members) for name, members in present if name == INTERACTIVE_POOL
+            ]
             shapes.append(
                 (
                     "C",
-                    (
-                        _PoolPlan(HARD_POOL, "hard", hard_kinds, "hard"),
-                        _PoolPlan(SHARED_POOL, shared, tuple(serving), "shared"),
+                    tuple(
+                        _plan(
+                            name,
+                            members,
+                            profile,
+                            only=WHOLE_UNITS if name == INFERENCE_POOL else None,
+                        )
+                        for name, members in merged
                     ),
                 )
             )
     return shapes
 
 
+def _time_shared(profile: Profile) -> tuple[str, ...]:
+    """The training and batch types that can borrow the serving GPUs by time window instead of
+    holding a pool of their own: they run only off hours, and every serving type is said to run
+    in business hours only, so its GPUs stand idle when they run. Work said to run always (or
+    whose window is not said) frees nothing."""
+    kinds = profile.workload_types
+    batchy = [k for k in kinds if k in BATCH_KINDS]
+    serving = [k for k in kinds if k in SERVING_KINDS]
+    if not batchy or not serving:
+        return ()
+    if not all(profile.window(k) in OFF_HOURS for k in batchy):
+        return ()
+    if not all(profile.window(k) == "business_hours" for k in serving):
+        return ()
+    return tuple(batchy)
+
+
 def _known_units(row: Row) -> list[str]:
     return sorted(u for u in row.resource_units if u in UNIT_TRAITS)
-
-
-def _may_present(row: Row, which: str) -> bool:
-    units = [UNIT_TRAITS[u] for u in _known_units(row)]
-    if row.layer != "data_plane" or not units:
-        return False
-    if which == "hard":
-        return any(t.ceiling == "hard" for t in units)
-    if which == "shared":
-        return any(t.shares and t.ceiling != "hard" for t in units)
-    return True
-
-
-@lru_cache(maxsize=1 << 12)
-def _baseline_offers(pattern: str) -> bool:
-    return any(fnmatchcase(ident, pattern) for ident in KUBERNETES_BASELINE)
-
-
-class _Index:
-    """The catalog, with the contract questions drafting asks thousands of times answered once.
-
-    Every answer is looked up, not searched for: who provides a pattern, which rows can be the
-    other half of a presenter, which exporters and watchers a row feeds. A draft then costs the
-    same whether the catalog holds fifty rows or thousands.
-    """
-
-    def __init__(self, rows: Iterable[Row]) -> None:
-        self.rows = sorted({r.id: r for r in rows}.values(), key=lambda r: r.id)
-        self._signals = {
-            r.id: frozenset(i for i in r.signals | r.provides if i.startswith("signal:"))
-            for r in self.rows
-        }
-        self._by_interface: dict[str, list[Row]] = {}  # interface -> rows providing it
-        # interface -> rows whose provides of it can link them to another row (baseline
-        # interfaces link only from the project defining them; see oracle.links_between)
-        self._binding: dict[str, list[Row]] = {}
-        # (layer, requires/accepts pattern) -> the rows of that layer stating it
-        self._wanting: dict[tuple[str, str], list[Row]] = {}
-        for row in self.rows:
-            for ident in row.provides:
-                self._by_interface.setdefault(ident, []).append(row)
-                if binds(ident, row.project):
-                    self._binding.setdefault(ident, []).append(row)
-            for pattern in row.requires | row.accepts:
-                self._wanting.setdefault((row.layer, pattern), []).append(row)
-        self._wildcards = [key for key in self._wanting if not _GLOB_CHARS.isdisjoint(key[1])]
-        self._consumers: dict[tuple[str, str], tuple[Row, ...]] = {}
-        self._linkers: dict[str, tuple[Row, ...]] = {}
-        self._exporters = [r for r in self.rows if r.layer == "data_plane" and self._signals[r.id]]
-        self.richest_exporter = min(
-            self._exporters, key=lambda r: (-len(self._signals[r.id]), r.id), default=None
-        )
-        # Platform rows that only observe: what cost and usage visibility is drafted from.
-        self._watchers = [
-            r
-            for r in self.rows
-            if r.layer == "platform"
-            and r.provides
-            and not r.resource_units - {"none"}
-            and all(i.startswith("signal:") for i in r.provides)
-        ]
-        self._providers: dict[str, tuple[Row, ...]] = {}
-        self._provider_ids: dict[str, frozenset[str]] = {}
-        self._feeds: dict[tuple[str, str], tuple[str, ...]] = {}
-        self._bundles: dict[str, tuple[Row, ...]] = {}
-        self._sources: dict[str, tuple[tuple[int, Row], ...]] = {}
-        self._watched: dict[str, dict[str, int]] = {}
-        self._watcher_by_id = {w.id: w for w in self._watchers}
-
-    def signals(self, row: Row) -> frozenset[str]:
-        return self._signals[row.id]
-
-    def providers(self, pattern: str) -> tuple[Row, ...]:
-        """The rows whose provides match `pattern`, by id."""
-        if pattern not in self._providers:
-            if _GLOB_CHARS.isdisjoint(pattern):
-                found = self._by_interface.get(pattern, [])
-            else:
-                found = {
-                    r.id: r
-                    for ident, rows in self._by_interface.items()
-                    if fnmatchcase(ident, pattern)
-                    for r in rows
-                }.values()
-            self._providers[pattern] = tuple(sorted(found, key=lambda r: r.id))
-            self._provider_ids[pattern] = frozenset(r.id for r in self._providers[pattern])
-        return self._providers[pattern]
-
-    def offers(self, row: Row, pattern: str) -> bool:
-        if pattern not in self._provider_ids:
-            self.providers(pattern)
-        return row.id in self._provider_ids[pattern]
-
-    def satisfied(self, pattern: str, rows: Iterable[Row]) -> bool:
-        return _baseline_offers(pattern) or any(self.offers(r, pattern) for r in rows)
-
-    def met(self, pattern: str, ids: set[str]) -> bool:
-        """satisfied() for rows given by id."""
-        if pattern not in self._provider_ids:
-            self.providers(pattern)
-        return _baseline_offers(pattern) or not self._provider_ids[pattern].isdisjoint(ids)
-
-    def feeds(self, provider: Row, consumer: Row) -> tuple[str, ...]:
-        """Interfaces `provider` offers that `consumer` requires or accepts."""
-        key = (provider.id, consumer.id)
-        if key not in self._feeds:
-            links = links_between(provider, consumer)
-            self._feeds[key] = tuple(sorted({link.interface for link in links}))
-        return self._feeds[key]
-
-    def links(self, a: Row, b: Row) -> list[str]:
-        return sorted(set(self.feeds(a, b)) | set(self.feeds(b, a)))
-
-    def consumers(self, interface: str, layer: str) -> tuple[Row, ...]:
-        """Rows of `layer` whose requires or accepts match `interface`: all it can feed there."""
-        key = (layer, interface)
-        if key not in self._consumers:
-            found = {r.id: r for r in self._wanting.get(key, ())}
-            for wildcard in self._wildcards:
-                if wildcard[0] == layer and fnmatchcase(interface, wildcard[1]):
-                    found.update((r.id, r) for r in self._wanting[wildcard])
-            self._consumers[key] = tuple(found.values())
-        return self._consumers[key]
-
-    def fed_by(self, row: Row, layer: str) -> dict[str, Row]:
-        """Rows of `layer` `row` may feed, by id (feeds() says what, if anything, it does)."""
-        return {
-            r.id: r
-            for ident in row.provides
-            if binds(ident, row.project)
-            for r in self.consumers(ident, layer)
-        }
-
-    def linkers(self, pattern: str) -> tuple[Row, ...]:
-        """Rows whose provides can link to a row requiring or accepting `pattern`."""
-        if pattern not in self._linkers:
-            if _GLOB_CHARS.isdisjoint(pattern):
-                found = self._binding.get(pattern, [])
-            else:
-                found = {
-                    r.id: r
-                    for ident, rows in self._binding.items()
-                    if fnmatchcase(ident, pattern)
-                    for r in rows
-                }.values()
-            self._linkers[pattern] = tuple(found)
-        return self._linkers[pattern]
-
-    def linked(self, row: Row, layer: str) -> list[Row]:
-        """Rows of `layer` a contract may tie to `row` either way, by id: the only rows for
-        which links() can say something."""
-        found = self.fed_by(row, layer)
-        for pattern in row.requires | row.accepts:
-            found.update((r.id, r) for r in self.linkers(pattern) if r.layer == layer)
-        return [found[i] for i in sorted(found)]
-
-    def bundle(self, presenter: Row) -> tuple[Row, ...]:
-        if presenter.id not in self._bundles:
-            self._bundles[presenter.id] = tuple(_data_plane(presenter, self))
-        return self._bundles[presenter.id]
-
-    def signal_sources(self, presenter: Row) -> tuple[tuple[int, Row], ...]:
-        """Exporters `presenter` feeds, best wired first: (interfaces fed, row)."""
-        if presenter.id not in self._sources:
-            fed = self.fed_by(presenter, "data_plane")
-            options = [
-                (len(self.feeds(presenter, row)), row)
-                for row in self._exporters
-                if row.id in fed and self.feeds(presenter, row)
-            ]
-            self._sources[presenter.id] = tuple(
-                sorted(options, key=lambda option: (-option[0], option[1].id))
-            )
-        return self._sources[presenter.id]
-
-    def watched(self, member: Row) -> dict[str, int]:
-        """Watcher id -> interfaces `member` feeds it, for the watchers it feeds at all."""
-        if member.id not in self._watched:
-            fed = self.fed_by(member, "platform")
-            counts = {w.id: len(self.feeds(member, w)) for w in self._watchers if w.id in fed}
-            self._watched[member.id] = {i: n for i, n in counts.items() if n}
-        return self._watched[member.id]
-
-    def watcher(self, watcher_id: str) -> Row:
-        return self._watcher_by_id[watcher_id]
-
-
-def _data_plane(presenter: Row, index: _Index) -> list[Row]:
-    """The presenter and its same-unit partners: the other half of one mechanism.
-
-    A partner shares a unit with the presenter, holds none of its ownership tokens and is tied
-    to it by a contract (a MIG layout manager and the device plugin strategy advertising it).
-    """
-    bundle = [presenter]
-    units = set(_known_units(presenter))
-    for row in index.linked(presenter, "data_plane"):
-        if (
-            row.id != presenter.id
-            and units & row.resource_units
-            and not any(row.exclusive & member.exclusive for member in bundle)
-            and index.links(presenter, row)
-        ):
-            bundle.append(row)
-    return bundle
 
 
 def _pool_signals(index: _Index, draft: _Draft, pool: str) -> set[str]:
@@ -479,6 +378,8 @@ def _close_gaps(draft: _Draft, index: _Index) -> bool:
         for row in index.providers(pattern):
             if row.id in in_stack:
                 continue
+            if governed(row) and any(governed(member) for member in stack):
+                continue  # one governor per scope: a second queueing system is a conflict
             # A row holding an ownership token only goes into the pool that needs it; anywhere
             # else it would claim devices in every pool.
             pool = pool_of_gap if row.exclusive else None
@@ -525,9 +426,7 @@ def _slots(profile: Profile, index: _Index) -> list[_Slots]:
     slots = []
     for shape, plans in _shapes(profile):
         needs = _needs(profile, shape)
-        presenters = tuple(
-            tuple(row for row in index.rows if _may_present(row, plan.presenters)) for plan in plans
-        )
+        presenters = tuple(tuple(row for row in index.rows if plan.suits(row)) for plan in plans)
         slots.append(_Slots(shape, plans, needs, presenters, tuple(_governors(needs, index))))
     return slots
 
@@ -541,9 +440,6 @@ def _draft(
     """
     plans = slots.plans
     bundles = [index.bundle(presenter) for presenter in presenters]
-    ids = [r.id for bundle in bundles for r in bundle]
-    if len(set(ids)) != len(ids):
-        return None  # both pools would run the same component
     draft = _Draft(
         shape=slots.shape,
         plans=plans,

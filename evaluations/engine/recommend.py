@@ -18,25 +18,35 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
+from catalog.engine.fit import PARTITION_FEATURE
+from catalog.engine.gpus import GpuModel, gpu_model_find
+from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
-from catalog.engine.stack import Profile, StackReport, check_stack
+from catalog.engine.stack import StackReport, check_stack, governed
 from catalog.engine.text import Text, _
 from evaluations.engine.drafting import (
-    HARD_POOL,
+    INFERENCE_POOL,
+    INTERACTIVE_POOL,
+    POOL_LABELS,
     SHAPES,
-    SHARED_POOL,
+    TRAINING_POOL,
     _Draft,
     _draft,
-    _Index,
     _Slots,
     _slots,
     _weights,
 )
+from evaluations.engine.index import _Index
+from evaluations.engine.pools import (
+    acceptance_checks,
+    explanation,
+    ordered,
+    pool_details,
+    trade_off,
+)
 from evaluations.engine.scoring import (
-    _acceptance_checks,
-    _explanation,
+    ISOLATION_BREACH_PENALTY,
     _governor_fit,
-    _ordered,
     _presenter_fit,
     _score_draft,
     _score_report,
@@ -45,10 +55,12 @@ from evaluations.engine.scoring import (
 
 __all__ = [
     "DEFAULT_BUDGET",
+    "INFERENCE_POOL",
+    "INTERACTIVE_POOL",
+    "POOL_LABELS",
     "RANKING_VERSION",
-    "HARD_POOL",
     "SHAPES",
-    "SHARED_POOL",
+    "TRAINING_POOL",
     "UNBOUNDED",
     "Budget",
     "Ranking",
@@ -63,9 +75,9 @@ class Budget:
 
     `per_slot` bounds the candidates combined per slot. 12 is the narrowest that leaves the
     built-in catalog's rankings as an unbounded search makes them (at 10 a top ten changed, at 8
-    top fives did; tests/evaluations/test_recommend_bounded.py pins them). `drafts` is above the
-    built-in catalog's largest search (960 drafts) and bounds the work on a big one; `seconds`
-    is the safety net. None means no bound.
+    top fives did; tests/evaluations/engine/test_recommend_bounded.py pins them). `drafts` is
+    above the built-in catalog's largest search (960 drafts) and bounds the work on a big one;
+    `seconds` is the safety net. None means no bound.
     """
 
     per_slot: int | None = 12
@@ -76,7 +88,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # Part of the key rankings are cached under: bump it with any change to drafting, scoring or
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
-RANKING_VERSION = 2
+RANKING_VERSION = 3
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 
 
@@ -90,15 +102,26 @@ class Ranking(list):
 
     examined: int
     complete: bool
+    left_out: list[str]  # what the GPU model's facts kept out of the search, and why
 
-    def __init__(self, items: Iterable[Any] = (), *, examined: int = 0, complete: bool = True):
+    def __init__(
+        self,
+        items: Iterable[Any] = (),
+        *,
+        examined: int = 0,
+        complete: bool = True,
+        left_out: Iterable[str] = (),
+    ):
         super().__init__(items)
         self.examined = examined
         self.complete = complete
+        self.left_out = list(left_out)
 
     def head(self, limit: int) -> Ranking:
         """The first `limit` stacks, with the same account of the search."""
-        return Ranking(self[:limit], examined=self.examined, complete=self.complete)
+        return Ranking(
+            self[:limit], examined=self.examined, complete=self.complete, left_out=self.left_out
+        )
 
     @property
     def note(self) -> Text | None:
@@ -126,6 +149,8 @@ class Recommendation:
     acceptance_checks: list[str]
     explanation: str
     report: StackReport
+    pool_details: dict[str, dict[str, Any]]
+    trade_off: str
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -139,6 +164,17 @@ class Recommendation:
             "missing": list(self.missing),
             "acceptance_checks": list(self.acceptance_checks),
             "explanation": self.explanation,
+            "trade_off": self.trade_off,
+            "pool_details": {
+                name: {
+                    **pool,
+                    "units": list(pool["units"]),
+                    "isolation": dict(pool["isolation"]),
+                    "workloads": list(pool["workloads"]),
+                    "acceptance_checks": list(pool["acceptance_checks"]),
+                }
+                for name, pool in self.pool_details.items()
+            },
             "report": self.report.to_dict(),
         }
 
@@ -175,6 +211,8 @@ def _combinations(
     drafts that end up as the same stack: the first one drafted there is the one kept.
     """
     weights = _weights(profile)
+    if width is not None and len(slots.plans) > 2:
+        width = max(4, width // 2)  # three pools: keep the product of the slots' widths bounded
     per_plan = [
         _best(
             [
@@ -214,10 +252,126 @@ def _combinations(
         yield order, presenters, governor
 
 
+VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "huawei": "Huawei"}
+
+
+def _gpu_filter(rows: Sequence[Row], model: GpuModel | None) -> tuple[list[Row], list[str]]:
+    """The rows a stack for `model` may use, and what was left out with the model's fact."""
+    if model is None:
+        return list(rows), []
+    kept, wrong_vendor, no_partitions = [], {}, {}
+    feature = PARTITION_FEATURE.get(model.vendor)
+    for row in rows:
+        if not row.serves(model.vendor):
+            wrong_vendor.setdefault(row.project, []).append(row.key)
+        elif (
+            row.layer == "data_plane"
+            and feature is not None
+            and feature not in model.sharing
+            and "mig_slice" in row.resource_units
+            and "whole_gpu" not in row.resource_units
+        ):
+            no_partitions.setdefault(row.project, []).append(row.key)
+        else:
+            kept.append(row)
+    left_out = []
+    if wrong_vendor:
+        left_out.append(
+            _(
+                "Left out because %(model)s is made by %(vendor)s (GPU facts): rows serving "
+                "other vendors' GPUs: %(rows)s",
+                model=model.name,
+                vendor=VENDOR_NAMES.get(model.vendor, model.vendor),
+                rows="; ".join(
+                    f"{p} ({', '.join(keys)})" for p, keys in sorted(wrong_vendor.items())
+                ),
+            )
+        )
+    if no_partitions:
+        left_out.append(
+            _(
+                "Left out because %(model)s has no %(feature)s (GPU facts: %(sharing)s): rows "
+                "presenting hardware partitions (MIG slices): %(rows)s",
+                model=model.name,
+                feature="MIG" if feature == "mig" else _("compute partitions"),
+                sharing=", ".join(sorted(model.sharing)) or _("no sharing feature"),
+                rows="; ".join(
+                    f"{p} ({', '.join(keys)})" for p, keys in sorted(no_partitions.items())
+                ),
+            )
+        )
+    return kept, left_out
+
+
+def _kind(rec: Recommendation, rows: dict[str, Row]) -> tuple[object, ...]:
+    """What makes a stack different in kind: its shape, each pool's presenting project, units and
+    tenant sharing, and its governor's project. Variants of one project (a MIG strategy), an
+    exporter or a watcher do not."""
+    pools = tuple(
+        sorted(
+            (
+                name,
+                tuple(pool["units"]),
+                pool["tenant_sharing"],
+                tuple(
+                    sorted(
+                        {
+                            rows[ref].project
+                            for ref in rec.pools[name]
+                            if rows[ref].layer == "data_plane"
+                            and rows[ref].resource_units - {"none"}
+                        }
+                    )
+                ),
+            )
+            for name, pool in rec.pool_details.items()
+        )
+    )
+    governors = tuple(sorted({rows[ref].project for ref in rec.rows if governed(rows[ref])}))
+    return (rec.shape, pools, governors)
+
+
+def _sound(verdict: _Verdict, draft: _Draft, profile: Profile) -> bool:
+    """A stack whose shape makes sense for the profile: no isolation breach, every workload on a
+    unit that suits it."""
+    served = {kind for plan in draft.plans for kind in plan.workloads}
+    return verdict.score > -ISOLATION_BREACH_PENALTY / 2 and served >= set(profile.workload_types)
+
+
+def _with_alternatives(
+    ranked: list[tuple[tuple[object, ...], Recommendation, bool, tuple[object, ...]]], limit: int
+) -> list[Recommendation]:
+    """Best first, where the first three are alternatives a review can weigh: the best stack of
+    each of METHOD's shapes that makes sense for the profile, then stacks whose data plane
+    differs from those already shown (another governor alone is a smaller difference), then the
+    rest by score."""
+    best_of_shape: dict[str, tuple[Recommendation, tuple[object, ...]]] = {}
+    for _order, rec, sound, plane in ranked:
+        if sound and rec.shape not in best_of_shape:
+            best_of_shape[rec.shape] = (rec, plane)
+    top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:3]
+    rest = [(rec, plane) for _order, rec, _sound, plane in ranked if (rec, plane) not in top]
+    while len(top) < 3 and rest:
+        planes = {plane for _rec, plane in top}
+        pick = next((item for item in rest if item[1] not in planes), rest[0])
+        rest.remove(pick)
+        top.append(pick)
+    top.sort(key=lambda item: -item[0].score)
+    return [rec for rec, _plane in top + rest][:limit]
+
+
 def recommend(
     profile: Profile, rows: Sequence[Row], *, limit: int = 5, budget: Budget = DEFAULT_BUDGET
 ) -> Ranking:
-    """Stacks from `rows` ranked against `profile`, best first; each passes the stack check."""
+    """Stacks from `rows` ranked against `profile`, best first; each passes the stack check.
+
+    Rows for another vendor's GPUs, or presenting partitions the profile's GPU model lacks, never
+    enter the search (`Ranking.left_out` says which, with the model's fact). The list holds
+    stacks different in kind (never two variants of one project), and its first three the best
+    stack of each of METHOD's shapes that makes sense for the profile.
+    """
+    rows, left_out = _gpu_filter(rows, gpu_model_find(profile.gpu_model))
+    by_id = {row.id: row for row in rows}
     index = _Index(rows)
     search = _Search(budget)
     drafts: dict[tuple[object, ...], tuple[tuple[int, ...], _Draft, _Verdict]] = {}
@@ -238,44 +392,66 @@ def recommend(
         ids = sorted(r.id for r in draft.rows())
         return (-round(score, 3), len(ids), tuple(ids), draft.shape)
 
-    # The stack check only subtracts, so once a draft's own score cannot reach the last place
-    # taken, no later draft can: check the best drafts first and stop there.
+    # The stack check only subtracts, so the best drafts are checked first; the search stops once
+    # `limit` stacks different in kind are ranked, every shape has shown its best, and a few
+    # more drafts found nothing better.
     queue = sorted(
         ((draft, verdict) for _place, draft, verdict in drafts.values()),
         key=lambda item: order(item[1].score, item[0]),
     )
-    ranked: list[tuple[tuple[object, ...], Recommendation]] = []
+    shapes = {draft.shape for draft, _verdict in queue}
+    kinds: dict[tuple[object, ...], tuple[tuple[object, ...], Recommendation, bool]] = {}
+    seen_shapes: set[str] = set()
+    after_full = 0
     for draft, verdict in queue:
-        if len(ranked) >= limit and order(verdict.score, draft) > ranked[-1][0]:
-            break
+        if len(kinds) >= limit:
+            after_full += 1
+            worst = max(item[0] for item in kinds.values())
+            done = seen_shapes >= shapes and order(verdict.score, draft) > worst
+            if done or after_full > 4 * limit:
+                break
         # Past the deadline, the stacks ranked so far are the answer; with none yet, checking
         # goes on (at most over the drafts the budget allowed) so that an answer exists.
-        if ranked and search.deadline is not None and time.monotonic() >= search.deadline:
+        if kinds and search.deadline is not None and time.monotonic() >= search.deadline:
             search.complete = False
             break
+        details = pool_details(draft, profile)
         stack = draft.rows()
-        report = check_stack(stack, draft.pool_ids(), profile)
+        report = check_stack(
+            stack,
+            draft.pool_ids(),
+            profile,
+            tenant_sharing={name: pool["tenant_sharing"] for name, pool in details.items()},
+        )
         if not report.ok:
             continue
         _score_report(verdict, report)
+        sound = _sound(verdict, draft, profile)
+        if sound:
+            seen_shapes.add(draft.shape)
         recommendation = Recommendation(
             shape=draft.shape,
-            pools={name: _ordered(members) for name, members in draft.pools.items()},
-            cluster_wide=_ordered(draft.cluster_wide),
-            rows=_ordered(stack),
+            pools={name: ordered(members) for name, members in draft.pools.items()},
+            cluster_wide=ordered(draft.cluster_wide),
+            rows=ordered(stack),
             score=round(verdict.score, 3),
             rank=0,
             fits=verdict.fits,
             missing=verdict.missing,
-            acceptance_checks=_acceptance_checks(draft.shape, profile),
-            explanation=_explanation(draft, verdict),
+            acceptance_checks=acceptance_checks(draft, details, profile),
+            explanation=explanation(draft, details, verdict.notes),
             report=report,
+            pool_details=details,
+            trade_off=trade_off(draft, details, profile),
         )
-        ranked.append((order(verdict.score, draft), recommendation))
-        ranked.sort(key=lambda item: item[0])
-        del ranked[limit:]
+        kind = _kind(recommendation, by_id)
+        placed = (order(verdict.score, draft), recommendation, sound, kind[:2])
+        if kind not in kinds or placed[0] < kinds[kind][0]:
+            kinds[kind] = placed
+    ranked = _with_alternatives(sorted(kinds.values(), key=lambda item: item[0]), limit)
     return Ranking(
-        (replace(rec, rank=rank) for rank, (_score, rec) in enumerate(ranked, start=1)),
+        (replace(rec, rank=rank) for rank, rec in enumerate(ranked, start=1)),
         examined=search.examined,
         complete=search.complete,
+        left_out=left_out,
     )

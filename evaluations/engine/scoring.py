@@ -3,53 +3,39 @@ fits, what is missing, the acceptance checks of its shape)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import replace
-
-from catalog.engine.rows import LAYERS, Row
-from catalog.engine.stack import Profile, StackReport
+from catalog.engine.profile import Profile
+from catalog.engine.rows import Row
+from catalog.engine.stack import StackReport
 from catalog.engine.text import _, joined
+from catalog.engine.units import SHARING_UNITS, hard_partition
 from evaluations.engine.cluster_fit import (
     _FINDING_PENALTY,
     _score_cluster,
     _score_gpu_fit,
-    _time_shared,
     _Verdict,
 )
 from evaluations.engine.drafting import (
     _COST_LEVEL,
     _LEVEL,
-    HARD_POOL,
-    SHAPES,
-    SHARED_POOL,
+    BATCH_KINDS,
     TOPOLOGY,
     UNIT_TRAITS,
-    WORKLOAD_UNITS,
     _conflicts_with,
     _Draft,
-    _Index,
     _known_units,
     _Needs,
     _pool_signals,
     _PoolPlan,
     _weights,
 )
+from evaluations.engine.index import _Index
+from evaluations.engine.pools import demanded_aspects, pool_facts, shortfalls
 
 # Components only break ties: a smaller stack is easier to operate.
 _PER_COMPONENT = 0.01
 # A pool serving work below the isolation the profile demands for it: more than any stack can
 # win back, so such a stack ranks (and scores) below every stack that honours the demand.
 ISOLATION_BREACH_PENALTY = 20.0
-
-
-def _demanded_isolation(plan: _PoolPlan, profile: Profile) -> dict[str, str]:
-    demanded = {"memory": plan.isolation, "compute": plan.isolation}
-    # Low jitter tolerance is a demand on compute isolation even when isolation is not named.
-    if profile.jitter_tolerance == "low" and _LEVEL[demanded["compute"]] < _LEVEL["soft"]:
-        demanded["compute"] = "soft"
-    if profile.failure_semantics == "incident":
-        demanded["fault"] = plan.isolation
-    return {aspect: level for aspect, level in demanded.items() if level != "none"}
 
 
 def _score_pool(
@@ -61,60 +47,76 @@ def _score_pool(
     out: _Verdict,
 ) -> float:
     presenter = draft.presenters[plan.name]
-    units = _known_units(presenter)
-    traits = [UNIT_TRAITS[u] for u in units]
+    facts = pool_facts(plan, presenter, profile)
+    units = list(facts.units)
+    traits = [UNIT_TRAITS[u] for u in units if u in UNIT_TRAITS]
     where = _("pool %(pool)s", pool=plan.name)
 
-    demanded = _demanded_isolation(plan, profile)
-    short = [a for a, level in demanded.items() if _LEVEL[presenter.isolation[a]] < _LEVEL[level]]
-    isolation = 1.0 - len(short) / len(demanded) if demanded else 1.0
+    scores = []
+    for kind in plan.workloads:
+        level = facts.demanded[kind]
+        short = shortfalls(facts.by_kind[kind], level, profile)
+        count = demanded_aspects(level, profile)
+        scores.append(1.0 - len(short) / count if count else 1.0)
+        out.missing.extend(
+            _(
+                "%(where)s: %(kind)s gets %(aspect)s isolation %(level)s, %(demanded)s is demanded",
+                where=where,
+                kind=_(kind),
+                aspect=_(aspect),
+                level=_(facts.by_kind[kind][aspect]),
+                demanded=_(wanted),
+            )
+            for aspect, wanted in short
+        )
+    isolation = sum(scores) / len(scores) if scores else 1.0
     offered = joined(
         ", ",
         (
-            _("%(aspect)s %(level)s", aspect=_(a), level=_(presenter.isolation[a]))
+            _("%(aspect)s %(level)s", aspect=_(a), level=_(facts.isolation[a]))
             for a in ("memory", "compute", "fault")
         ),
     )
-    if short:
-        out.missing.extend(
+    if isolation == 1.0:
+        out.fits.append(
             _(
-                "%(where)s: %(aspect)s isolation is %(level)s, %(demanded)s is demanded",
+                "%(where)s: %(row)s gives %(units)s (%(offered)s isolation), as its work demands",
                 where=where,
-                aspect=_(a),
-                level=_(presenter.isolation[a]),
-                demanded=_(demanded[a]),
+                row=presenter.label,
+                units=", ".join(units),
+                offered=offered,
             )
-            for a in short
         )
-    else:
-        presents = _(
-            "%(where)s: %(row)s presents %(units)s (%(offered)s isolation)",
-            where=where,
-            row=presenter.label,
-            units=", ".join(units),
-            offered=offered,
-        )
-        if demanded:
-            presents = _(
-                "%(presents)s, meeting the %(level)s isolation demanded",
-                presents=presents,
-                level=_(plan.isolation),
-            )
-        out.fits.append(presents)
 
     fit = _score_gpu_fit(units, where, profile, out)
 
     cost = 0.0
-    if profile.tenancy == "multi" or weights["cost"] > 1.0:
-        if any(t.shares for t in traits):
+    serving = [k for k in plan.workloads if k not in BATCH_KINDS]
+    if serving and (profile.tenancy == "multi" or weights["cost"] > 1.0):
+        if facts.tenant_sharing == "across_tenants":
             cost += 1.0
             out.fits.append(
                 _(
-                    "%(where)s: one GPU can be split between tenants (%(units)s)",
+                    "%(where)s: one GPU serves several tenants through %(units)s, as the "
+                    "profile allows",
                     where=where,
-                    units=", ".join(units),
+                    units=", ".join(u for u in units if u in SHARING_UNITS),
                 )
             )
+        elif facts.tenant_sharing == "within_tenant":
+            cost += 1.0
+            if profile.tenancy == "multi":
+                cost -= 1.0  # a pool per tenant: idle GPUs of one cannot serve another
+                out.notes.append(
+                    _(
+                        "%(where)s is one pool per tenant%(count)s: GPUs idle in one tenant's "
+                        "pool cannot serve another",
+                        where=where,
+                        count=_(" (%(n)s pools)", n=profile.tenant_count)
+                        if profile.tenant_count
+                        else "",
+                    )
+                )
         else:
             out.missing.append(
                 _(
@@ -123,23 +125,24 @@ def _score_pool(
                     units=", ".join(units),
                 )
             )
-    cheapest = min(_COST_LEVEL[t.reconfiguration] for t in traits)
-    strongest = max(_LEVEL[level] for level in presenter.isolation.values())
-    if cheapest == _COST_LEVEL["high"] and strongest > _LEVEL[plan.isolation]:
-        cost -= 1.0
-        out.notes.append(
-            _(
-                "%(where)s pays %(units)s's high reconfiguration cost for isolation stronger "
-                "than demanded",
-                where=where,
-                units=", ".join(units),
+    if traits:
+        cheapest = min(_COST_LEVEL[t.reconfiguration] for t in traits)
+        strongest = max(_LEVEL[level] for level in facts.isolation.values())
+        if cheapest == _COST_LEVEL["high"] and strongest > _LEVEL[plan.isolation]:
+            cost -= 1.0
+            out.notes.append(
+                _(
+                    "%(where)s pays %(units)s's high reconfiguration cost for isolation "
+                    "stronger than demanded",
+                    where=where,
+                    units=", ".join(units),
+                )
             )
-        )
 
     # Behind a device shared below hard isolation only the sharing mechanism itself can tell
     # tenants apart; an exporter outside it sees the device, not who used it.
     own = index.signals(presenter)
-    if any(t.ceiling == "hard" for t in traits):
+    if hard_partition(facts.isolation):
         attributable = _pool_signals(index, draft, plan.name)
     else:
         attributable = own
@@ -180,7 +183,7 @@ def _score_coverage(draft: _Draft, profile: Profile, out: _Verdict) -> float:
             plan.name
             for plan in draft.plans
             if kind in plan.workloads
-            and WORKLOAD_UNITS[kind] & draft.presenters[plan.name].resource_units
+            and plan.units[kind] & draft.presenters[plan.name].resource_units
         ]
         if pools:
             served += 1
@@ -282,35 +285,28 @@ def _score_governor(
     return score
 
 
-# Interactive development is what shape C's shared pool exists for (METHOD): a demand for hard
-# isolation binds the production work — training, batch, online inference.
-_SHARED_BY_DESIGN = frozenset({"interactive"})
-
-
 def _isolation_breaches(draft: _Draft, profile: Profile) -> list[str]:
-    """Pools whose presenter gives less isolation than the profile demands for their work."""
-    if profile.isolation != "hard":
-        return []
+    """Work served below a hard isolation demanded for it (interactive work shared only within
+    a tenant is demanded soft unless named; see drafting.demanded_for)."""
     breaches = []
     for plan in draft.plans:
-        if plan.workloads and set(plan.workloads) <= _SHARED_BY_DESIGN:
-            continue
         presenter = draft.presenters[plan.name]
-        demanded = _demanded_isolation(replace(plan, isolation=profile.isolation), profile)
-        short = sorted(
-            a for a, level in demanded.items() if _LEVEL[presenter.isolation[a]] < _LEVEL[level]
-        )
-        if short:
-            breaches.append(
-                _(
-                    "hard isolation is demanded, but pool %(pool)s serves %(work)s on %(row)s "
-                    "(%(aspects)s isolation below hard)",
-                    pool=plan.name,
-                    work=joined(", ", (_(kind) for kind in plan.workloads)) or _("all work"),
-                    row=presenter.label,
-                    aspects=joined(", ", (_(a) for a in short)),
+        facts = pool_facts(plan, presenter, profile)
+        for kind in plan.workloads:
+            if facts.demanded[kind] != "hard":
+                continue
+            short = sorted(a for a, _level in shortfalls(facts.by_kind[kind], "hard", profile))
+            if short:
+                breaches.append(
+                    _(
+                        "hard isolation is demanded for %(work)s, but pool %(pool)s serves it "
+                        "on %(row)s (%(aspects)s isolation below hard)",
+                        pool=plan.name,
+                        work=_(kind),
+                        row=presenter.label,
+                        aspects=joined(", ", (_(a) for a in short)),
+                    )
                 )
-            )
     return breaches
 
 
@@ -363,7 +359,7 @@ def _presenter_fit(
     )
     fit = _score_pool(index, draft, plan, profile, weights, _Verdict())
     fit -= ISOLATION_BREACH_PENALTY * len(_isolation_breaches(draft, profile))
-    served = sum(bool(WORKLOAD_UNITS[kind] & presenter.resource_units) for kind in plan.workloads)
+    served = sum(bool(plan.units[kind] & presenter.resource_units) for kind in plan.workloads)
     return fit + 3.0 * served / max(1, len(profile.workload_types))
 
 
@@ -396,86 +392,3 @@ def _score_report(out: _Verdict, report: StackReport) -> None:
     for missing in report.missing_layers:
         out.score -= _FINDING_PENALTY["gap"]
         out.missing.append(missing.message)
-
-
-def _acceptance_checks(shape: str, profile: Profile) -> list[str]:
-    training = [
-        _("throughput (samples or jobs per GPU-hour) against the current setup"),
-        _("job wait time in the queue, per queue"),
-        _("effect of the preemption policy on job success rate"),
-    ]
-    target = (
-        _("the %(ms)s ms target", ms=f"{profile.p99_target_ms:g}")
-        if profile.p99_target_ms
-        else _("the SLO")
-    )
-    serving = [
-        _("P99 latency against %(target)s under co-located load", target=target),
-        _("jitter while other tenants load the same GPUs"),
-        _("blast radius of a failing or noisy tenant"),
-        _("fault isolation and the rollback path"),
-    ]
-    if shape in ("A", "B"):
-        checks = training if shape == "A" else serving
-        if _time_shared(profile):
-            # One pool serves by day and trains by night: the switch is what can go wrong.
-            checks = [
-                *checks,
-                _(
-                    "the hand-over when the training window closes: jobs checkpoint and yield "
-                    "the GPUs before serving load rises"
-                ),
-            ]
-        return checks
-    return (
-        [_("pool %(pool)s: %(check)s", pool=HARD_POOL, check=check) for check in training]
-        + [_("pool %(pool)s: %(check)s", pool=SHARED_POOL, check=check) for check in serving]
-        + [
-            _("self-service GPU requests per team"),
-            _("audit trail of who requested and used which GPUs"),
-            _("cost visibility per team and per pool"),
-        ]
-    )
-
-
-def _ordered(rows: Iterable[Row]) -> list[str]:
-    return [r.id for r in sorted(rows, key=lambda r: (LAYERS.index(r.layer), r.id))]
-
-
-def _explanation(draft: _Draft, verdict: _Verdict) -> str:
-    parts = [_("Shape %(shape)s (%(name)s).", shape=draft.shape, name=SHAPES[draft.shape])]
-    for plan in draft.plans:
-        members = ", ".join(r.label for r in draft.pools[plan.name])
-        serves = joined(", ", (_(kind) for kind in plan.workloads)) or _("all work")
-        parts.append(
-            _(
-                "Pool %(pool)s (%(level)s isolation, for %(serves)s): %(members)s.",
-                pool=plan.name,
-                level=_(plan.isolation),
-                serves=serves,
-                members=members,
-            )
-        )
-    if draft.governor is not None:
-        points = joined(", ", (_(point) for point in sorted(draft.governor.enforcement_points)))
-        parts.append(
-            _(
-                "Control plane: %(row)s, enforcing at %(points)s.",
-                row=draft.governor.label,
-                points=points,
-            )
-        )
-    support = [r for r in draft.cluster_wide if r is not draft.governor]
-    if support:
-        parts.append(
-            _(
-                "Cluster-wide: %(rows)s.",
-                rows=joined(
-                    "; ",
-                    (_("%(row)s (%(why)s)", row=r.label, why=draft.why[r.id]) for r in support),
-                ),
-            )
-        )
-    if verdict.notes:
-        parts.append(_("Costs: %(notes)s.", notes=joined("; ", verdict.notes)))
-    return joined(" ", parts)

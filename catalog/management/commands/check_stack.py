@@ -8,7 +8,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from catalog.engine.stack import Profile
+from catalog.engine.profile import Profile
 from catalog.stacks import StackSpecError, stack_check
 
 

@@ -1,0 +1,334 @@
+"""How a stack fits a step-1 profile: isolation per aspect, tenant boundaries, the GPU model's
+vendor and partitioning, signals, metering and capabilities. Each demand is a Finding; the blocking
+ones fail the stack check."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.gpus import GpuModel
+from catalog.engine.profile import Profile
+from catalog.engine.rows import Row
+from catalog.engine.text import _, joined
+from catalog.engine.units import (
+    SHARING_UNITS,
+    hard_partition,
+    short_of,
+    units_isolation,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Fit of the stack to one demand of the profile."""
+
+    # "isolation" | "tenancy" | "gpu" | "signals" | "metering" | "capabilities" | "kubernetes"
+    # | "versions"
+    aspect: str
+    status: str  # "ok" | "warning" | "gap"
+    message: str
+    # A gap no review may sign: tenants sharing a GPU against the profile, a row for another
+    # vendor's GPUs, a partitioning the GPU model lacks. The stack check fails on it.
+    blocking: bool = False
+
+
+def _pool_isolation(members: Iterable[Row]) -> dict[str, str] | None:
+    """The best isolation a data-plane row of the pool gives, per its own units; None when the
+    pool presents no unit."""
+    best: dict[str, str] | None = None
+    for row in members:
+        if row.layer != "data_plane" or not row.resource_units - {"none"}:
+            continue
+        given = units_isolation(row.resource_units, row.isolation)
+        if best is None or len(short_of(given, "hard")) < len(short_of(best, "hard")):
+            best = given
+    return best
+
+
+def _in_words(isolation: Mapping[str, str]) -> str:
+    return joined(
+        ", ",
+        (
+            _("%(aspect)s %(level)s", aspect=_(aspect), level=_(isolation[aspect]))
+            for aspect in ("memory", "compute", "fault")
+        ),
+    )
+
+
+def isolation_fit(pools: Mapping[str, list[Row]], profile: Profile) -> Finding:
+    """Hard means hard on memory, compute and fault; soft, at least soft on memory and compute."""
+    demanded = profile.isolation
+    if demanded == "none":
+        return Finding("isolation", "ok", _("no isolation demanded"))
+    # Shape C: one hard-isolation pool next to a shared pool is enough.
+    offering, closest = [], None
+    for name, members in sorted(pools.items()):
+        given = _pool_isolation(members)
+        if given is None:
+            continue
+        if not short_of(given, demanded):
+            offering.append(name)
+        elif closest is None or len(short_of(given, demanded)) < len(short_of(closest, demanded)):
+            closest = given
+    if offering:
+        return Finding(
+            "isolation",
+            "ok",
+            _(
+                "%(level)s isolation demanded; offered by a data-plane row in pool %(pools)s",
+                level=_(demanded),
+                pools=", ".join(offering),
+            ),
+        )
+    return Finding(
+        "isolation",
+        "gap",
+        _(
+            "%(level)s isolation demanded (%(aspects)s); no pool has a data-plane row giving it"
+            "%(closest)s",
+            level=_(demanded),
+            aspects=_("memory, compute and fault")
+            if demanded == "hard"
+            else _("memory and compute"),
+            closest=_("; the closest gives %(given)s", given=_in_words(closest)) if closest else "",
+        ),
+    )
+
+
+# What a pool's `tenant_sharing` says: each GPU serves one pod (none), the pool serves one tenant
+# (one such pool per tenant), or pods of several tenants share its GPUs.
+TENANT_SHARING: tuple[str, ...] = ("none", "within_tenant", "across_tenants")
+
+
+def tenant_fit(
+    pools: Mapping[str, list[Row]], profile: Profile, declared: Mapping[str, str]
+) -> list[Finding]:
+    """Pools whose GPUs several tenants share against the profile's rule: a blocking gap.
+
+    A pool the decision does not declare as serving one tenant is taken to serve them all."""
+    if profile.tenancy != "multi":
+        return []
+    rule = profile.tenant_rule
+    findings = []
+    for name, members in sorted(pools.items()):
+        sharers = [
+            r for r in members if r.layer == "data_plane" and r.resource_units & SHARING_UNITS
+        ]
+        if not sharers:
+            continue
+        if declared.get(name, "across_tenants") != "across_tenants":
+            findings.append(
+                Finding(
+                    "tenancy",
+                    "ok",
+                    _("pool %(pool)s serves one tenant: its GPUs are never shared", pool=name),
+                )
+            )
+            continue
+        if rule == "allowed":
+            continue
+        for row in sharers:
+            units = sorted(row.resource_units & SHARING_UNITS)
+            given = units_isolation(units, row.isolation)
+            if rule == "hard_partitions" and hard_partition(given):
+                findings.append(
+                    Finding(
+                        "tenancy",
+                        "ok",
+                        _(
+                            "pool %(pool)s: tenants share GPUs only through %(row)s's hard "
+                            "partitions (%(given)s)",
+                            pool=name,
+                            row=row.label,
+                            given=_in_words(given),
+                        ),
+                    )
+                )
+                continue
+            why = (
+                _("the profile says a GPU serves one tenant at a time")
+                if rule == "never"
+                else _(
+                    "the profile lets tenants share a GPU only through partitions hard on "
+                    "memory, compute and fault; %(row)s gives %(given)s",
+                    row=row.label,
+                    given=_in_words(given),
+                )
+            )
+            findings.append(
+                Finding(
+                    "tenancy",
+                    "gap",
+                    _(
+                        "pool %(pool)s shares GPUs between tenants through %(row)s (%(units)s): "
+                        "%(why)s. Give each tenant its own pool, use MIG slices or whole GPUs",
+                        pool=name,
+                        row=row.label,
+                        units=", ".join(units),
+                        why=why,
+                    ),
+                    blocking=True,
+                )
+            )
+    return findings
+
+
+# The sharing feature (gpus.yaml) a row presenting hardware partitions needs, per vendor.
+PARTITION_FEATURE = {"nvidia": "mig", "amd": "amd_compute_partition"}
+
+
+def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:
+    """Rows for another vendor's GPUs, and partitions the GPU model lacks: blocking gaps."""
+    if model is None:
+        return []
+    findings = []
+    for row in rows:
+        if not row.serves(model.vendor):
+            findings.append(
+                Finding(
+                    "gpu",
+                    "gap",
+                    _(
+                        "%(row)s serves %(vendors)s GPUs; %(model)s is %(vendor)s",
+                        row=row.label,
+                        vendors=", ".join(sorted(row.vendors)),
+                        model=model.name,
+                        vendor=model.vendor,
+                    ),
+                    blocking=True,
+                )
+            )
+            continue
+        feature = PARTITION_FEATURE.get(model.vendor)
+        if feature is None:
+            continue  # partitions of this vendor are not in the GPU facts: not judged
+        partitions_only = "mig_slice" in row.resource_units and (
+            "whole_gpu" not in row.resource_units
+        )
+        if row.layer == "data_plane" and partitions_only and feature not in model.sharing:
+            findings.append(
+                Finding(
+                    "gpu",
+                    "gap",
+                    _(
+                        "%(row)s presents hardware partitions; %(model)s has none (GPU facts: "
+                        "%(sharing)s)",
+                        row=row.label,
+                        model=model.name,
+                        sharing=", ".join(sorted(model.sharing)) or _("no sharing feature"),
+                    ),
+                    blocking=True,
+                )
+            )
+    return findings
+
+
+def _signals_offered(rows: Iterable[Row]) -> list[str]:
+    return sorted(
+        {
+            ident
+            for r in rows
+            if r.layer == "data_plane"
+            for ident in r.signals | r.provides
+            if ident.startswith("signal:")
+        }
+    )
+
+
+def signals_fit(rows: list[Row], profile: Profile) -> list[Finding]:
+    findings = []
+    offered = _signals_offered(rows)
+    if profile.primary_objective == "p99_latency" or profile.p99_target_ms is not None:
+        if offered:
+            findings.append(
+                Finding(
+                    "signals",
+                    "ok",
+                    _("P99 objective; data plane offers %(count)s signals", count=len(offered)),
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "signals",
+                    "gap",
+                    _(
+                        "P99 objective, but no data-plane row offers signals: P99 and "
+                        "interference cannot be observed"
+                    ),
+                )
+            )
+    if profile.tenancy == "multi":
+        if offered:
+            findings.append(
+                Finding(
+                    "metering", "ok", _("multi-tenant; data-plane signals available for metering")
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "metering",
+                    "warning",
+                    _(
+                        "multi-tenant, but no data-plane row offers signals: usage per tenant "
+                        "cannot be metered"
+                    ),
+                )
+            )
+    return findings
+
+
+def capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
+    offered = {ident for r in rows for ident in r.provides} | KUBERNETES_BASELINE
+    kinds = set(profile.workload_types)
+    batchy = kinds & {"training", "batch"}
+    demands: list[tuple[str, str, str]] = []  # (capability, status when missing, why)
+    if batchy:
+        demands.append(
+            (
+                "capability:gang-scheduling",
+                "gap",
+                _("batch and training workloads")
+                if len(batchy) == 2
+                else _("%(kind)s workloads", kind=_(next(iter(batchy)))),
+            )
+        )
+    tenants = (
+        _("%(count)s tenants", count=profile.tenant_count)
+        if profile.tenant_count and profile.tenant_count > 1
+        else _("multi-tenant workload")
+    )
+    if profile.tenancy == "multi":
+        demands.append(("capability:quota", "gap", tenants))
+    if batchy and "online_inference" in kinds:
+        demands.append(
+            ("capability:preemption", "gap", _("online inference shares GPUs with training/batch"))
+        )
+    if profile.tenancy == "multi":
+        demands.append(("capability:fair-sharing", "warning", tenants))
+    findings = []
+    for capability, missing_status, why in demands:
+        if capability in offered:
+            findings.append(
+                Finding(
+                    "capabilities",
+                    "ok",
+                    _("%(why)s needs %(capability)s: offered", why=why, capability=capability),
+                )
+            )
+        else:
+            findings.append(
+                Finding(
+                    "capabilities",
+                    missing_status,
+                    _(
+                        "%(why)s needs %(capability)s: no row in the stack provides it",
+                        why=why,
+                        capability=capability,
+                    ),
+                )
+            )
+    return findings

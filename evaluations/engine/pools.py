@@ -1,0 +1,264 @@
+"""What each pool of a drafted stack is, in facts and in words: the units it gives each workload,
+its isolation per aspect, how tenants share it, the acceptance checks that test it, and the
+stack's explanation and trade-off in one line."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from catalog.engine.profile import Profile
+from catalog.engine.rows import LAYERS, Row
+from catalog.engine.text import _, joined
+from catalog.engine.units import LEVELS, SHARING_UNITS, WHOLE_UNITS, units_isolation
+from evaluations.engine.drafting import (
+    BATCH_KINDS,
+    POOL_LABELS,
+    SHAPES,
+    _Draft,
+    _PoolPlan,
+    _time_shared,
+    demanded_for,
+    pool_units,
+    tenant_sharing,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PoolFacts:
+    """What one pool gives its work."""
+
+    units: tuple[str, ...]
+    isolation: Mapping[str, str]  # the weakest of its units, per aspect
+    by_kind: Mapping[str, Mapping[str, str]]  # workload type -> isolation of its units
+    demanded: Mapping[str, str]  # workload type -> isolation demanded for it here
+    tenant_sharing: str  # none | within_tenant | across_tenants
+
+
+def shortfalls(isolation: Mapping[str, str], level: str, profile: Profile) -> list[tuple[str, str]]:
+    """(aspect, demanded level) where `isolation` falls short of `level` for this profile: hard
+    means memory, compute and fault; low jitter tolerance demands soft compute at least; an
+    incident on failure demands the fault containment of the level."""
+    demanded = dict.fromkeys(("memory", "compute"), level) if level != "none" else {}
+    if level == "hard" or (profile.failure_semantics == "incident" and level != "none"):
+        demanded["fault"] = level
+    if profile.jitter_tolerance == "low" and LEVELS[demanded.get("compute", "none")] < 1:
+        demanded["compute"] = "soft"
+    return [
+        (aspect, wanted)
+        for aspect, wanted in demanded.items()
+        if LEVELS[isolation[aspect]] < LEVELS[wanted]
+    ]
+
+
+def demanded_aspects(level: str, profile: Profile) -> int:
+    """How many aspects `shortfalls` judges at `level`."""
+    aspects = 2 if level != "none" else 0
+    if level == "hard" or (profile.failure_semantics == "incident" and level != "none"):
+        aspects += 1
+    if not aspects and profile.jitter_tolerance == "low":
+        aspects = 1
+    return aspects
+
+
+def pool_facts(plan: _PoolPlan, presenter: Row, profile: Profile) -> PoolFacts:
+    """What the pool gives each of its workloads: units, isolation, how tenants share it."""
+    units = pool_units(plan, presenter)
+    given = sorted({u for kind_units in units.values() for u in kind_units})
+    sharing = tenant_sharing(given, presenter, profile)
+    return PoolFacts(
+        units=tuple(given),
+        isolation=units_isolation(given, presenter.isolation),
+        by_kind={kind: units_isolation(units[kind], presenter.isolation) for kind in units},
+        demanded={kind: demanded_for(kind, profile, sharing) for kind in units},
+        tenant_sharing=sharing,
+    )
+
+
+def _target(profile: Profile) -> str:
+    if profile.p99_target_ms:
+        return _("the %(ms)s ms target", ms=f"{profile.p99_target_ms:g}")
+    return _("the SLO")
+
+
+def pool_checks(plan: _PoolPlan, facts: PoolFacts, profile: Profile) -> list[str]:
+    """The acceptance checks that test this pool, for the work it serves."""
+    kinds = set(plan.workloads)
+    checks: list[str] = []
+    if kinds & BATCH_KINDS:
+        checks += [
+            _("throughput (samples or jobs per GPU-hour) against the current setup"),
+            _("job wait time in the queue, per queue"),
+            _("a distributed job starts all its workers or none (gang scheduling)"),
+            _("effect of the preemption policy on job success rate"),
+        ]
+    if "online_inference" in kinds:
+        checks += [
+            _("P99 latency against %(target)s under co-located load", target=_target(profile)),
+            _("jitter while other work loads the same GPUs"),
+            _("fault isolation and the rollback path"),
+        ]
+        if kinds & BATCH_KINDS and _time_shared(profile):
+            checks.append(
+                _(
+                    "the hand-over when the training window closes: jobs checkpoint and yield "
+                    "the GPUs before serving load rises"
+                )
+            )
+    if "interactive" in kinds:
+        checks += [
+            _("a notebook cannot read or exhaust another notebook's GPU memory"),
+            _("blast radius of a failing or noisy notebook"),
+        ]
+    if profile.tenancy == "multi":
+        if facts.tenant_sharing == "within_tenant":
+            checks.append(
+                _(
+                    "each tenant's pods land only on its own pool (node labels, taints and "
+                    "namespace quotas)"
+                )
+            )
+        elif facts.tenant_sharing == "across_tenants":
+            checks.append(_("a tenant cannot see or reach another tenant's share of a GPU"))
+    return checks
+
+
+def _stack_checks(profile: Profile) -> list[str]:
+    if profile.tenancy != "multi":
+        return []
+    return [
+        _("self-service GPU requests per team"),
+        _("audit trail of who requested and used which GPUs"),
+        _("cost visibility per team and per pool"),
+    ]
+
+
+def pool_details(draft: _Draft, profile: Profile) -> dict[str, dict[str, Any]]:
+    """`pool_details` of the recommendation JSON (DESIGN.md): per pool name, what it is."""
+    details = {}
+    for plan in draft.plans:
+        facts = pool_facts(plan, draft.presenters[plan.name], profile)
+        details[plan.name] = {
+            "label": POOL_LABELS.get(plan.name, plan.name),
+            "units": list(facts.units),
+            "isolation": dict(facts.isolation),
+            "tenant_sharing": facts.tenant_sharing,
+            "workloads": list(plan.workloads),
+            "acceptance_checks": pool_checks(plan, facts, profile),
+        }
+    return details
+
+
+def acceptance_checks(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile):
+    """Every pool's checks, each named with its pool, then the checks of the whole stack."""
+    checks = [
+        _("pool %(pool)s: %(check)s", pool=name, check=check)
+        for name, pool in details.items()
+        for check in pool["acceptance_checks"]
+    ]
+    return checks + _stack_checks(profile)
+
+
+_SHARING_WORDS = {
+    "none": _("whole devices, never shared"),
+    "within_tenant": _("shared within one tenant"),
+    "across_tenants": _("shared between tenants"),
+}
+
+
+def _unit_words(units: Iterable[str]) -> str:
+    return joined(", ", (_(unit) for unit in units))
+
+
+def trade_off(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: Profile) -> str:
+    """The stack's trade-off in one line: what it buys and what it costs."""
+    units = {u for pool in details.values() for u in pool["units"]}
+    per_tenant = [n for n, p in details.items() if p["tenant_sharing"] == "within_tenant"]
+    per_tenant = per_tenant if profile.tenancy == "multi" else []
+    if draft.shape == "A":
+        line = _(
+            "One pool of whole devices: the simplest to run and isolate; small work holds "
+            "whole GPUs, so capacity is wasted where a fraction would do"
+        )
+    elif draft.shape == "B":
+        line = _(
+            "One pool sharing GPUs through %(units)s: the most work per GPU; every workload "
+            "meets the others on the same devices",
+            units=_unit_words(sorted(units & SHARING_UNITS) or sorted(units)),
+        )
+    else:
+        line = _(
+            "Split pools, each on the unit its work wants (%(pools)s): %(count)s pools to size "
+            "and operate",
+            pools=joined(
+                "; ",
+                (
+                    _(
+                        "%(pool)s: %(units)s",
+                        pool=POOL_LABELS.get(n, n),
+                        units=_unit_words(p["units"]),
+                    )
+                    for n, p in details.items()
+                ),
+            ),
+            count=len(details),
+        )
+    if "mig_slice" in units:
+        line = _("%(line)s; a MIG layout changes only by draining its GPUs", line=line)
+    if per_tenant:
+        line = _(
+            "%(line)s; one pool per tenant for %(pools)s, so a tenant's idle GPUs cannot serve "
+            "another",
+            line=line,
+            pools=", ".join(per_tenant),
+        )
+    if units <= WHOLE_UNITS and draft.shape != "A":
+        line = _("%(line)s; every pod holds whole GPUs", line=line)
+    return line
+
+
+def ordered(rows: Iterable[Row]) -> list[str]:
+    return [r.id for r in sorted(rows, key=lambda r: (LAYERS.index(r.layer), r.id))]
+
+
+def explanation(draft: _Draft, details: Mapping[str, Mapping[str, Any]], notes: list[str]) -> str:
+    parts = [_("Shape %(shape)s (%(name)s).", shape=draft.shape, name=SHAPES[draft.shape])]
+    for plan in draft.plans:
+        pool = details[plan.name]
+        members = ", ".join(r.label for r in draft.pools[plan.name])
+        serves = joined(", ", (_(kind) for kind in plan.workloads)) or _("all work")
+        parts.append(
+            _(
+                "Pool %(pool)s (%(label)s; for %(serves)s; %(units)s, %(sharing)s): %(members)s.",
+                pool=plan.name,
+                label=pool["label"],
+                serves=serves,
+                units=_unit_words(pool["units"]),
+                sharing=_SHARING_WORDS[pool["tenant_sharing"]],
+                members=members,
+            )
+        )
+    if draft.governor is not None:
+        points = joined(", ", (_(point) for point in sorted(draft.governor.enforcement_points)))
+        parts.append(
+            _(
+                "Control plane: %(row)s, enforcing at %(points)s.",
+                row=draft.governor.label,
+                points=points,
+            )
+        )
+    support = [r for r in draft.cluster_wide if r is not draft.governor]
+    if support:
+        parts.append(
+            _(
+                "Cluster-wide: %(rows)s.",
+                rows=joined(
+                    "; ",
+                    (_("%(row)s (%(why)s)", row=r.label, why=draft.why[r.id]) for r in support),
+                ),
+            )
+        )
+    if notes:
+        parts.append(_("Costs: %(notes)s.", notes=joined("; ", notes)))
+    return joined(" ", parts)
