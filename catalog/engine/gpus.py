@@ -67,6 +67,10 @@ class GpuModel:
     sources: tuple[str, ...] = ()
     verified_at: str = ""
     unverified: tuple[str, ...] = ()
+    # Interfaces (catalog identifiers, globs allowed) a stack must provide before jobs may span
+    # several of these GPUs' nodes: a GB200 NVL72 rack shares GPU memory over Multi-Node NVLink
+    # only inside a ComputeDomain.
+    multi_node_requires: tuple[str, ...] = ()
 
     @property
     def has_mig(self) -> bool:
@@ -202,6 +206,7 @@ def _model(path: Path, index: int, data: Any) -> GpuModel:
         sources=sources,
         verified_at=fields.text("verified_at"),
         unverified=fields.texts("unverified"),
+        multi_node_requires=fields.texts("multi_node_requires"),
     )
 
 

@@ -43,6 +43,7 @@ class _Verdict:
     fits: list[str] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    breaches: int = 0  # work served below the hard isolation demanded for it
 
 
 def _score_gpu_fit(units: list[str], where: Text, profile: Profile, out: _Verdict) -> float:

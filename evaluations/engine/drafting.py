@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from catalog.engine.gpus import gpu_model_find
 from catalog.engine.profile import OFF_HOURS, Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import DEFAULT_POOL, governed
@@ -16,7 +17,6 @@ from catalog.engine.units import (
     SHARING_UNITS,
     WHOLE_UNITS,
     hard_partition,
-    units_isolation,
 )
 from evaluations.engine.index import _Index
 
@@ -111,33 +111,51 @@ class _PoolPlan:
     workloads: tuple[str, ...]
     units: Mapping[str, frozenset[str]]  # workload type -> the units that may serve it here
     isolation: str  # the strongest isolation demanded of its work
+    shares: bool = False  # shape B: the pool's serving work shares GPUs
 
     def suits(self, row: Row) -> bool:
-        """Whether `row` presents a unit for every workload of the pool."""
-        return row.layer == "data_plane" and all(
-            row.resource_units & units for units in self.units.values()
+        """Whether `row` presents, to pods, a unit for every workload of the pool (and, for a
+        sharing pool, a shared unit to its serving work)."""
+        if not presents_to_pods(row):
+            return False
+        if not all(row.resource_units & units for units in self.units.values()):
+            return False
+        if self.shares:
+            serving = [units for kind, units in self.units.items() if kind in SERVING_KINDS]
+            return any(row.resource_units & units & SHARING_UNITS for units in serving)
+        return True
+
+
+def _given(plan: _PoolPlan, row: Row) -> set[str]:
+    return {u for units in plan.units.values() for u in row.resource_units & units}
+
+
+def presents_to_pods(row: Row) -> bool:
+    """A data-plane row pods can ask for by name: it presents devices and advertises a resource
+    name or a DRA ResourceSlice. A layout manager (MIG manager), a VM passthrough, or a runtime
+    hook completes a presenter but cannot be one."""
+    return (
+        row.layer == "data_plane"
+        and "present" in row.functions
+        and any(
+            ident.startswith("resource:")
+            or ident.startswith("api:resource.k8s.io/")
+            and ident.endswith("/ResourceSlice")
+            for ident in row.provides
         )
+    )
 
 
-def pool_units(plan: _PoolPlan, presenter: Row) -> dict[str, tuple[str, ...]]:
-    """The units the presenter gives each workload of the pool."""
-    return {
-        kind: tuple(sorted(presenter.resource_units & plan.units[kind])) for kind in plan.workloads
-    }
-
-
-def tenant_sharing(units: Iterable[str], presenter: Row, profile: Profile) -> str:
+def tenant_sharing(units: Iterable[str], shared: Mapping[str, str], profile: Profile) -> str:
     """none: each GPU serves one pod; within_tenant: one pool per tenant (or one tenant);
-    across_tenants: pods of several tenants share GPUs, as the profile allows."""
-    shared = set(units) & SHARING_UNITS
-    if not shared:
+    across_tenants: pods of several tenants share GPUs, as the profile allows. `shared` is the
+    isolation the pool's shared units give."""
+    if not set(units) & SHARING_UNITS:
         return "none"
     if profile.tenancy != "multi":
         return "within_tenant"
     rule = profile.tenant_rule
-    if rule == "allowed" or (
-        rule == "hard_partitions" and hard_partition(units_isolation(shared, presenter.isolation))
-    ):
+    if rule == "allowed" or (rule == "hard_partitions" and hard_partition(shared)):
         return "across_tenants"
     return "within_tenant"
 
@@ -160,6 +178,9 @@ class _Needs:
     capabilities: tuple[str, ...]
     enforcement_points: frozenset[str]
     visibility: bool
+    # Interfaces the GPU model's facts demand for training across nodes (a ComputeDomain on a
+    # GB200 NVL72 rack), joined to the pool that trains.
+    interfaces: tuple[str, ...] = ()
 
 
 @dataclass(slots=True)
@@ -174,6 +195,11 @@ class _Draft:
     governor: Row | None = None
     watcher: Row | None = None  # the platform row added for cost and usage visibility
     why: dict[str, str] = field(default_factory=dict)  # row id -> why it joined
+    # Per pool, the presenter and its same-unit partners: the rows that give the pool's work
+    # its units (what pool_details judges), as opposed to exporters and helpers beside them.
+    bundles: dict[str, list[Row]] = field(default_factory=dict)
+    # Rows joined for an interface the GPU model demands (a ComputeDomain), not to present GPUs.
+    required: set[str] = field(default_factory=set)
 
     def rows(self) -> list[Row]:
         """Each row once, though one component (a device plugin) may run in several pools."""
@@ -217,16 +243,20 @@ def _needs(profile: Profile, shape: str) -> _Needs:
     wants_visibility = (
         shape == "C" or profile.primary_objective == "cost" or "cost" in profile.priorities[:2]
     )
-    return _Needs(tuple(capabilities), frozenset(points), wants_visibility)
+    model = gpu_model_find(profile.gpu_model)
+    interfaces = model.multi_node_requires if model is not None and batchy else ()
+    return _Needs(tuple(capabilities), frozenset(points), wants_visibility, interfaces)
 
 
-def _plan(name: str, kinds: Iterable[str], profile: Profile, only=None) -> _PoolPlan:
+def _plan(
+    name: str, kinds: Iterable[str], profile: Profile, only=None, shares: bool = False
+) -> _PoolPlan:
     kinds = tuple(kinds)
     units = {kind: workload_units(kind, profile) for kind in kinds}
     if only is not None:
         units = {kind: allowed & only for kind, allowed in units.items()}
     isolation = max((profile.isolation_for(k) for k in kinds), key=_LEVEL.__getitem__)
-    return _PoolPlan(name, kinds, MappingProxyType(units), isolation)
+    return _PoolPlan(name, kinds, MappingProxyType(units), isolation, shares)
 
 
 def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
@@ -242,10 +272,13 @@ def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
     batchy = tuple(k for k in kinds if k in BATCH_KINDS)
     serving = tuple(k for k in kinds if k in SERVING_KINDS)
     shapes: list[tuple[str, tuple[_PoolPlan, ...]]] = []
-    if batchy and "interactive" not in kinds:
+    shape_a = bool(batchy) and "interactive" not in kinds
+    if shape_a:
         shapes.append(("A", (_plan(DEFAULT_POOL, kinds, profile, only=WHOLE_UNITS),)))
     if serving or not batchy:
-        shapes.append(("B", (_plan(DEFAULT_POOL, kinds, profile),)))
+        # Beside shape A, B is the pool that shares GPUs (else it would be A again).
+        shares = shape_a and bool(serving)
+        shapes.append(("B", (_plan(DEFAULT_POOL, kinds, profile, shares=shares),)))
     classes = [
         (TRAINING_POOL, batchy),
         (INFERENCE_POOL, tuple(k for k in kinds if k == "online_inference")),
@@ -326,6 +359,27 @@ def _add_signal_sources(draft: _Draft, index: _Index) -> None:
             draft.pools[plan.name].append(source)
             draft.why[source.id] = _("exports signals for pool %(pool)s", pool=plan.name)
             in_stack.add(source.id)
+
+
+def _add_required_interfaces(draft: _Draft, needs: _Needs, index: _Index) -> bool:
+    """Give the training pool a provider of each interface the GPU model demands; False when
+    the catalog has none that fits beside the pool's rows."""
+    training = next((p for p in draft.plans if set(p.workloads) & BATCH_KINDS), None)
+    for pattern in needs.interfaces if training is not None else ():
+        if index.met(pattern, {r.id for r in draft.rows()}):
+            continue
+        reach = draft.pools[training.name] + draft.cluster_wide
+        provider = next(
+            (row for row in index.providers(pattern) if not _conflicts_with(row, reach)), None
+        )
+        if provider is None:
+            return False
+        draft.pools[training.name].append(provider)
+        draft.required.add(provider.id)
+        draft.why[provider.id] = _(
+            "provides %(ids)s, which the GPU model needs for jobs across nodes", ids=pattern
+        )
+    return True
 
 
 def _add_visibility(draft: _Draft, index: _Index) -> None:
@@ -440,11 +494,20 @@ def _draft(
     """
     plans = slots.plans
     bundles = [index.bundle(presenter) for presenter in presenters]
+    if (
+        len(plans) > 1
+        and len(
+            {(p.id, frozenset(_given(plan, p))) for plan, p in zip(plans, presenters, strict=True)}
+        )
+        == 1
+    ):
+        return None  # every pool the same presenter and unit: a split of nothing (shape A or B)
     draft = _Draft(
         shape=slots.shape,
         plans=plans,
         presenters={p.name: b[0] for p, b in zip(plans, bundles, strict=True)},
         pools={p.name: list(b) for p, b in zip(plans, bundles, strict=True)},
+        bundles={p.name: list(b) for p, b in zip(plans, bundles, strict=True)},
     )
     for plan, bundle in zip(plans, bundles, strict=True):
         draft.why[bundle[0].id] = _("presents the GPUs of pool %(pool)s", pool=plan.name)
@@ -456,6 +519,8 @@ def _draft(
         draft.governor = governor
         draft.cluster_wide.append(governor)
         draft.why[governor.id] = _("governs queues, quotas and priority")
+    if not _add_required_interfaces(draft, slots.needs, index):
+        return None
     # Observability belongs to every data plane (METHOD), not only to P99 profiles.
     _add_signal_sources(draft, index)
     if slots.needs.visibility:

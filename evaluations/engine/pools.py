@@ -11,7 +11,14 @@ from typing import Any
 from catalog.engine.profile import Profile
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.text import _, joined
-from catalog.engine.units import LEVELS, SHARING_UNITS, WHOLE_UNITS, units_isolation
+from catalog.engine.units import (
+    ASPECTS,
+    LEVELS,
+    SHARING_UNITS,
+    WHOLE_UNITS,
+    units_isolation,
+    weakest,
+)
 from evaluations.engine.drafting import (
     BATCH_KINDS,
     POOL_LABELS,
@@ -20,7 +27,7 @@ from evaluations.engine.drafting import (
     _PoolPlan,
     _time_shared,
     demanded_for,
-    pool_units,
+    presents_to_pods,
     tenant_sharing,
 )
 
@@ -62,18 +69,53 @@ def demanded_aspects(level: str, profile: Profile) -> int:
     return aspects
 
 
-def pool_facts(plan: _PoolPlan, presenter: Row, profile: Profile) -> PoolFacts:
-    """What the pool gives each of its workloads: units, isolation, how tenants share it."""
-    units = pool_units(plan, presenter)
-    given = sorted({u for kind_units in units.values() for u in kind_units})
-    sharing = tenant_sharing(given, presenter, profile)
+def pool_facts(
+    plan: _PoolPlan, presenter: Row, profile: Profile, members: Iterable[Row] = ()
+) -> PoolFacts:
+    """What the pool gives each of its workloads: units, isolation, how tenants share it. Every
+    data-plane row of the pool that presents a unit for a workload counts, so a partner weaker
+    than the presenter (a device hook beside a device plugin) lowers what the pool promises."""
+    rows = [presenter] + [r for r in members if r.id != presenter.id and r.layer == "data_plane"]
+    by_kind: dict[str, dict[str, str]] = {}
+    given: set[str] = set()
+    shared: list[Mapping[str, str]] = []
+    for kind in plan.workloads:
+        levels = []
+        for row in rows:
+            units = row.resource_units & plan.units[kind]
+            if units:
+                given |= units
+                levels.append(units_isolation(units, row.isolation))
+                if units & SHARING_UNITS:
+                    shared.append(units_isolation(units & SHARING_UNITS, row.isolation))
+        by_kind[kind] = _weakest(levels)
+    sharing = tenant_sharing(given, _weakest(shared), profile)
     return PoolFacts(
-        units=tuple(given),
-        isolation=units_isolation(given, presenter.isolation),
-        by_kind={kind: units_isolation(units[kind], presenter.isolation) for kind in units},
-        demanded={kind: demanded_for(kind, profile, sharing) for kind in units},
+        units=tuple(sorted(given)),
+        isolation=_weakest(list(by_kind.values())),
+        by_kind=by_kind,
+        demanded={kind: demanded_for(kind, profile, sharing) for kind in plan.workloads},
         tenant_sharing=sharing,
     )
+
+
+def _weakest(levels: list[Mapping[str, str]]) -> dict[str, str]:
+    if not levels:
+        return dict.fromkeys(ASPECTS, "none")
+    return {aspect: weakest(level[aspect] for level in levels) for aspect in ASPECTS}
+
+
+def members(draft: _Draft, plan: _PoolPlan) -> list[Row]:
+    """The rows that give the pool's work its units: the presenter and its partners, and any
+    other row in reach that presents devices to pods (one joined to close a gap counts too)."""
+    bundle = draft.bundles.get(plan.name) or [draft.presenters[plan.name]]
+    ids = {r.id for r in bundle} | draft.required
+    others = [
+        r
+        for r in draft.pools[plan.name] + draft.cluster_wide
+        if r.id not in ids and presents_to_pods(r)
+    ]
+    return bundle + others
 
 
 def _target(profile: Profile) -> str:
@@ -138,7 +180,7 @@ def pool_details(draft: _Draft, profile: Profile) -> dict[str, dict[str, Any]]:
     """`pool_details` of the recommendation JSON (DESIGN.md): per pool name, what it is."""
     details = {}
     for plan in draft.plans:
-        facts = pool_facts(plan, draft.presenters[plan.name], profile)
+        facts = pool_facts(plan, draft.presenters[plan.name], profile, members(draft, plan))
         details[plan.name] = {
             "label": POOL_LABELS.get(plan.name, plan.name),
             "units": list(facts.units),

@@ -45,7 +45,6 @@ from evaluations.engine.pools import (
     trade_off,
 )
 from evaluations.engine.scoring import (
-    ISOLATION_BREACH_PENALTY,
     _governor_fit,
     _presenter_fit,
     _score_draft,
@@ -90,6 +89,9 @@ DEFAULT_BUDGET = Budget()
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
 RANKING_VERSION = 3
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
+# How many more drafts the ranking checks, once its list is full, to find the best stack of a
+# shape not shown yet.
+SHAPE_SEARCH = 300
 
 
 class Ranking(list):
@@ -307,10 +309,10 @@ def _kind(rec: Recommendation, rows: dict[str, Row]) -> tuple[object, ...]:
     """What makes a stack different in kind: its shape, each pool's presenting project, units and
     tenant sharing, and its governor's project. Variants of one project (a MIG strategy), an
     exporter or a watcher do not."""
+    # Pool names left out: the same presenters and units under other pool names are one answer.
     pools = tuple(
         sorted(
             (
-                name,
                 tuple(pool["units"]),
                 pool["tenant_sharing"],
                 tuple(
@@ -335,7 +337,7 @@ def _sound(verdict: _Verdict, draft: _Draft, profile: Profile) -> bool:
     """A stack whose shape makes sense for the profile: no isolation breach, every workload on a
     unit that suits it."""
     served = {kind for plan in draft.plans for kind in plan.workloads}
-    return verdict.score > -ISOLATION_BREACH_PENALTY / 2 and served >= set(profile.workload_types)
+    return not verdict.breaches and served >= set(profile.workload_types)
 
 
 def _with_alternatives(
@@ -351,9 +353,13 @@ def _with_alternatives(
             best_of_shape[rec.shape] = (rec, plane)
     top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:3]
     rest = [(rec, plane) for _order, rec, _sound, plane in ranked if (rec, plane) not in top]
+    sound = {id(rec) for _order, rec, is_sound, _plane in ranked if is_sound}
     while len(top) < 3 and rest:
         planes = {plane for _rec, plane in top}
-        pick = next((item for item in rest if item[1] not in planes), rest[0])
+        pick = next(
+            (item for item in rest if id(item[0]) in sound and item[1] not in planes),
+            next((item for item in rest if id(item[0]) in sound), rest[0]),
+        )
         rest.remove(pick)
         top.append(pick)
     top.sort(key=lambda item: -item[0].score)
@@ -407,9 +413,14 @@ def recommend(
         if len(kinds) >= limit:
             after_full += 1
             worst = max(item[0] for item in kinds.values())
-            done = seen_shapes >= shapes and order(verdict.score, draft) > worst
-            if done or after_full > 4 * limit:
+            if seen_shapes >= shapes and order(verdict.score, draft) > worst:
                 break
+            if after_full > 4 * limit:
+                # Only a shape not shown yet is still looked for, within a bounded number of checks.
+                if seen_shapes >= shapes or after_full > SHAPE_SEARCH:
+                    break
+                if draft.shape in seen_shapes:
+                    continue
         # Past the deadline, the stacks ranked so far are the answer; with none yet, checking
         # goes on (at most over the drafts the budget allowed) so that an answer exists.
         if kinds and search.deadline is not None and time.monotonic() >= search.deadline:

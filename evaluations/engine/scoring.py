@@ -29,7 +29,7 @@ from evaluations.engine.drafting import (
     _weights,
 )
 from evaluations.engine.index import _Index
-from evaluations.engine.pools import demanded_aspects, pool_facts, shortfalls
+from evaluations.engine.pools import demanded_aspects, members, pool_facts, shortfalls
 
 # Components only break ties: a smaller stack is easier to operate.
 _PER_COMPONENT = 0.01
@@ -47,7 +47,7 @@ def _score_pool(
     out: _Verdict,
 ) -> float:
     presenter = draft.presenters[plan.name]
-    facts = pool_facts(plan, presenter, profile)
+    facts = pool_facts(plan, presenter, profile, members(draft, plan))
     units = list(facts.units)
     traits = [UNIT_TRAITS[u] for u in units if u in UNIT_TRAITS]
     where = _("pool %(pool)s", pool=plan.name)
@@ -291,7 +291,7 @@ def _isolation_breaches(draft: _Draft, profile: Profile) -> list[str]:
     breaches = []
     for plan in draft.plans:
         presenter = draft.presenters[plan.name]
-        facts = pool_facts(plan, presenter, profile)
+        facts = pool_facts(plan, presenter, profile, members(draft, plan))
         for kind in plan.workloads:
             if facts.demanded[kind] != "hard":
                 continue
@@ -316,6 +316,7 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     out = _Verdict()
     for breach in _isolation_breaches(draft, profile):
         out.score -= ISOLATION_BREACH_PENALTY
+        out.breaches += 1
         out.missing.append(breach)
     pools = sum(_score_pool(index, draft, plan, profile, weights, out) for plan in draft.plans)
     out.score += pools / len(draft.plans)
@@ -356,6 +357,7 @@ def _presenter_fit(
         plans=(plan,),
         presenters={plan.name: presenter},
         pools={plan.name: pool},
+        bundles={plan.name: list(index.bundle(presenter))},
     )
     fit = _score_pool(index, draft, plan, profile, weights, _Verdict())
     fit -= ISOLATION_BREACH_PENALTY * len(_isolation_breaches(draft, profile))

@@ -703,11 +703,11 @@ PROFILES: tuple[ExpertProfile, ...] = (
     ExpertProfile(
         name="mixed-platform-abc",
         title=(
-            "Mid-size AI platform, objective open: training, online inference and notebooks for "
-            "3 teams on H100, soft isolation, sharing across teams allowed"
+            "Mid-size AI platform, objective open: training and online inference for 3 teams "
+            "on H100, soft isolation, sharing across teams allowed"
         ),
         profile={
-            "workload_types": ["training", "online_inference", "interactive"],
+            "workload_types": ["training", "online_inference"],
             "p99_target_ms": 500,
             "jitter_tolerance": "medium",
             "isolation": "soft",
@@ -723,7 +723,10 @@ PROFILES: tuple[ExpertProfile, ...] = (
         },
         source=(
             "No primary objective: training-first (A), inference-first (B) and split pools (C) "
-            "are all defensible, so an expert shows one of each."
+            "are all defensible, so an expert shows one of each. (Notebooks are left out on "
+            "purpose: a notebook wants a fraction of a GPU, so a one-pool-of-whole-GPUs shape A "
+            "is no answer for them — METHOD's shape table puts interactive work on a shared "
+            "pool.)"
         ),
         expectations=(
             *sound(),

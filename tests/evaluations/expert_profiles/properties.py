@@ -536,11 +536,20 @@ def shape_is(rec, ctx, shape: str) -> Problems:
 
 
 def signature(rec: Mapping[str, Any], ctx: Context) -> tuple[frozenset, frozenset]:
-    """What makes a stack a different kind of answer: the projects presenting each pool and the
+    """What makes a stack a different kind of answer: the projects presenting each pool with the
+    resource units the pool gives (METHOD step 2: another unit — MIG slices instead of whole
+    GPUs — is another answer, while a MIG strategy of the same unit is a variant), and the
     governor's project (exporters, labellers, runtimes and platform rows left out)."""
-    pools = frozenset(
-        frozenset(r.project for r in gpu_presenters(pool_rows(rec, pool, ctx)))
-        for pool in rec.get("pools") or {}
+    details = rec.get("pool_details") or {}
+    # A sorted tuple, not a set: two pools on the same presenter and unit are two pools.
+    pools = tuple(
+        sorted(
+            (
+                tuple(sorted(r.project for r in gpu_presenters(pool_rows(rec, pool, ctx)))),
+                tuple(sorted((details.get(pool) or {}).get("units") or ())),
+            )
+            for pool in rec.get("pools") or {}
+        )
     )
     return pools, frozenset(r.project for r in governors(stack_rows(rec, ctx)))
 
@@ -558,7 +567,7 @@ def distinct_top3(recs, ctx) -> Problems:
             pools, governor = key
             problems.append(
                 f"{rank_label(rec)} differs from {rank_label(seen[key])} only by variants of "
-                f"the same projects: presenters {[sorted(p) for p in pools]}, governor "
+                f"the same projects: presenters {[sorted(p) for p, _units in pools]}, governor "
                 f"{sorted(governor)} ({rec.get('rows')} vs {seen[key].get('rows')})"
             )
         else:
