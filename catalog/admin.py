@@ -17,6 +17,7 @@ from catalog.models import (
     CatalogChange,
     EnforcementPoint,
     Function,
+    GpuVendor,
     Interface,
     Layer,
     PlacementRow,
@@ -171,6 +172,14 @@ class PlacementRowAdminForm(forms.ModelForm):
     unverified_lines = forms.CharField(
         label=_("unverified claims"), widget=forms.Textarea(attrs={"rows": 2}), required=False
     )
+    vendor_choices = forms.MultipleChoiceField(
+        label=_("GPU vendors"),
+        choices=GpuVendor.choices,
+        widget=forms.CheckboxSelectMultiple,
+        required=False,
+        help_text=_("The GPU vendors the row serves. None ticked: vendor-neutral (any vendor's "
+                    "GPUs)."),
+    )  # fmt: skip
     function_choices = forms.ModelMultipleChoiceField(
         label=_("functions"),
         queryset=Function.objects.select_related("layer"),
@@ -218,6 +227,7 @@ class PlacementRowAdminForm(forms.ModelForm):
             self.fields["unverified_lines"].initial = "\n".join(row.unverified)
             if not row.functions_inferred:
                 self.fields["function_choices"].initial = list(row.functions)
+            self.fields["vendor_choices"].initial = list(row.vendors)
             self.fields["evidence_lines"].initial = "\n".join(
                 f"{e['url']} — {e['claim']}" if e.get("claim") else e["url"] for e in row.evidence
             )
@@ -235,6 +245,7 @@ class PlacementRowAdminForm(forms.ModelForm):
             "resource_units": [unit.key for unit in data["resource_units"]],
             "enforcement_points": [point.key for point in data["enforcement_points"]],
             "functions": [function.key for function in data["function_choices"]],
+            "vendors": list(data["vendor_choices"]),
             "isolation": {
                 aspect: data[f"isolation_{aspect}"] for aspect in ("memory", "compute", "fault")
             },

@@ -156,6 +156,16 @@ class CostLevel(models.TextChoices):
     HIGH = "high", _("high")
 
 
+class GpuVendor(models.TextChoices):
+    """The GPU vendors a placement row may serve: catalog.engine.rows.GPU_VENDORS, in its order.
+    Their labels are the vendors' names (translated only where a language writes them otherwise)."""
+
+    NVIDIA = "nvidia", _("NVIDIA")
+    AMD = "amd", _("AMD")
+    INTEL = "intel", _("Intel")
+    HUAWEI = "huawei", _("Huawei")
+
+
 COST_ASPECTS = ("performance", "reconfiguration", "intrusiveness", "compatibility")
 ISOLATION_ASPECTS = ("memory", "compute", "fault")
 
@@ -192,6 +202,15 @@ class PlacementRow(models.Model):
         help_text=_("The bundle listed no functions: they were inferred from enforcement points "
                     "and capabilities, not sourced."),
     )  # fmt: skip
+    # The GPU vendors the row serves (catalog.engine.rows.GPU_VENDORS: nvidia, amd, intel, huawei),
+    # validated by the bundle schema; an empty list means vendor-neutral. A JSON list, like
+    # functions, so the bulk import writes it in its COPY and SQLite (the demo) stores it too.
+    vendors = models.JSONField(
+        _("GPU vendors"),
+        default=list,
+        blank=True,
+        help_text=_("The GPU vendors the row serves; empty: any vendor's GPUs."),
+    )
     isolation_memory = models.CharField(
         _("memory isolation"), max_length=10, choices=IsolationLevel.choices, default="none"
     )

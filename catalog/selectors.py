@@ -11,7 +11,7 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from catalog.engine import kubernetes
 from catalog.engine.baseline import feature_interface
-from catalog.engine.bundle import COST_ASPECTS, Vocabulary, normalize_detect
+from catalog.engine.bundle import COST_ASPECTS, Vocabulary, normalize_detect, normalize_vendors
 from catalog.engine.rows import Row
 from catalog.models import (
     CatalogChange,
@@ -153,6 +153,7 @@ ROW_VALUE_FIELDS = (
     "verified_at",
     "functions",
     "functions_inferred",
+    "vendors",
 )
 
 
@@ -226,6 +227,7 @@ def stored_projects(
             ),
             "functions": list(row["functions"]),
             "functions_inferred": row["functions_inferred"],
+            "vendors": normalize_vendors(row["vendors"] or []),
             "isolation": {
                 "memory": row["isolation_memory"],
                 "compute": row["isolation_compute"],
@@ -315,6 +317,7 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
             "isolation_compute",
             "isolation_fault",
             "functions",
+            "vendors",
             "versions",
             "contract_versions",
         )
@@ -336,7 +339,8 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
     ).values_list("row_id", "relation", "interface__identifier"):
         contracts[row_id][relation].append(identifier)
     result = []
-    for pk, slug, project_name, key, layer, memory, compute, fault, functions, *dated in base:
+    for pk, slug, project_name, key, layer, memory, compute, fault, functions, *rest in base:
+        vendors, versions, contract_versions = rest
         contract = contracts[pk]
         result.append(
             Row(
@@ -352,10 +356,11 @@ def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
                 exclusive=frozenset(contract["exclusive"]),
                 signals=frozenset(contract["signals"]),
                 functions=frozenset(functions),
+                vendors=frozenset(vendors or ()),
                 isolation={"memory": memory, "compute": compute, "fault": fault},
                 name=f"{project_name} {key}",
-                versions=dated[0],
-                contract_versions=dated[1] or {},
+                versions=versions,
+                contract_versions=contract_versions or {},
             )
         )
     return result

@@ -150,6 +150,7 @@ def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[st
         "verified_at": dt.date.fromisoformat(verified) if verified else None,
         "functions": placement["functions"],
         "functions_inferred": placement["functions_inferred"],
+        "vendors": placement["vendors"],
     }
     for aspect, level in placement["isolation"].items():
         values[f"isolation_{aspect}"] = level
@@ -166,7 +167,7 @@ ROW_FIELD_NAMES = tuple(
             "component": "", "layer": "x", "promise": "", "non_promise": "",
             "failure_modes": [], "evidence": [], "unverified": [], "detect": {},
             "versions": "", "contract_versions": {}, "project_version": "", "reviewed": "",
-            "verified_at": "", "functions": [], "functions_inferred": False,
+            "verified_at": "", "functions": [], "functions_inferred": False, "vendors": [],
             "isolation": {"memory": "", "compute": "", "fault": ""}, "costs": {},
         },
         {"x": 0},

@@ -5,6 +5,7 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from catalog.engine.rows import GPU_VENDORS
 from catalog.models import COST_ASPECTS, Interface, PlacementRow, Project
 from catalog.selectors import contracts_of
 
@@ -85,6 +86,11 @@ class PlacementSerializer(serializers.ModelSerializer):
     functions_inferred = serializers.BooleanField(
         read_only=True, help_text="the bundle listed no functions: inferred, not sourced"
     )
+    vendors = serializers.ListField(
+        child=serializers.ChoiceField(choices=GPU_VENDORS),
+        read_only=True,
+        help_text="The GPU vendors the row serves; empty: vendor-neutral (any vendor's GPUs).",
+    )
     isolation = serializers.SerializerMethodField()
     costs = serializers.SerializerMethodField()
     signals = serializers.SerializerMethodField()
@@ -107,8 +113,8 @@ class PlacementSerializer(serializers.ModelSerializer):
         model = PlacementRow
         fields = [
             "id", "project", "key", "component", "layer", "resource_units", "enforcement_points",
-            "functions", "functions_inferred", "isolation", "promise", "non_promise", "costs",
-            "signals", "provides", "requires", "accepts", "exclusive", "failure_modes",
+            "functions", "functions_inferred", "vendors", "isolation", "promise", "non_promise",
+            "costs", "signals", "provides", "requires", "accepts", "exclusive", "failure_modes",
             "evidence", "project_version", "reviewed", "verified_at", "unverified", "detect",
             "versions", "contract_versions", "updated_at",
         ]  # fmt: skip

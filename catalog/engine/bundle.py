@@ -21,6 +21,7 @@ import jsonschema
 import jsonschema_rs
 
 from catalog.engine.functions import FUNCTION_LAYERS, infer_functions
+from catalog.engine.rows import GPU_VENDORS
 
 BUNDLE_FORMAT = "ecomap.bundle/v1"
 SCHEMA_PATH = Path(__file__).resolve().parent.parent / "schemas" / "bundle-v1.schema.json"
@@ -36,6 +37,7 @@ PLACEMENT_KEYS = (
     "enforcement_points",
     "functions",
     "functions_inferred",
+    "vendors",
     "isolation",
     "promise",
     "non_promise",
@@ -80,6 +82,7 @@ PROJECT_KEYS = (
 MESSAGE_LIMIT = 500
 INTERFACE_RELATIONS = ("signals", "provides", "requires", "accepts", "exclusive")
 ISOLATION_ASPECTS = ("memory", "compute", "fault")
+VENDOR_ORDER = {vendor: index for index, vendor in enumerate(GPU_VENDORS)}
 COST_ASPECTS = ("performance", "reconfiguration", "intrusiveness", "compatibility")
 
 
@@ -186,6 +189,8 @@ def _describe(error: jsonschema.ValidationError, vocabulary: Vocabulary) -> Bund
             label, attr = _VOCABULARY_FIELDS[owner]
             allowed = getattr(vocabulary, attr)
             return BundleError(where, f"unknown {label} {error.instance!r}", allowed)
+        if owner == "vendors":
+            return BundleError(where, f"unknown GPU vendor {error.instance!r}", GPU_VENDORS)
         return BundleError(where, f"{error.instance!r} is not allowed", allowed)
     if error.validator == "required":
         return BundleError(where, error.message)
@@ -371,6 +376,7 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         ),
         "functions": sorted(functions, key=lambda f: (function_order.get(f, 99), f)),
         "functions_inferred": inferred,
+        "vendors": normalize_vendors(placement.get("vendors") or []),
         "isolation": {aspect: isolation.get(aspect, "none") for aspect in ISOLATION_ASPECTS},
         "promise": placement["promise"],
         "non_promise": placement.get("non_promise", ""),
@@ -397,6 +403,12 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
     # Which fields the bundle stated: an import in merge mode keeps the stored value of the rest.
     ordered[GIVEN] = sorted(key for key in placement if key in PLACEMENT_KEYS)
     return ordered
+
+
+def normalize_vendors(vendors: Iterable[str]) -> list[str]:
+    """GPU vendors without duplicates in the fixed GPU_VENDORS order, so that the same set always
+    reads, exports and diffs the same (an empty list: the row is vendor-neutral)."""
+    return sorted(_unique(vendors), key=lambda vendor: (VENDOR_ORDER.get(vendor, 99), vendor))
 
 
 def normalize_detect(detect: dict[str, Any]) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from catalog.engine.bundle import BUNDLE_FORMAT
 
 FORMATS = ("bundle", "csv", "landscape")
 
-LIST_SEPARATOR = ";"  # units, enforcement points, interface identifiers, tags
+LIST_SEPARATOR = ";"  # units, enforcement points, GPU vendors, interface identifiers, tags
 TEXT_SEPARATOR = "|"  # failure modes, evidence, unverified claims (free text may hold ';')
 
 # The CSV columns, in template order, with what each holds. Documented in docs/import-formats.md.
@@ -37,6 +37,7 @@ CSV_COLUMNS: tuple[tuple[str, str], ...] = (
     ("layer", "data_plane | control_plane | platform (required)"),
     ("resource_units", "';'-separated vocabulary keys (required)"),
     ("enforcement_points", "';'-separated vocabulary keys (required)"),
+    ("vendors", "';'-separated GPU vendors the row serves: nvidia, amd, intel, huawei; empty: any"),
     ("isolation_memory", "hard | soft | none"),
     ("isolation_compute", "hard | soft | none"),
     ("isolation_fault", "hard | soft | none"),
@@ -112,7 +113,7 @@ def csv_template() -> str:
         ["example-plugin", "Example device plugin", "Example Inc.", "https://example.org",
          "https://github.com/example/plugin", "Apache-2.0", "What it is, in one paragraph.",
          "device-plugin;gpu-sharing", "device-plugin", "Example device plugin", "data_plane",
-         "whole_gpu", "driver_hardware", "hard", "hard", "soft",
+         "whole_gpu", "driver_hardware", "", "hard", "hard", "soft",
          "Advertises each GPU as an extended resource.", "Does not decide which pod gets it.",
          "low", "No runtime overhead.", "medium", "Changing the mode restarts the plugin.",
          "low", "A DaemonSet.", "low", "Standard kubelet API.", "",
@@ -204,6 +205,8 @@ def csv_to_bundle(text: str) -> Converted:
         }
         if costs:
             placement["costs"] = costs
+        if row.get("vendors"):  # vendor names as people type them: "NVIDIA;AMD"
+            placement["vendors"] = [v.lower() for v in _split(row["vendors"], LIST_SEPARATOR)]
         for key in ("signals", "provides", "requires", "accepts", "exclusive"):
             if row.get(key):
                 placement[key] = _split(row[key], LIST_SEPARATOR)

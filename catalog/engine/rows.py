@@ -14,6 +14,9 @@ from catalog.engine.functions import infer_functions
 LAYERS: tuple[str, ...] = ("data_plane", "control_plane", "platform")
 ISOLATION_ASPECTS: tuple[str, ...] = ("memory", "compute", "fault")
 ISOLATION_LEVELS: tuple[str, ...] = ("hard", "soft", "none")
+# The GPU vendors a row may declare it serves (a fixed list: a recommender filters on it, so an
+# AMD fleet is never offered the NVIDIA device plugin). A row that lists none serves any vendor.
+GPU_VENDORS: tuple[str, ...] = ("nvidia", "amd", "intel", "huawei")
 
 
 def _frozen(values: Iterable[str]) -> frozenset[str]:
@@ -39,6 +42,14 @@ def _isolation(values: Mapping[str, str] | None) -> Mapping[str, str]:
     return MappingProxyType(merged)
 
 
+def _vendors(values: Iterable[str]) -> frozenset[str]:
+    vendors = _frozen(values)
+    unknown = sorted(vendors - set(GPU_VENDORS))
+    if unknown:
+        raise ValueError(f"unknown GPU vendor {unknown[0]!r}; allowed: {', '.join(GPU_VENDORS)}")
+    return vendors
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One placement row: a project component placed on the map, with its interface contracts."""
@@ -55,6 +66,8 @@ class Row:
     exclusive: frozenset[str] = frozenset()
     signals: frozenset[str] = frozenset()
     functions: frozenset[str] = frozenset()
+    # The GPU vendors the row serves (GPU_VENDORS); empty means vendor-neutral (any GPUs).
+    vendors: frozenset[str] = frozenset()
     # Excluded from hashing: a mapping is not hashable, and the id already identifies the row.
     isolation: Mapping[str, str] = field(default_factory=dict, hash=False)
     name: str = field(default="", compare=False)
@@ -80,12 +93,18 @@ class Row:
             "functions",
         ):
             object.__setattr__(self, name, _frozen(getattr(self, name)))
+        object.__setattr__(self, "vendors", _vendors(self.vendors))
         object.__setattr__(self, "isolation", _isolation(self.isolation))
 
     @classmethod
     def create(cls, project: str, key: str, layer: str, **fields: Any) -> Row:
         """Build a row whose id is the stable `project/key`."""
         return cls(id=row_id(project, key), project=project, key=key, layer=layer, **fields)
+
+    def serves(self, vendor: str | None) -> bool:
+        """Whether the row serves GPUs of `vendor`: always when no vendor is asked about or the row
+        names none (vendor-neutral), else only when the vendor is one of the row's."""
+        return vendor is None or not self.vendors or vendor in self.vendors
 
     @property
     def label(self) -> str:
@@ -115,6 +134,7 @@ def row_from_bundle(
         exclusive=_frozen(placement.get("exclusive", ())),
         signals=_frozen(placement.get("signals", ())),
         functions=_frozen(placement.get("functions") or _inferred_functions(placement)),
+        vendors=_frozen(placement.get("vendors") or ()),
         isolation=placement.get("isolation") or {},
         name=f"{project_name} {key}" if project_name else "",
         versions=placement.get("versions") or "",

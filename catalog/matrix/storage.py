@@ -22,6 +22,7 @@ def row_to_dict(row: Row) -> dict[str, Any]:
         "exclusive": sorted(row.exclusive),
         "signals": sorted(row.signals),
         "functions": sorted(row.functions),
+        "vendors": sorted(row.vendors),
         "isolation": dict(row.isolation),
     }
 

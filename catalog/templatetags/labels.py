@@ -34,6 +34,8 @@ VOCABULARY_CACHE_KEY = "catalog:vocabulary-labels"
 FIXED_TERMS: dict[str, dict[str, Any]] = {
     "isolation": {"hard": _("hard"), "soft": _("soft"), "none": _("none")},
     "level": {"low": _("low"), "medium": _("medium"), "high": _("high")},
+    # GPU vendors a row serves (catalog.models.GpuVendor): their names.
+    "vendor": {"nvidia": _("NVIDIA"), "amd": _("AMD"), "intel": _("Intel"), "huawei": _("Huawei")},
     "workload": {
         "training": _("Training"),
         "batch": _("Batch"),
