@@ -16,6 +16,9 @@ from django.http import Http404
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport, check_stack
+from catalog.engine.units import ASPECTS as ISOLATION_ASPECTS
+from catalog.engine.units import LEVELS as ISOLATION_LEVELS
+from catalog.engine.units import unit_isolation
 from catalog.models import PlacementRow, ResourceUnit
 from catalog.selectors import catalog_revision, engine_rows, recommendable_rows
 from evaluations.models import (
@@ -123,13 +126,13 @@ class UnitImplication:
 
     unit: ResourceUnit
     rows: int = 0
-    # Best isolation any data-plane row presenting the unit offers, per aspect.
+    # Per aspect, the best isolation this unit gives as any data-plane row presenting it gives
+    # it (catalog.engine.units.unit_isolation): a row's stronger unit never lends it more.
     isolation_ceiling: dict[str, str] = field(default_factory=dict)
     reconfiguration: list[str] = field(default_factory=list)  # cost levels seen, low → high
     projects: list[str] = field(default_factory=list)
 
 
-_ISOLATION_ORDER = {"none": 0, "soft": 1, "hard": 2}
 _COST_ORDER = {"low": 0, "medium": 1, "high": 2}
 
 
@@ -153,15 +156,16 @@ def unit_implications() -> list[UnitImplication]:
         if reconfiguration and reconfiguration not in implication.reconfiguration:
             implication.reconfiguration.append(reconfiguration)
         if layer == "data_plane":
-            for aspect, level in (("memory", memory), ("compute", compute), ("fault", fault)):
+            promised = {"memory": memory, "compute": compute, "fault": fault}
+            given = unit_isolation(implication.unit.key, promised)
+            for aspect, level in given.items():
                 best = implication.isolation_ceiling.get(aspect, "none")
-                if _ISOLATION_ORDER[level] > _ISOLATION_ORDER[best]:
-                    best = level
-                implication.isolation_ceiling[aspect] = best
+                if ISOLATION_LEVELS[level] > ISOLATION_LEVELS[best]:
+                    implication.isolation_ceiling[aspect] = level
     for implication in units.values():
         implication.reconfiguration.sort(key=_COST_ORDER.__getitem__)
         implication.projects.sort()
-        for aspect in ("memory", "compute", "fault"):
+        for aspect in ISOLATION_ASPECTS:
             implication.isolation_ceiling.setdefault(aspect, "none")
     return list(units.values())
 

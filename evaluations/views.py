@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import is_dataclass, replace
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from catalog.engine.profile import PROFILE_FIELDS
+from catalog.engine.text import Text, joined
 from evaluations import selectors, services
 from evaluations.decisions.drift import drift_view
+from evaluations.engine.recommend import POOL_LABELS
 from evaluations.forms import EvaluationCreateForm
 from evaluations.models import ROLE_RANK, Role, State, Step
 from evaluations.pages import (
@@ -24,7 +28,12 @@ from evaluations.review.forms import ReviewForm
 from evaluations.review.services import (
     submission_missing,
 )
-from evaluations.steps.forms import PRIORITY_LABELS, ProfileForm, time_windows_in_words
+from evaluations.steps.forms import (
+    PRIORITY_LABELS,
+    ProfileForm,
+    time_windows_in_words,
+    workload_isolation_in_words,
+)
 from evaluations.steps.guidance import guidance
 
 # ---------------------------------------------------------------------------------------------
@@ -116,6 +125,7 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
     labels = {name: field.label for name, field in ProfileForm.base_fields.items()}
     labels["priorities"] = _("Priorities")
     labels["time_windows"] = _("When each workload runs")
+    labels["workload_isolation"] = _("Isolation per workload type")
     labels["gpu_memory_gb"] = _("Memory per GPU")  # the answer says GB
     # Answers are shown by their labels ("online inference"), not their stored keys.
     words = {
@@ -131,6 +141,8 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
         table = words.get(key, {})
         if key == "time_windows":
             shown = time_windows_in_words(value)
+        elif key == "workload_isolation":
+            shown = workload_isolation_in_words(value)
         elif key == "gpu_memory_gb":
             shown = _("{count} GB").format(count=value)
         elif key == "component_versions":
@@ -170,6 +182,114 @@ def evaluation_comparison_view(request, pk: int):
     )
 
 
+# How tenants share a pool's GPUs (the recommendation's `tenant_sharing`), as its badge says it
+# and, longer, as the badge's title.
+TENANT_SHARING_WORDS = {
+    "none": (gettext_lazy("whole devices"), gettext_lazy("every pod gets whole GPUs")),
+    "within_tenant": (
+        gettext_lazy("one tenant per pool"),
+        gettext_lazy("pods share GPUs only with pods of the same tenant"),
+    ),
+    "across_tenants": (
+        gettext_lazy("shared between tenants"),
+        gettext_lazy("pods of several tenants share one GPU"),
+    ),
+}
+ISOLATION_ASPECTS = ("memory", "compute", "fault")
+
+
+def _pools_named(text: Any, labels: dict[str, str]) -> Any:
+    """An engine sentence with the pool keys it names (its `pool` and `pools` parts) said by the
+    pools' labels, so no page shows a bare key where a label exists."""
+    if not isinstance(text, Text) or not text.params:
+        return text
+    params = {}
+    for name, value in text.params.items():
+        if name in ("pool", "pools") and isinstance(value, str) and not isinstance(value, Text):
+            keys = [key.strip() for key in value.split(",")]
+            if all(key in labels for key in keys):
+                value = joined(", ", [labels[key] for key in keys])
+        else:
+            value = _pools_named(value, labels)
+        params[name] = value
+    return Text(text.template, params)
+
+
+def _report_pools_named(report: Any, labels: dict[str, str]) -> Any:
+    """The stack check with its findings' pool keys said by the pools' labels."""
+    if not labels or not is_dataclass(report):
+        return report
+    return replace(
+        report,
+        fit=tuple(replace(f, message=_pools_named(f.message, labels)) for f in report.fit),
+        missing_layers=tuple(
+            replace(m, message=_pools_named(m.message, labels)) for m in report.missing_layers
+        ),
+    )
+
+
+def _about_a_pool(text: Any, pools: dict[str, Any]) -> bool:
+    return isinstance(text, Text) and text.params.get("pool") in pools
+
+
+def _sentences(text: Any) -> bool:
+    """Whether `text` is sentences put together (catalog.engine.text.joined with spaces)."""
+    return (
+        isinstance(text, Text)
+        and bool(text.params)
+        and text.template == " ".join(f"%({name})s" for name in text.params)
+    )
+
+
+def _stack_view(recommendation) -> dict[str, Any]:
+    """One recommended stack as its card shows it: a card per pool (label, units, isolation per
+    aspect, tenant sharing, workloads, rows and checks), the trade-off, and what the pool cards
+    do not already say (the rest of the explanation, the checks of the whole stack)."""
+    details = getattr(recommendation, "pool_details", None) or {}
+    labels = {
+        name: pool.get("label") or POOL_LABELS.get(name, name) for name, pool in details.items()
+    }
+    pools = []
+    for name, rows in recommendation.pools.items():
+        pool = details.get(name, {})
+        sharing = pool.get("tenant_sharing")
+        isolation = pool.get("isolation") or {}
+        words, title = TENANT_SHARING_WORDS.get(sharing, (sharing, ""))
+        pools.append(
+            {
+                "key": name,
+                "label": labels.get(name) or POOL_LABELS.get(name, name),
+                "units": list(pool.get("units") or ()),
+                "isolation": [(a, isolation[a]) for a in ISOLATION_ASPECTS if a in isolation],
+                "tenant_sharing": sharing,
+                "sharing_words": words,
+                "sharing_title": title,
+                "workloads": list(pool.get("workloads") or ()),
+                "checks": list(pool.get("acceptance_checks") or ()),
+                "rows": list(rows),
+            }
+        )
+    explanation = recommendation.explanation
+    if details and _sentences(explanation):
+        # The pool cards say what the explanation's pool sentences say: keep the rest.
+        kept = [part for part in explanation.params.values() if not _about_a_pool(part, details)]
+        explanation = joined(" ", kept)
+    return {
+        "rec": recommendation,
+        "pools": pools,
+        "trade_off": _pools_named(getattr(recommendation, "trade_off", ""), labels),
+        "explanation": _pools_named(explanation, labels),
+        "report": _report_pools_named(recommendation.report, labels),
+        "fits": [_pools_named(text, labels) for text in recommendation.fits],
+        "missing": [_pools_named(text, labels) for text in recommendation.missing],
+        "stack_checks": [
+            _pools_named(check, labels)
+            for check in recommendation.acceptance_checks
+            if not (details and _about_a_pool(check, details))
+        ],
+    }
+
+
 @login_required
 def evaluation_recommendations_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
@@ -186,6 +306,9 @@ def evaluation_recommendations_view(request, pk: int):
             evaluation,
             "recommendations",
             recommendations=recommendations,
+            stacks=[_stack_view(item) for item in recommendations],
+            # What the GPU model's facts kept out of the search, and why.
+            left_out=getattr(recommendations, "left_out", None) or [],
             # Set when the search budget ran out: the stacks are the best found so far.
             search_note=getattr(recommendations, "note", None),
             profile_error=profile_error,

@@ -11,6 +11,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from catalog.engine.functions import comparable_functions
+from catalog.engine.gpus import gpu_model_find
 from catalog.engine.kubernetes import builtin_feature_entries
 from catalog.engine.profile import Profile, profile_valid_fields
 from catalog.engine.rows import Row
@@ -34,6 +35,8 @@ class SwapChoice:
     layer_name: str
     suggested: tuple[Row, ...]  # same layer and a common function, or a known migration target
     others: tuple[Row, ...]
+    # Rows of the layer left out because they serve another vendor's GPUs than step 1's model.
+    other_vendor: tuple[Row, ...] = ()
 
 
 def kubernetes_features() -> dict[str, dict[str, Any]]:
@@ -72,9 +75,12 @@ def _decision(evaluation: Evaluation) -> Decision:
 
 
 def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
-    """Each decided row with its possible replacements (same layer), suggested ones first."""
+    """Each decided row with its possible replacements (same layer), suggested ones first; when
+    step 1 names a GPU model EcoMap's GPU facts know, only rows serving its vendor."""
     decision = _decision(evaluation)
     catalog = {row.id: row for row in engine_rows()}
+    model = gpu_model_find((evaluation.profile or {}).get("gpu_model"))
+    vendor = model.vendor if model is not None else None
     layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
     targets = {(path.source, path.target) for path in engine_migration_paths()}
     choices = []
@@ -83,9 +89,12 @@ def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
         if row is None:
             continue
         jobs = comparable_functions(row.layer, row.functions)
-        suggested, others = [], []
+        suggested, others, other_vendor = [], [], []
         for other in catalog.values():
             if other.layer != row.layer or other.id in decision.rows:
+                continue
+            if not other.serves(vendor):
+                other_vendor.append(other)
                 continue
             known = any(
                 MigrationPath("", source, target, "", "", ()).matches(ref, other.id)
@@ -96,7 +105,7 @@ def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
             else:
                 others.append(other)
         layer = layer_names.get(row.layer, row.layer)
-        choices.append(SwapChoice(row, layer, tuple(suggested), tuple(others)))
+        choices.append(SwapChoice(row, layer, tuple(suggested), tuple(others), tuple(other_vendor)))
     return choices
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from catalog.engine.gpus import gpu_model_find
 from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _, joined
 from evaluations.engine.drafting import FAIR_SHARING, QUOTA, SERVING_KINDS, _Draft, _time_shared
@@ -26,7 +27,13 @@ _WINDOW_WORDS = {"night": _("at night"), "weekend": _("at the weekend")}
 
 
 def _mig_capable(model: str | None) -> bool | None:
-    """Whether a GPU model has MIG: True, False, or None when the model is not known here."""
+    """Whether a GPU model has MIG: True, False, or None when the model is not known here.
+
+    The GPU facts (catalog/data/facts/gpus.yaml) answer first; names they do not cover (older
+    or consumer GPUs) are judged by their family."""
+    known = gpu_model_find(model)
+    if known is not None:
+        return known.has_mig
     name = (model or "").upper()
     if _MIG_GPUS.search(name):
         return True
@@ -44,6 +51,8 @@ class _Verdict:
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     breaches: int = 0  # work served below the hard isolation demanded for it
+    # False while a slot's candidates are only being compared: the score without its words.
+    words: bool = True
 
 
 def _score_gpu_fit(units: list[str], where: Text, profile: Profile, out: _Verdict) -> float:
@@ -61,7 +70,21 @@ def _score_gpu_fit(units: list[str], where: Text, profile: Profile, out: _Verdic
                 )
             )
             return -_FINDING_PENALTY["gap"]
-        if memory:
+        known = gpu_model_find(profile.gpu_model)
+        if known is not None and known.mig_profiles:
+            smallest = min(known.mig_profiles, key=lambda p: (p.memory_gb, p.name))
+            out.fits.append(
+                _(
+                    "%(where)s: %(model)s's MIG profiles run from %(smallest)s to %(largest)s, "
+                    "at most %(count)s instances per GPU (GPU facts)",
+                    where=where,
+                    model=known.name,
+                    smallest=smallest.name,
+                    largest=max(known.mig_profiles, key=lambda p: p.memory_gb).name,
+                    count=known.mig_max_instances,
+                )
+            )
+        elif memory:
             out.fits.append(
                 _(
                     "%(where)s: on %(memory)s GB GPUs the smallest MIG slice (1g) holds about "
@@ -94,12 +117,28 @@ def _score_cluster(
     for plan in draft.plans:
         borrowers = [k for k in off_hours if k in plan.workloads]
         serving = [k for k in plan.workloads if k in SERVING_KINDS]
+        presenter = draft.presenters[plan.name]
+        # Handing GPUs over by time window is cheap only where no layout must change: a MIG
+        # layout changes by draining its GPUs.
+        drains = any("mig_slice" in presenter.resource_units & plan.units[k] for k in serving)
         for kind in borrowers:
-            if serving:
+            if serving and drains:
+                out.notes.append(
+                    _(
+                        "%(kind)s runs %(window)s, but pool %(pool)s serves by MIG slices: "
+                        "lending its GPUs would drain them twice a day",
+                        kind=_(kind),
+                        window=_WINDOW_WORDS[profile.window(kind)],
+                        pool=plan.name,
+                    )
+                )
+            elif serving:
                 out.fits.append(
                     _(
-                        "%(kind)s runs %(window)s: it can share the %(serving)s pool by time "
-                        "window (pool %(pool)s) instead of a separate hard-isolation pool",
+                        "%(kind)s runs %(window)s, when the %(serving)s pool (pool %(pool)s) "
+                        "stands idle: it borrows those GPUs by time window instead of a pool "
+                        "of its own; the swap costs a hand-over (jobs checkpoint and yield "
+                        "before serving load rises) and no drain, as the pool gives whole GPUs",
                         kind=_(kind),
                         window=_WINDOW_WORDS[profile.window(kind)],
                         serving=joined(", ", (_(k) for k in serving)),
@@ -117,7 +156,7 @@ def _score_cluster(
                     )
                 )
         # One pool fewer to buy: the GPUs serve by day and train by night.
-        if borrowers and serving:
+        if borrowers and serving and not drains:
             score += weights["cost"]
     if len(draft.plans) > 1 and profile.node_count == 1:
         score -= _FINDING_PENALTY["gap"]

@@ -255,7 +255,9 @@ def _plan(
     units = {kind: workload_units(kind, profile) for kind in kinds}
     if only is not None:
         units = {kind: allowed & only for kind, allowed in units.items()}
-    isolation = max((profile.isolation_for(k) for k in kinds), key=_LEVEL.__getitem__)
+    isolation = max(
+        (profile.isolation_for(k) for k in kinds), key=_LEVEL.__getitem__, default=profile.isolation
+    )
     return _PoolPlan(name, kinds, MappingProxyType(units), isolation, shares)
 
 
@@ -294,7 +296,7 @@ def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
             ]
             shapes.append(
                 (
-                    "C",
+                    "C" if len(merged) > 1 else "B",
                     tuple(
                         _plan(
                             name,

@@ -72,6 +72,9 @@ class _Index:
         self._sources: dict[str, tuple[tuple[int, Row], ...]] = {}
         self._watched: dict[str, dict[str, int]] = {}
         self._watcher_by_id = {w.id: w for w in self._watchers}
+        # Pool facts per (plan, rows), for the one profile a ranking is made for (see
+        # evaluations.engine.pools.pool_facts); the plans live as long as the ranking.
+        self.pool_facts: dict[tuple[object, ...], object] = {}
 
     def signals(self, row: Row) -> frozenset[str]:
         return self._signals[row.id]

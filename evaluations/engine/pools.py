@@ -70,12 +70,27 @@ def demanded_aspects(level: str, profile: Profile) -> int:
 
 
 def pool_facts(
-    plan: _PoolPlan, presenter: Row, profile: Profile, members: Iterable[Row] = ()
+    plan: _PoolPlan,
+    presenter: Row,
+    profile: Profile,
+    members: Iterable[Row] = (),
+    cache: dict[tuple[object, ...], PoolFacts] | None = None,
 ) -> PoolFacts:
     """What the pool gives each of its workloads: units, isolation, how tenants share it. Every
     data-plane row of the pool that presents a unit for a workload counts, so a partner weaker
-    than the presenter (a device hook beside a device plugin) lowers what the pool promises."""
+    than the presenter (a device hook beside a device plugin) lowers what the pool promises.
+    `cache` (one per ranking, for one profile) keeps the answers drafting asks again."""
     rows = [presenter] + [r for r in members if r.id != presenter.id and r.layer == "data_plane"]
+    if cache is None:
+        return _pool_facts(plan, rows, profile)
+    key = (id(plan), *(r.id for r in rows))
+    facts = cache.get(key)
+    if facts is None:
+        facts = cache[key] = _pool_facts(plan, rows, profile)
+    return facts
+
+
+def _pool_facts(plan: _PoolPlan, rows: list[Row], profile: Profile) -> PoolFacts:
     by_kind: dict[str, dict[str, str]] = {}
     given: set[str] = set()
     shared: list[Mapping[str, str]] = []
@@ -139,6 +154,7 @@ def pool_checks(plan: _PoolPlan, facts: PoolFacts, profile: Profile) -> list[str
         checks += [
             _("P99 latency against %(target)s under co-located load", target=_target(profile)),
             _("jitter while other work loads the same GPUs"),
+            _("blast radius of a failing or noisy neighbour"),
             _("fault isolation and the rollback path"),
         ]
         if kinds & BATCH_KINDS and _time_shared(profile):

@@ -213,13 +213,15 @@ def _combinations(
     drafts that end up as the same stack: the first one drafted there is the one kept.
     """
     weights = _weights(profile)
+    governor_width = width
     if width is not None and len(slots.plans) > 2:
-        width = max(4, width // 2)  # three pools: keep the product of the slots' widths bounded
+        # Three pools: keep the product of the slots' widths (and so the drafts) bounded.
+        width, governor_width = max(1, width * 5 // 12), max(1, width // 3)
     per_plan = [
         _best(
             [
                 (_presenter_fit(index, row, plan, profile, weights), position, row)
-                for position, row in enumerate(candidates)
+                for position, row in _distinct(candidates)
             ],
             width,
         )
@@ -228,6 +230,8 @@ def _combinations(
     if not all(per_plan):
         return
     leaders = {plan.name: fits[0][2] for plan, fits in zip(slots.plans, per_plan, strict=True)}
+    # Only governors under which every pool has a presenter that can run: a presenter tied to
+    # one governor (volcano-vgpu to Volcano) never meets another.
     governors = _best(
         [
             (
@@ -239,19 +243,56 @@ def _combinations(
                 position,
                 governor,
             )
-            for position, governor in enumerate(slots.governors)
+            for position, governor in _distinct(slots.governors)
+            if all(
+                any(_governed_by(index, item[2], governor) for item in fits) for fits in per_plan
+            )
         ],
-        width,
+        governor_width,
     )
     combinations = []
     for choice in product(*per_plan, governors):
         *presenters, governor = choice
+        if not all(_governed_by(index, item[2], governor[2]) for item in presenters):
+            continue  # the presenter needs another governor: a second one would conflict
         fit = sum(item[0] for item in presenters) / len(presenters) + governor[0]
         order = tuple(item[1] for item in choice)
         combinations.append((-fit, order, tuple(item[2] for item in presenters), governor[2]))
     combinations.sort(key=lambda item: (item[0], item[1]))
     for _fit, order, presenters, governor in combinations:
         yield order, presenters, governor
+
+
+def _distinct(rows: Sequence[Row | None]) -> list[tuple[int, Row | None]]:
+    """(catalog position, row) of the first of each set of rows the engine cannot tell apart
+    (same layer, units, contracts, functions, isolation, vendors): forks and editions of one
+    component would otherwise fill a slot's few places and crowd out real alternatives."""
+    seen: set[tuple[object, ...]] = set()
+    kept = []
+    for position, row in enumerate(rows):
+        if row is not None:
+            shape = (
+                row.layer, row.resource_units, row.enforcement_points, row.provides,
+                row.requires, row.accepts, row.exclusive, row.signals, row.functions,
+                tuple(row.isolation.values()), row.vendors,
+            )  # fmt: skip
+            if shape in seen:
+                continue
+            seen.add(shape)
+        kept.append((position, row))
+    return kept
+
+
+def _governed_by(index: _Index, presenter: Row, governor: Row | None) -> bool:
+    """Whether `presenter` can run under `governor`: every requirement of its bundle that only
+    governing rows provide (volcano-vgpu's assigner is Volcano's scheduler) is the governor's."""
+    for row in index.bundle(presenter):
+        for pattern in row.requires:
+            providers = index.providers(pattern)
+            only_governors = providers and all(governed(p) for p in providers)
+            if only_governors and (governor is None or not index.offers(governor, pattern)):
+                return False
+    return True
 
 
 VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "huawei": "Huawei"}

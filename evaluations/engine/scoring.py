@@ -47,7 +47,7 @@ def _score_pool(
     out: _Verdict,
 ) -> float:
     presenter = draft.presenters[plan.name]
-    facts = pool_facts(plan, presenter, profile, members(draft, plan))
+    facts = pool_facts(plan, presenter, profile, members(draft, plan), index.pool_facts)
     units = list(facts.units)
     traits = [UNIT_TRAITS[u] for u in units if u in UNIT_TRAITS]
     where = _("pool %(pool)s", pool=plan.name)
@@ -58,17 +58,19 @@ def _score_pool(
         short = shortfalls(facts.by_kind[kind], level, profile)
         count = demanded_aspects(level, profile)
         scores.append(1.0 - len(short) / count if count else 1.0)
-        out.missing.extend(
-            _(
-                "%(where)s: %(kind)s gets %(aspect)s isolation %(level)s, %(demanded)s is demanded",
-                where=where,
-                kind=_(kind),
-                aspect=_(aspect),
-                level=_(facts.by_kind[kind][aspect]),
-                demanded=_(wanted),
+        if out.words:
+            out.missing.extend(
+                _(
+                    "%(where)s: %(kind)s gets %(aspect)s isolation %(level)s, %(demanded)s is "
+                    "demanded",
+                    where=where,
+                    kind=_(kind),
+                    aspect=_(aspect),
+                    level=_(facts.by_kind[kind][aspect]),
+                    demanded=_(wanted),
+                )
+                for aspect, wanted in short
             )
-            for aspect, wanted in short
-        )
     isolation = sum(scores) / len(scores) if scores else 1.0
     offered = joined(
         ", ",
@@ -77,7 +79,7 @@ def _score_pool(
             for a in ("memory", "compute", "fault")
         ),
     )
-    if isolation == 1.0:
+    if isolation == 1.0 and out.words:
         out.fits.append(
             _(
                 "%(where)s: %(row)s gives %(units)s (%(offered)s isolation), as its work demands",
@@ -95,49 +97,53 @@ def _score_pool(
     if serving and (profile.tenancy == "multi" or weights["cost"] > 1.0):
         if facts.tenant_sharing == "across_tenants":
             cost += 1.0
-            out.fits.append(
-                _(
-                    "%(where)s: one GPU serves several tenants through %(units)s, as the "
-                    "profile allows",
-                    where=where,
-                    units=", ".join(u for u in units if u in SHARING_UNITS),
+            if out.words:
+                out.fits.append(
+                    _(
+                        "%(where)s: one GPU serves several tenants through %(units)s, as the "
+                        "profile allows",
+                        where=where,
+                        units=", ".join(u for u in units if u in SHARING_UNITS),
+                    )
                 )
-            )
         elif facts.tenant_sharing == "within_tenant":
             cost += 1.0
             if profile.tenancy == "multi":
                 cost -= 1.0  # a pool per tenant: idle GPUs of one cannot serve another
-                out.notes.append(
+                if out.words:
+                    out.notes.append(
+                        _(
+                            "%(where)s is one pool per tenant%(count)s: GPUs idle in one tenant's "
+                            "pool cannot serve another",
+                            where=where,
+                            count=_(" (%(n)s pools)", n=profile.tenant_count)
+                            if profile.tenant_count
+                            else "",
+                        )
+                    )
+        else:
+            if out.words:
+                out.missing.append(
                     _(
-                        "%(where)s is one pool per tenant%(count)s: GPUs idle in one tenant's "
-                        "pool cannot serve another",
+                        "%(where)s: %(units)s gives each pod whole devices",
                         where=where,
-                        count=_(" (%(n)s pools)", n=profile.tenant_count)
-                        if profile.tenant_count
-                        else "",
+                        units=", ".join(units),
                     )
                 )
-        else:
-            out.missing.append(
-                _(
-                    "%(where)s: %(units)s gives each pod whole devices",
-                    where=where,
-                    units=", ".join(units),
-                )
-            )
     if traits:
         cheapest = min(_COST_LEVEL[t.reconfiguration] for t in traits)
         strongest = max(_LEVEL[level] for level in facts.isolation.values())
         if cheapest == _COST_LEVEL["high"] and strongest > _LEVEL[plan.isolation]:
             cost -= 1.0
-            out.notes.append(
-                _(
-                    "%(where)s pays %(units)s's high reconfiguration cost for isolation "
-                    "stronger than demanded",
-                    where=where,
-                    units=", ".join(units),
+            if out.words:
+                out.notes.append(
+                    _(
+                        "%(where)s pays %(units)s's high reconfiguration cost for isolation "
+                        "stronger than demanded",
+                        where=where,
+                        units=", ".join(units),
+                    )
                 )
-            )
 
     # Behind a device shared below hard isolation only the sharing mechanism itself can tell
     # tenants apart; an exporter outside it sees the device, not who used it.
@@ -148,23 +154,26 @@ def _score_pool(
         attributable = own
     observability = len(attributable) / (len(attributable) + 5)
     if attributable:
-        out.fits.append(
-            _(
-                "%(where)s: %(count)s GPU signals attributable per pod",
-                where=where,
-                count=len(attributable),
+        if out.words:
+            out.fits.append(
+                _(
+                    "%(where)s: %(count)s GPU signals attributable per pod",
+                    where=where,
+                    count=len(attributable),
+                )
             )
-        )
     elif _pool_signals(index, draft, plan.name):
-        out.missing.append(
-            _(
-                "%(where)s: only device-level signals; none attributes GPU use to the pods "
-                "sharing it",
-                where=where,
+        if out.words:
+            out.missing.append(
+                _(
+                    "%(where)s: only device-level signals; none attributes GPU use to the pods "
+                    "sharing it",
+                    where=where,
+                )
             )
-        )
     else:
-        out.missing.append(_("%(where)s: no data-plane row exports GPU signals", where=where))
+        if out.words:
+            out.missing.append(_("%(where)s: no data-plane row exports GPU signals", where=where))
 
     return (
         3.0 * weights["isolation"] * isolation
@@ -215,21 +224,23 @@ def _score_governor(
     if needs.enforcement_points:
         score += 2.0 * len(covered) / len(needs.enforcement_points)
     for point in sorted(needs.enforcement_points - covered):
-        out.missing.append(
-            _("%(row)s does not enforce at %(point)s", row=governor.label, point=_(point))
-        )
+        if out.words:
+            out.missing.append(
+                _("%(row)s does not enforce at %(point)s", row=governor.label, point=_(point))
+            )
     extra = sorted(({"scheduler", "admission"} & governor.enforcement_points) - covered)
     for point in extra:
         score -= 0.5 * weights["compatibility"]
-        out.notes.append(
-            _(
-                "%(row)s also enforces at %(point)s, which this profile needs not",
-                row=governor.label,
-                point=_(point),
+        if out.words:
+            out.notes.append(
+                _(
+                    "%(row)s also enforces at %(point)s, which this profile needs not",
+                    row=governor.label,
+                    point=_(point),
+                )
             )
-        )
     provided = [c for c in needs.capabilities if c in governor.provides]
-    if provided:
+    if provided and out.words:
         out.fits.append(_("%(row)s provides %(ids)s", row=governor.label, ids=", ".join(provided)))
 
     expresses = 0.0
@@ -239,35 +250,39 @@ def _score_governor(
         resources = [i for i in index.feeds(presenter, governor) if i.startswith("resource:")]
         expresses += 0.5 * bool(units) + 0.5 * bool(resources)
         if units and resources:
-            out.fits.append(
-                _(
-                    "%(row)s can express pool %(pool)s's unit (%(units)s) through %(resources)s",
-                    row=governor.label,
-                    pool=plan.name,
-                    units=", ".join(units),
-                    resources=", ".join(resources[:3]) + (" …" if len(resources) > 3 else ""),
+            if out.words:
+                out.fits.append(
+                    _(
+                        "%(row)s can express pool %(pool)s's unit (%(units)s) through "
+                        "%(resources)s",
+                        row=governor.label,
+                        pool=plan.name,
+                        units=", ".join(units),
+                        resources=", ".join(resources[:3]) + (" …" if len(resources) > 3 else ""),
+                    )
                 )
-            )
         else:
-            out.missing.append(
-                _(
-                    "%(row)s cannot express pool %(pool)s's unit or resources",
-                    row=governor.label,
-                    pool=plan.name,
+            if out.words:
+                out.missing.append(
+                    _(
+                        "%(row)s cannot express pool %(pool)s's unit or resources",
+                        row=governor.label,
+                        pool=plan.name,
+                    )
                 )
-            )
         # A shared unit has sizes (slices, memory, cores); a quota on a single count of
         # "GPUs" cannot tell a 1g slice from a 7g one.
         shares = any(UNIT_TRAITS[u].shares for u in _known_units(presenter))
         if shares and len(resources) < 2:
-            out.missing.append(
-                _(
-                    "pool %(pool)s advertises its %(units)s under one resource name: quotas "
-                    "cannot tell the sizes apart",
-                    pool=plan.name,
-                    units=", ".join(_known_units(presenter)),
+            if out.words:
+                out.missing.append(
+                    _(
+                        "pool %(pool)s advertises its %(units)s under one resource name: quotas "
+                        "cannot tell the sizes apart",
+                        pool=plan.name,
+                        units=", ".join(_known_units(presenter)),
+                    )
                 )
-            )
         else:
             expresses += 0.25
     score += weights["compatibility"] * expresses / len(draft.plans)
@@ -275,23 +290,26 @@ def _score_governor(
     # Each non-baseline requirement ties the control plane to particular lower layers.
     coupling = sorted(p for p in governor.requires if not index.satisfied(p, ()))
     score -= 0.25 * weights["compatibility"] * len(coupling)
-    if coupling:
+    if coupling and out.words:
         out.notes.append(
             _("%(row)s is tied to %(ids)s", row=governor.label, ids=", ".join(coupling))
         )
     if "training" in profile.workload_types and TOPOLOGY in governor.provides:
         score += 0.5
-        out.fits.append(_("%(row)s places distributed training by topology", row=governor.label))
+        if out.words:
+            out.fits.append(
+                _("%(row)s places distributed training by topology", row=governor.label)
+            )
     return score
 
 
-def _isolation_breaches(draft: _Draft, profile: Profile) -> list[str]:
+def _isolation_breaches(draft: _Draft, profile: Profile, index: _Index) -> list[str]:
     """Work served below a hard isolation demanded for it (interactive work shared only within
     a tenant is demanded soft unless named; see drafting.demanded_for)."""
     breaches = []
     for plan in draft.plans:
         presenter = draft.presenters[plan.name]
-        facts = pool_facts(plan, presenter, profile, members(draft, plan))
+        facts = pool_facts(plan, presenter, profile, members(draft, plan), index.pool_facts)
         for kind in plan.workloads:
             if facts.demanded[kind] != "hard":
                 continue
@@ -314,7 +332,7 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     """Everything the score owes to the draft itself; the stack check can only lower it."""
     weights = _weights(profile)
     out = _Verdict()
-    for breach in _isolation_breaches(draft, profile):
+    for breach in _isolation_breaches(draft, profile, index):
         out.score -= ISOLATION_BREACH_PENALTY
         out.breaches += 1
         out.missing.append(breach)
@@ -359,8 +377,8 @@ def _presenter_fit(
         pools={plan.name: pool},
         bundles={plan.name: list(index.bundle(presenter))},
     )
-    fit = _score_pool(index, draft, plan, profile, weights, _Verdict())
-    fit -= ISOLATION_BREACH_PENALTY * len(_isolation_breaches(draft, profile))
+    fit = _score_pool(index, draft, plan, profile, weights, _Verdict(words=False))
+    fit -= ISOLATION_BREACH_PENALTY * len(_isolation_breaches(draft, profile, index))
     served = sum(bool(plan.units[kind] & presenter.resource_units) for kind in plan.workloads)
     return fit + 3.0 * served / max(1, len(profile.workload_types))
 
@@ -382,7 +400,7 @@ def _governor_fit(
         pools={name: [row] for name, row in presenters.items()},
         governor=governor,
     )
-    return _score_governor(index, draft, needs, profile, weights, _Verdict())
+    return _score_governor(index, draft, needs, profile, weights, _Verdict(words=False))
 
 
 def _score_report(out: _Verdict, report: StackReport) -> None:

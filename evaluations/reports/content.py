@@ -35,6 +35,7 @@ from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
 from evaluations.steps.forms import (
+    CROSS_TENANT_CHOICES,
     FAILURE_CHOICES,
     ISOLATION_CHOICES,
     LEVEL_CHOICES,
@@ -43,6 +44,7 @@ from evaluations.steps.forms import (
     TENANCY_CHOICES,
     WORKLOAD_CHOICES,
     time_windows_in_words,
+    workload_isolation_in_words,
 )
 
 logger = logging.getLogger(__name__)
@@ -109,6 +111,14 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
         (label, str(value))
         for label, value in (
             (_("Number of tenants"), profile.get("tenant_count")),
+            (
+                _("GPUs shared between tenants"),
+                _choice_labels(CROSS_TENANT_CHOICES).get(profile.get("cross_tenant_sharing")),
+            ),
+            (
+                _("Isolation per workload type"),
+                workload_isolation_in_words(profile.get("workload_isolation")),
+            ),
             (_("GPU model"), profile.get("gpu_model")),
             (_("Memory per GPU"), gb and _("{count} GB").format(count=gb)),
             (_("GPU nodes"), profile.get("node_count")),

@@ -10,6 +10,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from catalog.engine.gpus import gpu_model_choices
 from catalog.engine.profile import (
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,
@@ -53,6 +54,13 @@ FAILURE_CHOICES = [
 
 TENANCY_CHOICES = [("single", _("single tenant")), ("multi", _("multi-tenant"))]
 
+# Whether one GPU may serve several tenants at once (catalog.engine.profile.CROSS_TENANT_SHARING).
+CROSS_TENANT_CHOICES = [
+    ("never", _("never: a GPU serves one tenant at a time")),
+    ("hard_partitions", _("only through hard partitions (MIG: memory, compute and fault)")),
+    ("allowed", _("allowed: tenants may share a GPU")),
+]
+
 PRIORITY_LABELS = {
     "isolation": _("isolation strength"),
     "cost": _("cost target"),
@@ -74,6 +82,20 @@ def time_windows_in_words(windows: dict[str, str] | None) -> str:
     return "; ".join(
         f"{kinds.get(kind, kind)}: {times.get(window, window)}"
         for kind, window in (windows or {}).items()
+    )
+
+
+# The per-workload isolation selects say the level alone; the choice's parenthesis is the
+# isolation requirement's own explanation, given once beside it.
+ISOLATION_LEVEL_WORDS = {"hard": _("hard"), "soft": _("soft"), "none": _("none")}
+
+
+def workload_isolation_in_words(levels: dict[str, str] | None) -> str:
+    """`{"interactive": "soft"}` as "Interactive development: soft", in the reader's language."""
+    kinds = dict(WORKLOAD_CHOICES)
+    return "; ".join(
+        f"{kinds.get(kind, kind)}: {ISOLATION_LEVEL_WORDS.get(level, level)}"
+        for kind, level in (levels or {}).items()
     )
 
 
@@ -109,6 +131,12 @@ class ProfileForm(forms.Form):
         label=_("A failure is"), choices=BLANK + FAILURE_CHOICES, required=False
     )
     tenancy = forms.ChoiceField(label=_("Tenancy"), choices=BLANK + TENANCY_CHOICES, required=False)
+    cross_tenant_sharing = forms.ChoiceField(
+        label=_("GPUs shared between tenants"),
+        # Empty: derived from tenancy and isolation (Profile.tenant_rule); the page says to what.
+        choices=[("", _("— derived from tenancy and isolation"))] + CROSS_TENANT_CHOICES,
+        required=False,
+    )
     tenant_count = forms.IntegerField(
         label=_("Number of tenants"),
         required=False,
@@ -123,14 +151,28 @@ class ProfileForm(forms.Form):
         label=_("GPU model"),
         required=False,
         max_length=GPU_MODEL_MAX,
-        widget=forms.TextInput({"placeholder": _("e.g. A100 80GB")}),
+        # A model of EcoMap's GPU facts from the list (the page's <datalist>), or any text: an
+        # unknown model is kept and the page says its MIG and vendor are not checked.
+        widget=forms.TextInput(
+            {
+                "placeholder": _("e.g. A100 80GB"),
+                "list": "gpu-models",
+                "autocomplete": "off",
+                "spellcheck": "false",
+            }
+        ),
         help_text=_(
             "The GPUs these workloads share, and how much memory each has: memory-slicing "
             "units (MIG profiles, HAMi's GPU memory) are sized from it."
         ),
     )
     gpu_memory_gb = forms.IntegerField(
-        label=_("Memory per GPU (GB)"), required=False, min_value=1, max_value=GPU_MEMORY_MAX_GB
+        label=_("Memory per GPU (GB)"),
+        required=False,
+        min_value=1,
+        max_value=GPU_MEMORY_MAX_GB,
+        # The placeholder is the known model's memory (step 1's notes), updated as it is saved.
+        widget=forms.NumberInput({"data-note-placeholder": ""}),
     )
     node_count = forms.IntegerField(
         label=_("GPU nodes"),
@@ -169,7 +211,8 @@ class ProfileForm(forms.Form):
     PRIORITY_FIELDS = ("priority_1", "priority_2", "priority_3", "priority_4")
     # One "when does it run" select per workload type; only the ticked types' count.
     WINDOW_FIELDS = {f"window_{kind}": kind for kind in WORKLOAD_TYPES}
-    GPU_FIELDS = ("gpu_model", "gpu_memory_gb", "node_count")
+    # One isolation select per workload type, overriding the isolation requirement for it.
+    ISOLATION_FIELDS = {f"isolation_{kind}": kind for kind in WORKLOAD_TYPES}
     VERSION_FIELDS = ("kubernetes_version", "component_versions")
     # Form fields that are profile fields of the same name: an invalid one keeps its stored answer.
     PLAIN_FIELDS = (
@@ -181,6 +224,7 @@ class ProfileForm(forms.Form):
         "failure_semantics",
         "tenancy",
         "tenant_count",
+        "cross_tenant_sharing",
         "gpu_model",
         "gpu_memory_gb",
         "node_count",
@@ -196,6 +240,13 @@ class ProfileForm(forms.Form):
                 label=labels[kind], choices=BLANK + TIME_WINDOW_CHOICES, required=False
             )
             self.fields[name].widget.attrs["data-window-for"] = kind
+        for name, kind in self.ISOLATION_FIELDS.items():
+            self.fields[name] = forms.ChoiceField(
+                label=labels[kind],
+                choices=[("", _("— as above"))] + list(ISOLATION_LEVEL_WORDS.items()),
+                required=False,
+            )
+            self.fields[name].widget.attrs["data-window-for"] = kind
 
     @classmethod
     def initial_from(cls, profile: dict[str, Any]) -> dict[str, Any]:
@@ -207,6 +258,8 @@ class ProfileForm(forms.Form):
             initial[name] = value
         for kind, window in (profile.get("time_windows") or {}).items():
             initial[f"window_{kind}"] = window
+        for kind, level in (profile.get("workload_isolation") or {}).items():
+            initial[f"isolation_{kind}"] = level
         pinned = profile.get("component_versions") or {}
         initial["component_versions"] = "\n".join(f"{slug} {v}" for slug, v in pinned.items())
         return initial
@@ -214,8 +267,13 @@ class ProfileForm(forms.Form):
     def window_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.WINDOW_FIELDS]
 
-    def gpu_fields(self) -> list[forms.BoundField]:
-        return [self[name] for name in self.GPU_FIELDS]
+    def isolation_fields(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.ISOLATION_FIELDS]
+
+    @staticmethod
+    def gpu_model_names() -> list[str]:
+        """The models of EcoMap's GPU facts, for the GPU model's list of suggestions."""
+        return [name for _key, name in gpu_model_choices()]
 
     def version_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.VERSION_FIELDS]
@@ -283,6 +341,7 @@ class ProfileForm(forms.Form):
             "failure_semantics": data.get("failure_semantics") or None,
             "tenancy": data.get("tenancy") or None,
             "tenant_count": data.get("tenant_count"),
+            "cross_tenant_sharing": data.get("cross_tenant_sharing") or None,
             "gpu_model": (data.get("gpu_model") or "").strip() or None,
             "gpu_memory_gb": data.get("gpu_memory_gb"),
             "node_count": data.get("node_count"),
@@ -292,6 +351,11 @@ class ProfileForm(forms.Form):
             "time_windows": {
                 kind: data[name]
                 for name, kind in self.WINDOW_FIELDS.items()
+                if kind in kinds and data.get(name)
+            },
+            "workload_isolation": {
+                kind: data[name]
+                for name, kind in self.ISOLATION_FIELDS.items()
                 if kind in kinds and data.get(name)
             },
         }

@@ -1,12 +1,21 @@
-"""The method's guidance shown beside each field, in English and Simplified Chinese (METHOD.md).
+"""The method's guidance shown beside each field, in English and Simplified Chinese (METHOD.md),
+and the facts step 1 shows beside its answers (`profile_notes`).
 
-Kept as a bilingual table rather than gettext strings because it is long prose that is reviewed
-against the Chinese original of the method; `guidance()` picks the active language.
+The guidance is kept as a bilingual table rather than gettext strings because it is long prose
+that is reviewed against the Chinese original of the method; `guidance()` picks the active
+language.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.utils import translation
+from django.utils.translation import gettext as _
+
+from catalog.engine.gpus import gpu_model_find
+from catalog.engine.profile import Profile, profile_valid_fields
+from evaluations.steps.forms import CROSS_TENANT_CHOICES
 
 GUIDANCE: dict[str, dict[str, str]] = {
     # Step 1: fix the target workload and SLO
@@ -56,6 +65,29 @@ GUIDANCE: dict[str, dict[str, str]] = {
         "(queues, quotas, fair sharing) and metering signals from the data plane.",
         "zh": "单租户还是多租户？多个团队或客户需要控制面（队列、配额、公平共享）以及来自数据平面的"
         "计量信号。",
+    },
+    "cross_tenant_sharing": {
+        "en": "May one GPU serve several tenants at once? Never: each GPU serves one tenant at a "
+        "time (whole devices, or a pool per tenant). Only through hard partitions: tenants share "
+        "a GPU only through partitions hard on memory, compute and fault (MIG). Allowed: any "
+        "sharing unit will do. Left empty, it follows from tenancy and isolation.",
+        "zh": "一块 GPU 能否同时服务多个租户？从不：每块 GPU 同一时间只服务一个租户（整卡，或每个"
+        "租户一个资源池）。仅通过硬分区：租户只通过显存、算力与故障都硬隔离的分区（MIG）共享 GPU。"
+        "允许：任何共享单位都可以。留空时，由租户模式与隔离要求推出。",
+    },
+    "workload_isolation": {
+        "en": "Where one workload type needs other isolation than the requirement above, say so "
+        "here: notebooks of one team often need only soft isolation from each other, while "
+        "inference needs hard. Left empty, a type takes the requirement above.",
+        "zh": "某类负载所需的隔离与上面的要求不同时，在此说明：同一团队的 Notebook 之间往往只需软"
+        "隔离，而推理需要硬隔离。留空时，该类负载沿用上面的要求。",
+    },
+    "gpu_model": {
+        "en": "Pick the model from EcoMap's GPU facts or type it: its vendor decides which "
+        "catalog rows can serve it, and its MIG profiles or partition modes which slices exist. "
+        "A model not in the facts is kept, but MIG and vendor are then not checked.",
+        "zh": "从 EcoMap 的 GPU 事实中选择型号，或直接输入：厂商决定哪些目录条目能服务它，"
+        "MIG 规格或分区模式决定有哪些切分。不在事实中的型号也会保存，但不再检查 MIG 与厂商。",
     },
     "priorities": {
         "en": "Rank isolation strength, cost target, observability and compatibility. The ranking "
@@ -166,3 +198,54 @@ def guidance(key: str) -> str:
 def granularity(unit_key: str) -> str:
     texts = GRANULARITY.get(unit_key, {})
     return texts.get(_language()) or texts.get("en", "")
+
+
+# Step 1's notes beside the answers: what the GPU model's facts say and what an empty
+# cross-tenant answer derives to. Every key is always present, so a note that no longer applies
+# is cleared when an autosave answers.
+NOTED_FIELDS: tuple[str, ...] = ("gpu_model", "gpu_memory_gb", "cross_tenant_sharing")
+
+
+def _derived_profile(profile: dict[str, Any]) -> Profile | None:
+    """The profile as the engines read it, without a cross-tenant answer (so the rule derives)."""
+    answers = {key: value for key, value in profile.items() if value not in (None, "", [], {})}
+    answers.pop("cross_tenant_sharing", None)
+    try:
+        return Profile.from_dict(profile_valid_fields(answers)[0])
+    except ValueError:
+        return None
+
+
+def profile_notes(profile: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per noted field: `text` (empty: no note), `kind` (warn or hint) and, for the memory, the
+    `placeholder` the GPU model's facts suggest."""
+    notes = {name: {"text": "", "kind": "hint"} for name in NOTED_FIELDS}
+    typed = profile.get("gpu_model")
+    model = gpu_model_find(typed) if typed else None
+    if typed and model is None:
+        notes["gpu_model"] = {
+            "text": _("Not in EcoMap's GPU facts: MIG and vendor are not checked."),
+            "kind": "warn",
+        }
+    elif model is not None:
+        sharing = _("MIG") if model.has_mig else _("no MIG")
+        notes["gpu_model"]["text"] = _("%(name)s in the GPU facts: %(memory)s GB, %(sharing)s.") % {
+            "name": model.name,
+            "memory": model.memory_gb,
+            "sharing": sharing,
+        }
+        if not profile.get("gpu_memory_gb"):
+            notes["gpu_memory_gb"] = {
+                "text": _("%(memory)s GB per GPU, from the GPU facts.")
+                % {"memory": model.memory_gb},
+                "kind": "hint",
+                "placeholder": str(model.memory_gb),
+            }
+    if not profile.get("cross_tenant_sharing"):
+        derived = _derived_profile(profile)
+        if derived is not None:
+            words = dict(CROSS_TENANT_CHOICES)[derived.tenant_rule]
+            notes["cross_tenant_sharing"]["text"] = _("Left empty, this is: %(rule)s.") % {
+                "rule": words
+            }
+    return notes

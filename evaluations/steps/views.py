@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
+from catalog.engine.gpus import gpu_model_find
 from catalog.engine.text import render as render_text
 from evaluations import selectors, services
 from evaluations.errors import EditConflict, InvalidInput
@@ -32,7 +33,7 @@ from evaluations.pages import (
 )
 from evaluations.steps import candidates as step_candidates
 from evaluations.steps.forms import BoundariesForm, ProfileForm, UnitsForm
-from evaluations.steps.guidance import granularity, guidance
+from evaluations.steps.guidance import granularity, guidance, profile_notes
 from evaluations.steps.services import (
     evaluation_candidate_add,
     evaluation_profile_save,
@@ -57,6 +58,8 @@ def _after_save(request, evaluation, number: int, form=None) -> HttpResponse:
                 "revision": evaluation.revision,
                 "state": evaluation.state,
                 "missing": _missing_labels(evaluation) if step == Step.PROFILE else [],
+                # Step 1's notes beside the answers (the GPU model's facts, derived sharing).
+                "notes": profile_notes(evaluation.profile or {}) if step == Step.PROFILE else {},
             }
         )
     go = request.POST.get("go", "")
@@ -161,13 +164,22 @@ def _profile_step(request, evaluation) -> HttpResponse:
                     )
         if saved and not form.errors:
             return _after_save(request, evaluation, 1)
+    notes = profile_notes(evaluation.profile or {})
+    memory_hint = notes["gpu_memory_gb"].get("placeholder")
+    if memory_hint:  # the known model's memory, where the team has not said its own
+        form.fields["gpu_memory_gb"].widget.attrs["placeholder"] = memory_hint
     context = page_context(
         request,
         evaluation,
         "step-1",
         form=form,
         missing=_missing_labels(evaluation),
-        guide={name: guidance(name) for name in ("step_profile", *ProfileForm.base_fields)},
+        notes=notes,
+        gpu_models=ProfileForm.gpu_model_names(),
+        guide={
+            name: guidance(name)
+            for name in ("step_profile", "workload_isolation", *ProfileForm.base_fields)
+        },
         priorities_guide=guidance("priorities"),
     )
     if request.method != "POST":
@@ -184,6 +196,7 @@ def _profile_step(request, evaluation) -> HttpResponse:
                 "revision": evaluation.revision,
                 "state": evaluation.state,
                 "missing": context["missing"],
+                "notes": context["notes"],
             },
             status=400,
         )
@@ -202,12 +215,16 @@ def _units_step(request, evaluation) -> HttpResponse:
         item.checked = item.unit.key in (form.data.getlist("units") if form.is_bound else chosen)
         item.note_field = form[f"note_{item.unit.key}"]
         item.caution = guidance(f"units_{item.unit.key}")
+    gpu_model = (evaluation.profile or {}).get("gpu_model") or ""
     context = page_context(
         request,
         evaluation,
         "step-2",
         form=form,
         implications=implications,
+        # The MIG unit's card lists what this model offers (EcoMap's GPU facts).
+        gpu_model=gpu_model,
+        gpu=gpu_model_find(gpu_model),
         guide={"step": guidance("step_units")},
     )
     return _step_response(request, evaluation, form, Step.UNITS, template, context)

@@ -62,6 +62,24 @@
     }
   }
 
+  // Step 1's notes beside the answers (the GPU model's facts, what an empty answer derives
+  // to): the server says each one after every save; an empty text hides the note.
+  function showNotes(form, notes) {
+    if (!notes || typeof notes !== "object") return;
+    Object.keys(notes).forEach(function (name) {
+      var note = notes[name] || {};
+      var holder = form.querySelector('[data-note-for="' + name + '"]');
+      if (holder) {
+        holder.textContent = note.text || "";
+        holder.hidden = !note.text;
+        holder.className = "field-note note-" + (note.kind || "hint");
+      }
+      // A control whose placeholder is the note's suggestion (the known model's memory).
+      var control = form.querySelector('[name="' + name + '"][data-note-placeholder]');
+      if (control) control.placeholder = note.placeholder || "";
+    });
+  }
+
   function markStage(done) {
     var current = document.querySelector(".eval-progress-step.is-current");
     if (!current) return;
@@ -105,6 +123,7 @@
           }
           markStage(result.data.done);
           showMissing(form, result.data.missing);
+          showNotes(form, result.data.notes);
           showErrors(form, result.data.errors);
         } else if (result.ok) {
           if (status) {
@@ -113,6 +132,7 @@
           }
           markStage(result.data.done);
           showMissing(form, result.data.missing);
+          showNotes(form, result.data.notes);
         } else {
           if (status) {
             status.textContent = result.data.detail || "Not saved";
@@ -152,10 +172,10 @@
     }, 1200));
   });
 
-  // Step 1: a "when does it run" select only for the workload types ticked.
-  document.querySelectorAll("[data-time-windows]").forEach(function (group) {
+  // Step 1: a "when does it run" and an isolation select only for the workload types ticked.
+  document.querySelectorAll("[data-time-windows], [data-per-workload]").forEach(function (group) {
     var form = group.closest("form");
-    var empty = group.querySelector("[data-windows-empty]");
+    var empty = group.querySelector("[data-windows-empty], [data-workload-empty]");
     function sync() {
       var ticked = 0;
       group.querySelectorAll("[data-window-for]").forEach(function (select) {

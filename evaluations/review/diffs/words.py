@@ -18,7 +18,12 @@ from evaluations.reports.lists import text_items
 from evaluations.review.diffs.engine import Change, ContentDiff, Touch
 from evaluations.review.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
 from evaluations.review.revisions import text_from_data
-from evaluations.steps.forms import PRIORITY_LABELS, ProfileForm, time_windows_in_words
+from evaluations.steps.forms import (
+    PRIORITY_LABELS,
+    ProfileForm,
+    time_windows_in_words,
+    workload_isolation_in_words,
+)
 
 SECTION_TITLES = {
     "profile": Step.PROFILE.label,
@@ -63,6 +68,7 @@ class _Words:
         fields = ProfileForm.base_fields
         self.profile_labels = {name: str(f.label) for name, f in fields.items() if f.label}
         self.profile_labels["priorities"] = _("Priorities")
+        self.profile_labels["workload_isolation"] = _("Isolation per workload type")
         self.profile_choices = {
             name: {key: str(label) for key, label in getattr(f, "choices", ()) if key}
             for name, f in fields.items()
@@ -77,6 +83,8 @@ class _Words:
             return "—"
         if name == "time_windows":
             return time_windows_in_words(value)
+        if name == "workload_isolation":
+            return workload_isolation_in_words(value)
         if name == "gpu_memory_gb":
             return _("{count} GB").format(count=value)
         table = self.profile_choices.get(name, {})

@@ -278,3 +278,39 @@ def test_a_stale_adopt_from_the_page_answers_409(cast, client):
     )
 
     assert response.status_code == 409
+
+
+def test_replacements_serve_only_the_vendor_of_the_gpu_model_step_1_names(cast):
+    profile = {**SHAPE_B_PROFILE, "gpu_model": "h100"}
+    evaluation = decided(cast, [DEVICE_PLUGIN, "kueue/controller"], profile=profile)
+
+    choice = next(c for c in whatif_choices(evaluation) if c.row.id == DEVICE_PLUGIN)
+
+    offered = {row.id for row in (*choice.suggested, *choice.others)}
+    assert "amd-gpu-device-plugin/whole-gpu" not in offered
+    assert "amd-gpu-device-plugin/whole-gpu" in {row.id for row in choice.other_vendor}
+    assert DRA_GPU in offered
+
+
+def test_without_a_known_gpu_model_every_vendor_may_replace_a_row(cast):
+    evaluation = decided(cast, [DEVICE_PLUGIN, "kueue/controller"])
+
+    choice = next(c for c in whatif_choices(evaluation) if c.row.id == DEVICE_PLUGIN)
+
+    assert "amd-gpu-device-plugin/whole-gpu" in {row.id for row in choice.others + choice.suggested}
+    assert choice.other_vendor == ()
+
+
+def test_the_what_if_page_says_how_many_rows_serve_another_vendor(cast, client):
+    profile = {**SHAPE_B_PROFILE, "gpu_model": "H100 80GB"}
+    evaluation = decided(cast, [DEVICE_PLUGIN, "kueue/controller"], profile=profile)
+    client.force_login(cast.bob)
+
+    body = client.get(
+        reverse("evaluations:what-if", args=[evaluation.pk]), {"row": DEVICE_PLUGIN}
+    ).content.decode()
+
+    assert "serve another vendor&#x27;s GPUs than H100 80GB (GPU facts)" in body or (
+        "serve another vendor's GPUs than H100 80GB (GPU facts)" in body
+    )
+    assert 'value="amd-gpu-device-plugin/whole-gpu"' not in body

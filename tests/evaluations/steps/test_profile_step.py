@@ -296,3 +296,155 @@ def test_a_nul_in_the_gpu_model_is_marked_not_a_server_error(client, cast, evalu
     assert response.status_code == 400
     assert list(response.context["form"].errors) == ["gpu_model"]
     assert stored(evaluation)["node_count"] == 6
+
+
+# Cross-tenant sharing, isolation per workload type, the GPU model's facts
+
+
+def test_the_cross_tenant_answer_and_the_isolation_per_type_are_saved(client, cast, evaluation):
+    data = {
+        **FILLED,
+        "workload_types": ["training", "online_inference", "interactive"],
+        "cross_tenant_sharing": "never",
+        "isolation_interactive": "soft",
+        "isolation_training": "hard",
+    }
+
+    response = post(client, cast.bob, evaluation, data, autosave=True)
+
+    assert response.status_code == 200
+    profile = stored(evaluation)
+    assert profile["cross_tenant_sharing"] == "never"
+    assert profile["workload_isolation"] == {"training": "hard", "interactive": "soft"}
+    assert Evaluation.objects.get(pk=evaluation.pk).engine_profile().tenant_rule == "never"
+
+
+def test_an_unknown_cross_tenant_answer_is_marked_and_the_others_kept(client, cast, evaluation):
+    response = post(
+        client, cast.bob, evaluation, {**FILLED, "cross_tenant_sharing": "sometimes"}, autosave=True
+    )
+
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["cross_tenant_sharing"]
+    profile = stored(evaluation)
+    assert profile["cross_tenant_sharing"] is None
+    assert profile["tenant_count"] == 4
+
+
+def test_an_unknown_isolation_for_a_type_is_marked_and_the_others_kept(client, cast, evaluation):
+    data = {**FILLED, "isolation_training": "iron", "isolation_online_inference": "hard"}
+
+    response = post(client, cast.bob, evaluation, data, autosave=True)
+
+    assert list(response.json()["errors"]) == ["isolation_training"]
+    assert stored(evaluation)["workload_isolation"] == {"online_inference": "hard"}
+    assert stored(evaluation)["node_count"] == 6
+
+
+def test_isolation_of_unticked_workload_types_is_not_stored(client, cast, evaluation):
+    post(client, cast.bob, evaluation, {**FILLED, "isolation_batch": "none"})
+
+    assert not stored(evaluation)["workload_isolation"]
+
+
+def test_the_page_shows_the_stored_isolation_per_type_and_cross_tenant_answer(
+    client, cast, evaluation
+):
+    data = {**FILLED, "cross_tenant_sharing": "allowed", "isolation_online_inference": "soft"}
+    post(client, cast.bob, evaluation, data)
+
+    form = client.get(reverse("evaluations:step", args=[evaluation.pk, 1])).context["form"]
+
+    assert form["isolation_online_inference"].value() == "soft"
+    assert form["cross_tenant_sharing"].value() == "allowed"
+
+
+def test_an_empty_cross_tenant_answer_says_what_it_derives_to(client, cast, evaluation):
+    response = post(client, cast.bob, evaluation, {**FILLED, "isolation": "hard"}, autosave=True)
+
+    note = response.json()["notes"]["cross_tenant_sharing"]["text"]
+    assert note == (
+        "Left empty, this is: only through hard partitions (MIG: memory, compute and fault)."
+    )
+
+
+def test_an_unknown_gpu_model_is_stored_and_warned_about(client, cast, evaluation):
+    response = post(client, cast.bob, evaluation, {**FILLED, "gpu_model": "Quadro 9000X"})
+
+    assert response.status_code == 302  # saved: an unknown model is never an error
+    assert stored(evaluation)["gpu_model"] == "Quadro 9000X"
+    content = client.get(reverse("evaluations:step", args=[evaluation.pk, 1])).content.decode()
+    assert "Not in EcoMap&#x27;s GPU facts: MIG and vendor are not checked." in content
+    assert 'class="field-note note-warn" data-note-for="gpu_model"' in content
+
+
+def test_the_autosave_warns_about_an_unknown_gpu_model(client, cast, evaluation):
+    response = post(
+        client, cast.bob, evaluation, {**FILLED, "gpu_model": "Quadro 9000X"}, autosave=True
+    )
+
+    assert response.status_code == 200
+    note = response.json()["notes"]["gpu_model"]
+    assert note["kind"] == "warn"
+    assert "MIG and vendor are not checked" in note["text"]
+
+
+def test_a_known_gpu_model_in_any_case_suggests_its_memory(client, cast, evaluation):
+    data = {**FILLED, "gpu_model": "h100", "gpu_memory_gb": ""}
+
+    notes = post(client, cast.bob, evaluation, data, autosave=True).json()["notes"]
+
+    assert notes["gpu_model"]["kind"] == "hint"
+    assert notes["gpu_model"]["text"].startswith("NVIDIA H100 80GB in the GPU facts")
+    assert notes["gpu_memory_gb"]["placeholder"] == "80"
+    content = client.get(reverse("evaluations:step", args=[evaluation.pk, 1])).content.decode()
+    assert 'placeholder="80"' in content
+
+
+def test_a_memory_the_team_said_needs_no_suggestion(client, cast, evaluation):
+    data = {**FILLED, "gpu_model": "h100", "gpu_memory_gb": "94"}
+
+    notes = post(client, cast.bob, evaluation, data, autosave=True).json()["notes"]
+
+    assert notes["gpu_memory_gb"]["text"] == ""
+
+
+def test_the_gpu_model_offers_the_models_of_the_gpu_facts(client, cast, evaluation):
+    client.force_login(cast.bob)
+
+    content = client.get(reverse("evaluations:step", args=[evaluation.pk, 1])).content.decode()
+
+    assert 'list="gpu-models"' in content
+    assert '<datalist id="gpu-models">' in content
+    assert '<option value="NVIDIA H100 80GB">' in content
+    assert '<option value="AMD Instinct MI300X">' in content
+
+
+def test_the_overview_says_the_new_answers_in_words(client, cast, evaluation):
+    data = {
+        **FILLED,
+        "workload_types": ["training", "interactive"],
+        "cross_tenant_sharing": "hard_partitions",
+        "isolation_interactive": "soft",
+    }
+    post(client, cast.bob, evaluation, data)
+
+    summary = dict(
+        client.get(reverse("evaluations:detail", args=[evaluation.pk])).context["profile_summary"]
+    )
+
+    assert summary["GPUs shared between tenants"].startswith("only through hard partitions")
+    assert summary["Isolation per workload type"] == "Interactive development: soft"
+
+
+def test_the_report_says_the_cross_tenant_answer_and_isolation_per_type_in_words():
+    from evaluations.reports.content import profile_rows
+
+    rows = dict(
+        profile_rows(
+            {"cross_tenant_sharing": "never", "workload_isolation": {"interactive": "soft"}}
+        )
+    )
+
+    assert rows["GPUs shared between tenants"] == "never: a GPU serves one tenant at a time"
+    assert rows["Isolation per workload type"] == "Interactive development: soft"
