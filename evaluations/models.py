@@ -206,6 +206,9 @@ class Decision(models.Model):
     evaluation = models.OneToOneField(Evaluation, on_delete=models.CASCADE, related_name="decision")
     rows = models.JSONField(_("stack"), default=list)  # ["project/key", ...]
     pools = models.JSONField(_("node pools"), default=dict, blank=True)  # {name: [row ids]}
+    # {pool name: "within_tenant" | "none" | "across_tenants"}: what the team says of how tenants
+    # share each pool; a pool not named serves every tenant (catalog.engine.fit.TENANT_SHARING).
+    pool_tenant_sharing = models.JSONField(_("tenant sharing per pool"), default=dict, blank=True)
     rationale = models.TextField(_("rationale"), blank=True)
     risks = models.TextField(_("risks and failure modes to watch"), blank=True)
     acceptance_checks = models.TextField(_("acceptance checks"), blank=True)

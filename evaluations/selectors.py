@@ -312,7 +312,12 @@ def decision_report(evaluation: Evaluation) -> StackReport | None:
     pools = {
         name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
     }
-    return check_stack(rows, pools or None, _profile_or_none(evaluation))
+    return check_stack(
+        rows,
+        pools or None,
+        _profile_or_none(evaluation),
+        tenant_sharing=decision.pool_tenant_sharing or {},
+    )
 
 
 def _refs_query(refs: Iterable[str]) -> Q:

@@ -231,6 +231,8 @@ SPECTACULAR_SETTINGS = {
         "VerdictEnum": "catalog.engine.oracle.VERDICTS",
         "ReviewVerdictEnum": "evaluations.models.Verdict",
         "LowMediumHighEnum": "catalog.engine.profile.JITTER_TOLERANCES",
+        "IsolationLevelEnum": "catalog.engine.rows.ISOLATION_LEVELS",
+        "TenantSharingEnum": "catalog.engine.fit.TENANT_SHARING",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -8,6 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from catalog.engine.fit import TENANT_SHARING
 from catalog.engine.profile import (
     FAILURE_SEMANTICS,
     GPU_MEMORY_MAX_GB,
@@ -83,12 +84,14 @@ class DecisionSerializer(serializers.ModelSerializer):
     decided_by = serializers.CharField(source="decided_by.get_username", default=None)
     rows = serializers.ListField(child=serializers.CharField())
     pools = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
+    pool_tenant_sharing = serializers.DictField(child=serializers.CharField())
 
     class Meta:
         model = Decision
         fields = [
             "rows",
             "pools",
+            "pool_tenant_sharing",
             "rationale",
             "risks",
             "acceptance_checks",
@@ -386,6 +389,12 @@ class DecisionInputSerializer(EditSerializer):
         required=False,
         help_text="node pool name → row ids; rows in no pool are cluster-wide",
     )
+    pool_tenant_sharing = serializers.DictField(
+        child=serializers.ChoiceField(choices=list(TENANT_SHARING)),
+        required=False,
+        help_text="node pool name → how tenants share it: within_tenant (one such pool per "
+        "tenant), none (whole devices) or across_tenants; a pool not named serves every tenant",
+    )
     rationale = serializers.CharField(required=False, allow_blank=True, max_length=10000)
     risks = serializers.CharField(required=False, allow_blank=True, max_length=20000)
     acceptance_checks = serializers.CharField(required=False, allow_blank=True, max_length=10000)
@@ -453,6 +462,33 @@ class RecommendationField(serializers.JSONField):
     pass
 
 
+class IsolationSerializer(serializers.Serializer):
+    memory = serializers.ChoiceField(choices=["hard", "soft", "none"])
+    compute = serializers.ChoiceField(choices=["hard", "soft", "none"])
+    fault = serializers.ChoiceField(choices=["hard", "soft", "none"])
+
+
+class PoolDetailSerializer(serializers.Serializer):
+    """What one pool of a recommended stack is (DESIGN.md, recommendation contract)."""
+
+    label = serializers.CharField(help_text="the pool's name in words")
+    units = serializers.ListField(
+        child=serializers.CharField(), help_text="the resource units the pool gives its work"
+    )
+    isolation = IsolationSerializer(help_text="the weakest of its units, per aspect")
+    tenant_sharing = serializers.ChoiceField(
+        choices=list(TENANT_SHARING),
+        help_text="none: each GPU serves one pod; within_tenant: one such pool per tenant; "
+        "across_tenants: pods of several tenants share its GPUs",
+    )
+    workloads = serializers.ListField(
+        child=serializers.CharField(), help_text="the profile's workload types it serves"
+    )
+    acceptance_checks = serializers.ListField(
+        child=serializers.CharField(), help_text="the checks that test this pool"
+    )
+
+
 class RecommendationSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     shape = serializers.ChoiceField(choices=["A", "B", "C"])
@@ -464,4 +500,8 @@ class RecommendationSerializer(serializers.Serializer):
     missing = serializers.ListField(child=serializers.CharField())
     acceptance_checks = serializers.ListField(child=serializers.CharField())
     explanation = serializers.CharField()
+    trade_off = serializers.CharField(help_text="what the stack buys and costs, in one line")
+    pool_details = serializers.DictField(
+        child=PoolDetailSerializer(), help_text="pool name → what the pool is"
+    )
     report = RecommendationField()

@@ -27,9 +27,22 @@ class DecisionForm(forms.Form):
         widget=forms.Textarea({"rows": 4}),
     )
 
-    def __init__(self, *args: Any, refs: list[str], **kwargs: Any) -> None:
+    per_tenant_pools = forms.CharField(
+        label=_("Pools run once per tenant"),
+        help_text=_(
+            "Pool names, separated by commas, whose GPUs are shared only within one tenant "
+            "(one such pool per tenant). Any other pool serves every tenant."
+        ),
+        required=False,
+        max_length=1000,
+    )
+
+    def __init__(
+        self, *args: Any, refs: list[str], sharing: dict[str, str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.refs = refs
+        self.sharing = dict(sharing or {})
         self.fields["rows"] = forms.MultipleChoiceField(
             label=_("Stack"),
             choices=[(ref, ref) for ref in refs],
@@ -51,6 +64,11 @@ class DecisionForm(forms.Form):
             "rationale": decision.rationale,
             "risks": decision.risks,
             "acceptance_checks": decision.acceptance_checks,
+            "per_tenant_pools": ", ".join(
+                name
+                for name, sharing in (decision.pool_tenant_sharing or {}).items()
+                if sharing == "within_tenant"
+            ),
         }
         for index, ref in enumerate(refs):
             initial[f"pool_{index}"] = pool_of.get(ref, "")
@@ -64,9 +82,20 @@ class DecisionForm(forms.Form):
             pool = data.get(f"pool_{index}")
             if ref in chosen and pool:
                 pools.setdefault(pool, []).append(ref)
+        per_tenant = {
+            name.strip() for name in (data.get("per_tenant_pools") or "").split(",") if name.strip()
+        }
+        # Pools not listed keep what was said of them (whole devices, shared across tenants).
+        sharing = {
+            name: value
+            for name, value in self.sharing.items()
+            if name in pools and value != "within_tenant"
+        }
+        sharing |= dict.fromkeys(per_tenant, "within_tenant")
         return {
             "rows": chosen,
             "pools": pools,
+            "pool_tenant_sharing": sharing,
             "rationale": data.get("rationale") or "",
             "risks": data.get("risks") or "",
             "acceptance_checks": data.get("acceptance_checks") or "",

@@ -8,6 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from catalog.engine.fit import TENANT_SHARING
 from catalog.engine.stack import check_stack
 from catalog.models import PlacementRow
 from catalog.selectors import engine_rows
@@ -39,6 +40,7 @@ def evaluation_decide(
     risks: str = "",
     acceptance_checks: str = "",
     revision: int | None = None,
+    pool_tenant_sharing: dict[str, str] | None = None,
 ) -> Decision:
     """Record the chosen stack; it must exist in the catalog and pass the stack check's input
     rules (each row once, pools naming only rows of the stack)."""
@@ -67,6 +69,7 @@ def evaluation_decide(
             count=MAX_POOLS, length=MAX_POOL_NAME
         )
         raise InvalidInput(message, errors={"pools": [message]})
+    sharing = _tenant_sharing(pool_tenant_sharing or {}, pools)
     try:
         check_stack(engine_rows(rows=_rows_queryset(known)), pools or None)
     except ValueError as exc:
@@ -74,6 +77,7 @@ def evaluation_decide(
     values = {
         "rows": rows,
         "pools": pools,
+        "pool_tenant_sharing": sharing,
         "rationale": rationale.strip(),
         "risks": risks.strip(),
         "acceptance_checks": acceptance_checks.strip(),
@@ -95,6 +99,25 @@ def evaluation_decide(
     decision.save()
     edit_commit(evaluation, actor, step=Step.DECISION, changes=changes, fields=[])
     return decision
+
+
+def _tenant_sharing(given: dict[str, str], pools: dict[str, list[str]]) -> dict[str, str]:
+    """How tenants share each named pool, as the team says; only pools of the stack."""
+    if not isinstance(given, dict):
+        raise InvalidInput(
+            _("Tenant sharing is an object of pool name → one of: {allowed}.").format(
+                allowed=", ".join(TENANT_SHARING)
+            ),
+            errors={"pool_tenant_sharing": [_("Expected an object.")]},
+        )
+    unknown_pools = sorted(set(given) - set(pools))
+    bad = sorted(name for name, value in given.items() if value not in TENANT_SHARING)
+    if unknown_pools or bad:
+        message = _(
+            "Tenant sharing names pools of the stack ({pools}) with one of: {allowed}."
+        ).format(pools=", ".join(pools) or "—", allowed=", ".join(TENANT_SHARING))
+        raise InvalidInput(message, errors={"pool_tenant_sharing": [message]})
+    return {name: given[name] for name in pools if name in given}
 
 
 def _rows_queryset(known: dict[str, Any]):

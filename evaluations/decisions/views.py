@@ -51,10 +51,15 @@ def evaluation_decision_view(request, pk: int):
     if request.method == "POST" and request.POST.get("adopt", "").isdigit():
         return _adopt_recommendation(request, evaluation, int(request.POST["adopt"]))
     initial = DecisionForm.initial_from(decision, refs)
-    if decision is None or not decision.risks:
-        chosen = decision.rows if decision else [c.row.ref for c in candidates]
-        initial["risks"] = "\n".join(selectors.failure_modes_of(chosen))
-    form = DecisionForm(request.POST or None, initial=initial, refs=refs)
+    # Pre-filled from the chosen rows only: before a stack is chosen there is nothing to say.
+    if decision is not None and decision.rows and not decision.risks:
+        initial["risks"] = "\n".join(selectors.failure_modes_of(decision.rows))
+    form = DecisionForm(
+        request.POST or None,
+        initial=initial,
+        refs=refs,
+        sharing=decision.pool_tenant_sharing if decision else {},
+    )
     if request.method == "POST":
         if form.is_valid() and save_or_form_error(
             form,
@@ -113,11 +118,13 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     if chosen is None or (shown is not None and shown != ",".join(chosen.rows)):
         raise InvalidInput(_("That recommendation is no longer offered; reload the page."))
     pools = {name: list(ids) for name, ids in (chosen.pools or {}).items()}
+    sharing = {name: pool["tenant_sharing"] for name, pool in (chosen.pool_details or {}).items()}
     evaluation_decide(
         evaluation=evaluation,
         actor=request.user,
         rows=list(chosen.rows),
         pools=pools,
+        pool_tenant_sharing={name: value for name, value in sharing.items() if name in pools},
         # Written in the reader's language: from here on it is the team's own text.
         rationale=say(chosen.explanation, _),
         risks="\n".join(selectors.failure_modes_of(chosen.rows)),

@@ -121,6 +121,7 @@ def revision_content(evaluation: Evaluation) -> dict[str, Any]:
         decision_data = {
             "rows": list(decision.rows),
             "pools": {name: list(refs) for name, refs in (decision.pools or {}).items()},
+            "pool_tenant_sharing": dict(decision.pool_tenant_sharing or {}),
             "rationale": decision.rationale,
             "risks": decision.risks,
             "acceptance_checks": decision.acceptance_checks,

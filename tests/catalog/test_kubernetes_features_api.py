@@ -43,7 +43,7 @@ def test_a_version_that_is_not_one_is_a_400_naming_it(reader_api):
     response = reader_api.get(URL, {"version": "latest"})
 
     assert response.status_code == 400
-    assert "version" in response.json()
+    assert [error["path"] for error in response.json()["errors"]] == ["version"]
 
 
 def test_anonymous_requests_are_refused():

@@ -274,3 +274,45 @@ def test_an_api_edit_on_an_older_revision_is_a_409(cast):
     assert stale.status_code == 409
     assert "saved this evaluation" in stale.json()["detail"]
     assert fresh.status_code == 200
+
+
+def test_the_decision_says_which_pools_serve_one_tenant(cast, evaluation):
+    url = endpoint(evaluation, "decision/")
+    body = {
+        "rows": ["hami/device-plugin", "volcano/scheduler"],
+        "pools": {"notebooks": ["hami/device-plugin"]},
+        "pool_tenant_sharing": {"notebooks": "within_tenant"},
+    }
+
+    response = api(cast.bob).put(url, body, format="json")
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["decision"]["pool_tenant_sharing"] == {"notebooks": "within_tenant"}
+
+
+def test_tenant_sharing_outside_the_vocabulary_answers_400_naming_it(cast, evaluation):
+    body = {
+        "rows": ["hami/device-plugin"],
+        "pools": {"notebooks": ["hami/device-plugin"]},
+        "pool_tenant_sharing": {"notebooks": "sometimes"},
+    }
+
+    response = api(cast.bob).put(endpoint(evaluation, "decision/"), body, format="json")
+
+    assert response.status_code == 400
+    assert [e["path"] for e in response.json()["errors"]] == ["pool_tenant_sharing.notebooks"]
+
+
+def test_the_recommendations_schema_documents_pool_details(client):
+    schema = client.get("/api/schema/?format=json").json()
+
+    pool = schema["components"]["schemas"]["PoolDetail"]["properties"]
+    assert set(pool) == {
+        "label",
+        "units",
+        "isolation",
+        "tenant_sharing",
+        "workloads",
+        "acceptance_checks",
+    }
+    assert "pool_details" in schema["components"]["schemas"]["Recommendation"]["properties"]

@@ -8,8 +8,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from evaluations import selectors
 from evaluations.decisions.services import evaluation_decide
-from evaluations.errors import NotAllowed
+from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import AuditEntry, Evaluation, State
 from evaluations.review.services import evaluation_review
 from evaluations.steps.services import evaluation_step_save
@@ -267,7 +268,7 @@ def test_recommendations_explain_themselves_in_chinese_for_a_chinese_reader(clie
     ).content.decode()
 
     assert "训练、推理与交互式工作混合，按节点池拆分" in content  # the shape, in the explanation
-    assert "节点池 hard-isolation：吞吐" in content  # an acceptance check
+    assert "吞吐" in content  # an acceptance check (throughput), on its pool's card
     assert "Shape C (mixed training" not in content
 
 
@@ -292,8 +293,14 @@ def test_a_recommendation_can_be_adopted_as_the_decision(client, cast):
     client.post(reverse("evaluations:decision", args=[evaluation.pk]), {"adopt": "1"})
 
     decision = Evaluation.objects.get(pk=evaluation.pk).decision
-    assert "volcano/scheduler" in decision.rows
-    assert set(decision.pools) == {"hard-isolation", "shared"}
+    best = selectors.recommendations_for(evaluation=evaluation)[0]
+    assert decision.rows == list(best.rows)
+    assert decision.pools == {name: list(ids) for name, ids in best.pools.items()}
+    assert decision.pool_tenant_sharing == {
+        name: pool["tenant_sharing"]
+        for name, pool in best.pool_details.items()
+        if name in decision.pools
+    }
     assert "P99 latency" in decision.acceptance_checks
 
 
@@ -302,8 +309,8 @@ def test_the_decision_prefills_risks_from_failure_modes_and_shows_the_stack_chec
     client.force_login(cast.bob)
     url = reverse("evaluations:decision", args=[evaluation.pk])
 
-    form = client.get(url).context["form"]
-    assert "statically linked CUDA escapes the limits" in form.initial["risks"]
+    # Before a stack is chosen nothing is pre-filled: the candidates are not the decision.
+    assert not client.get(url).context["form"].initial.get("risks")
 
     response = client.post(
         url,
@@ -314,6 +321,64 @@ def test_the_decision_prefills_risks_from_failure_modes_and_shows_the_stack_chec
     assert decision.pools == {"shared": ["hami/device-plugin"]}
     assert response.context["report"].ok
     assert "/map/?stack=hami/device-plugin,volcano/scheduler" in response.content.decode()
+
+
+def test_the_risks_prefill_names_only_the_chosen_rows(client, cast):
+    """Issue 26: the pre-filled risks come from the decided rows, never from every candidate."""
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"}, {"row": "volcano/scheduler"})
+    evaluation_decide(evaluation=evaluation, actor=cast.bob, rows=["volcano/scheduler"])
+    client.force_login(cast.bob)
+
+    risks = (
+        client.get(reverse("evaluations:decision", args=[evaluation.pk]))
+        .context["form"]
+        .initial["risks"]
+    )
+
+    assert risks
+    assert "statically linked CUDA escapes the limits" not in risks  # a HAMi failure mode
+    assert all(line.startswith("volcano/scheduler") for line in risks.splitlines())
+
+
+def test_a_pool_named_per_tenant_keeps_tenants_apart_in_the_stack_check(client, cast):
+    """Six tenants demanding hard isolation may share a HAMi pool only when the decision says it
+    is one pool per tenant (issue 26)."""
+    call_command("load_catalog", verbosity=0)
+    evaluation = make_evaluation(
+        cast,
+        profile={**MIXED_PROFILE, "tenancy": "multi", "tenant_count": 6, "isolation": "hard"},
+    )
+    rows = ["hami/device-plugin", "hami/scheduler-extender", "kueue/controller"]
+    evaluation_decide(
+        evaluation=evaluation, actor=cast.bob, rows=rows, pools={"notebooks": rows[:1]}
+    )
+    evaluation.refresh_from_db()
+    blocked = selectors.decision_report(evaluation)
+    assert not blocked.ok
+    assert any(f.blocking and f.aspect == "tenancy" for f in blocked.fit)
+
+    client.force_login(cast.bob)
+    client.post(
+        reverse("evaluations:decision", args=[evaluation.pk]),
+        {"rows": rows, "pool_0": "notebooks", "per_tenant_pools": "notebooks"},
+    )
+    evaluation.refresh_from_db()
+    assert evaluation.decision.pool_tenant_sharing == {"notebooks": "within_tenant"}
+    report = selectors.decision_report(evaluation)
+    assert not any(f.blocking for f in report.fit), [f.message for f in report.fit]
+
+
+def test_tenant_sharing_must_name_pools_of_the_stack(cast):
+    evaluation = with_candidates(cast, {"row": "hami/device-plugin"})
+
+    with pytest.raises(InvalidInput, match="Tenant sharing names pools of the stack"):
+        evaluation_decide(
+            evaluation=evaluation,
+            actor=cast.bob,
+            rows=["hami/device-plugin"],
+            pools={"notebooks": ["hami/device-plugin"]},
+            pool_tenant_sharing={"elsewhere": "within_tenant"},
+        )
 
 
 def test_a_decided_stack_with_a_conflict_shows_it(client, cast):

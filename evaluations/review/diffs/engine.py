@@ -23,7 +23,14 @@ SECTIONS: tuple[str, ...] = (
 )
 CANDIDATE_FIELDS: tuple[str, ...] = ("enforcement_points", "points_confirmed", "alternative_group")
 BOUNDARY_FIELDS: tuple[str, ...] = ("promise", "non_promise")
-DECISION_FIELDS: tuple[str, ...] = ("rows", "pools", "rationale", "risks", "acceptance_checks")
+DECISION_FIELDS: tuple[str, ...] = (
+    "rows",
+    "pools",
+    "pool_tenant_sharing",
+    "rationale",
+    "risks",
+    "acceptance_checks",
+)
 # Which step's saves touch which section (audit entries carry the step they saved).
 STEP_SECTIONS: dict[str, str] = {
     "profile": "profile",

@@ -42,6 +42,7 @@ FIELD_LABELS = {
     "non_promise": gettext_lazy("Not responsible for"),
     "rows": gettext_lazy("Stack"),
     "pools": gettext_lazy("Node pool"),
+    "pool_tenant_sharing": gettext_lazy("Tenant sharing per pool"),
     "rationale": gettext_lazy("Rationale"),
     "risks": gettext_lazy("Risks and failure modes to watch"),
     "acceptance_checks": gettext_lazy("Acceptance checks"),
