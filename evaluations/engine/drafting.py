@@ -342,25 +342,25 @@ def _conflicts_with(row: Row, members: Iterable[Row]) -> bool:
 
 
 def _add_signal_sources(draft: _Draft, index: _Index) -> None:
-    """Give each pool whose data plane exports nothing an exporter wired to its presenter."""
-    in_stack = {r.id for r in draft.rows()}
+    """Give each pool whose data plane exports nothing an exporter wired to its presenter; an
+    exporter another pool already runs is preferred (one DaemonSet serves every pool)."""
     for plan in draft.plans:
         if _pool_signals(index, draft, plan.name):
             continue
         presenter = draft.presenters[plan.name]
         reach = draft.pools[plan.name] + draft.cluster_wide
-        source = next(
-            (
-                row
-                for _count, row in index.signal_sources(presenter)
-                if row.id not in in_stack and not _conflicts_with(row, reach)
-            ),
-            None,
+        in_stack = {r.id for r in draft.rows()}
+        options = [
+            row
+            for _count, row in index.signal_sources(presenter)
+            if row not in reach and not _conflicts_with(row, reach)
+        ]
+        source = next((row for row in options if row.id in in_stack), None) or next(
+            iter(options), None
         )
         if source is not None:
             draft.pools[plan.name].append(source)
-            draft.why[source.id] = _("exports signals for pool %(pool)s", pool=plan.name)
-            in_stack.add(source.id)
+            draft.why.setdefault(source.id, _("exports signals for pool %(pool)s", pool=plan.name))
 
 
 def _add_required_interfaces(draft: _Draft, needs: _Needs, index: _Index) -> bool:
