@@ -18,6 +18,25 @@ _STREAMED = (_IMPORTS, "/api/v1/clusters/")
 _LARGE_BODIES = (*_STREAMED, "/catalog/imports/upload/", "/clusters/", "/admin/")
 
 
+class PermissionsPolicyMiddleware:
+    """A Permissions-Policy header on every response (issue 28): the browser features in
+    PERMISSIONS_POLICY are denied to the site and anything it embeds, so injected or third-party
+    code could not use them either. A view may set its own header."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.header = ", ".join(
+            f"{feature}=({' '.join(allowed)})"
+            for feature, allowed in settings.PERMISSIONS_POLICY.items()
+        )
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if self.header:
+            response.headers.setdefault("Permissions-Policy", self.header)
+        return response
+
+
 class BodySizeMiddleware:
     """413 for a body over REQUEST_MAX_BYTES, except where imports are uploaded (IMPORT_MAX_BYTES
     applies there)."""

@@ -118,6 +118,23 @@ class Evaluation(models.Model):
     # The latest catalog-drift finding for an approved decision (issue 20): what changed in the
     # catalog under it since approval and whether the stack check got worse; {} when none.
     catalog_drift = models.JSONField(_("catalog changes since approval"), default=dict, blank=True)
+    # A clone (issue 28): where it came from, and everyone who had written the source by then
+    # (its own source's authors included). They wrote the copied content too, so none of them
+    # may approve the clone; kept as a set so it holds when the source is gone.
+    cloned_from = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="clones",
+        verbose_name=_("cloned from"),
+    )
+    source_authors = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="+",
+        verbose_name=_("authors of the cloned content"),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

@@ -366,9 +366,11 @@ def reviews_for(evaluation: Evaluation) -> QuerySet:
 EDIT_ACTIONS = ("created", "step_saved", "decided")
 
 
-def evaluation_editors(evaluation: Evaluation) -> set[int]:
+def evaluation_editors(evaluation: Evaluation, *, inherited: bool = True) -> set[int]:
     """Everyone who wrote any part of the evaluation: its creator and each editor of a step or the
-    decision. None of them may approve it (review independence)."""
+    decision, and for a clone everyone who had written its source when it was copied (issue 28).
+    None of them may approve it (review independence). `inherited=False` leaves the source's
+    authors out: who changed this evaluation itself (whom its verdicts are told to)."""
     editors = set(
         AuditEntry.objects.filter(evaluation=evaluation, action__in=EDIT_ACTIONS)
         .exclude(actor=None)
@@ -376,6 +378,8 @@ def evaluation_editors(evaluation: Evaluation) -> set[int]:
     )
     if evaluation.created_by_id:
         editors.add(evaluation.created_by_id)
+    if inherited:
+        editors |= set(evaluation.source_authors.values_list("pk", flat=True))
     return editors
 
 

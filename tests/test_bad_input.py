@@ -4,13 +4,16 @@ refused before any view reads them."""
 
 from __future__ import annotations
 
+import time
 from html.parser import HTMLParser
 from urllib.parse import urljoin, urlsplit
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.core.management import call_command
 from django.test import Client
 
+from ecomap.parsers import MAX_DEPTH, nested_deeper_than
 from evaluations import services
 from evaluations.models import Evaluation, Role, Step
 from evaluations.steps.services import evaluation_step_save
@@ -176,3 +179,91 @@ def test_decision_pools_are_bounded(site, bob):
 
     assert response.status_code == 400
     assert "At most 20 node pools" in str(response.json())
+
+
+# Issue 28, M2: bodies the JSON parser chokes on answer 400 in the API's one error shape.
+DEEP = "[" * 1000 + "]" * 1000
+
+
+def _json_write_operations(client) -> list[tuple[str, str]]:
+    """Every POST/PUT/PATCH of the API that takes a JSON body (the schema says which), except
+    imports and cluster uploads, which read their bodies themselves (tested with them)."""
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    return [
+        (method, path)
+        for path, item in schema["paths"].items()
+        for method, operation in item.items()
+        if method in ("post", "put", "patch")
+        and "application/json" in operation.get("requestBody", {}).get("content", {})
+        and not path.startswith(("/api/v1/imports/", "/api/v1/clusters/"))
+    ]
+
+
+def _refused_in_the_api_shape(response, words: str) -> None:
+    assert response.status_code == 400, response.content
+    data = response.json()
+    assert set(data) == {"detail", "errors"}
+    assert data["errors"][0]["path"] == "$"
+    assert words in data["errors"][0]["message"]
+
+
+def test_a_thousand_deep_json_body_is_a_400_on_every_endpoint(site, bob):
+    client, _pages = site
+    bob.user_permissions.add(*Permission.objects.filter(codename="maintain_catalog"))
+    evaluation = Evaluation.objects.get(title="Fuzzed")
+    operations = _json_write_operations(client)
+    assert len(operations) >= 9
+    for method, path in operations:
+        url = path.replace("{id}", str(evaluation.pk)).replace(
+            "{evaluation_pk}", str(evaluation.pk)
+        )
+        url = url.replace("{slug}", "hami")
+        for body in (DEEP, '{"title": ' + "[" * 40 + "]" * 40 + "}"):
+            response = client.generic(method.upper(), url, body, content_type="application/json")
+            _refused_in_the_api_shape(response, "nested deeper than 32")
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ('{"title": ' + "9" * 5000 + "}", "more than 4300 digits"),
+        ('{"title": 1e999}', "too large"),
+        ('{"title": "x"', "not valid JSON"),
+    ],
+    ids=["huge-integer", "infinite-number", "truncated"],
+)
+def test_a_json_body_the_parser_refuses_is_a_400_in_the_api_shape(site, body, words):
+    client, _pages = site
+
+    response = client.post("/api/v1/evaluations/", body, content_type="application/json")
+
+    _refused_in_the_api_shape(response, words)
+    assert not Evaluation.objects.exclude(title="Fuzzed").exists()
+
+
+@pytest.mark.parametrize("path", ["/api/docs/", "/api/redoc/", "/api/schema/"])
+def test_anonymous_options_on_the_api_docs_is_not_a_server_error(path):
+    response = Client().options(path)
+
+    assert response.status_code < 500
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 40 + '"' + '\\"' * 500_000, "[" * 40 + '"' + "\\" * 1_000_000, "[" * 500_000],
+    ids=["escaped-quotes", "backslashes", "brackets"],
+)
+def test_the_depth_scan_stays_linear_on_a_hostile_megabyte(text):
+    started = time.perf_counter()
+
+    assert nested_deeper_than(text, MAX_DEPTH)
+
+    assert time.perf_counter() - started < 1
+
+
+def test_the_depth_scan_ignores_brackets_inside_strings():
+    inside = '{"a\\"' + "[" * 40 + '": "' + "{" * 40 + '"}'
+
+    assert not nested_deeper_than(inside, MAX_DEPTH)
+    assert nested_deeper_than("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), MAX_DEPTH)
+    assert not nested_deeper_than("[" * MAX_DEPTH + "]" * MAX_DEPTH, MAX_DEPTH)

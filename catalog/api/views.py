@@ -16,7 +16,6 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import ParseError, ValidationError
-from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -43,6 +42,7 @@ from catalog.engine.bundle import (
     BundleInvalid,
     schema_with_vocabulary,
 )
+from catalog.engine.kubernetes import VERSION_PATTERN
 from catalog.models import (
     EnforcementPoint,
     Function,
@@ -54,6 +54,7 @@ from catalog.models import (
 )
 from catalog.selectors import bundle_export, kubernetes_features_at, vocabulary_current
 from catalog.services import bundle_apply, placement_row_delete, project_delete
+from ecomap.parsers import BoundedJSONParser
 
 
 def _bounded_filters(filterset) -> list[OpenApiParameter]:
@@ -148,7 +149,7 @@ class ProjectViewSet(viewsets.ModelViewSet):
     filterset_class = ProjectFilter
     ordering_fields = ["name", "slug", "updated_at"]
     ordering = ["name"]
-    parser_classes = [JSONParser]
+    parser_classes = [BoundedJSONParser]  # JSON only, bounded like every API body
     http_method_names = ["get", "post", "put", "delete", "head", "options"]
 
     def get_queryset(self):
@@ -265,6 +266,7 @@ class KubernetesFeaturesView(APIView):
                 str,
                 description="a Kubernetes version, e.g. 1.34 or v1.34.2",
                 required=False,
+                pattern=VERSION_PATTERN,
             )
         ],
         responses={

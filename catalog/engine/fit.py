@@ -62,7 +62,7 @@ def isolation_fit(pools: Mapping[str, list[Row]], profile: Profile) -> Finding:
     demanded = profile.isolation
     if demanded == "none":
         return Finding("isolation", "ok", _("no isolation demanded"))
-    # Shape C: one hard-isolation pool next to a shared pool is enough.
+    # Shape C: one pool giving the demanded isolation next to a shared pool is enough.
     offering, closest = [], None
     for name, members in sorted(pools.items()):
         given = _pool_isolation(members)

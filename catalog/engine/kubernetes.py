@@ -23,14 +23,17 @@ from catalog.engine.text import Text, _
 FEATURES_PATH = Path(__file__).resolve().parents[1] / "data" / "facts" / "kubernetes-features.yaml"
 
 # "1.34", "v1.34.2", "v1.30.4-eks-1a2b3c", "1.31+": the minor release is what the gates follow.
-_VERSION = re.compile(r"^\s*v?(\d+)\.(\d+)(?:[.+\-].*)?\s*$")
+# A Kubernetes version as people and clusters write it: v1.34, 1.34.2, v1.34.2-eks-1…; the API
+# documents the same pattern (VERSION_PATTERN) so what the schema allows is what is accepted.
+VERSION_PATTERN = r"^v?([0-9]{1,9})\.([0-9]{1,9})(?:[.+-][^\x00]*)?$"
+_VERSION = re.compile(VERSION_PATTERN)
 
 Minor = tuple[int, int]
 
 
 def parse_version(text: str) -> Minor:
     """The (major, minor) of a Kubernetes version as people and clusters write it."""
-    match = _VERSION.match(str(text)) if text is not None else None
+    match = _VERSION.fullmatch(str(text)) if text is not None else None
     if match is None:
         raise ValueError(_("not a Kubernetes version: %(text)s (expected e.g. 1.34)", text=text))
     return int(match.group(1)), int(match.group(2))

@@ -98,7 +98,7 @@ def profile_kubernetes_version(value: object) -> str | None:
     if not isinstance(value, str) or len(value) > 40 or "\x00" in value:
         raise ValueError("kubernetes_version: expected a Kubernetes version such as 1.34")
     try:
-        parse_version(value)
+        parse_version(value.strip())
     except ValueError:
         raise ValueError(
             _("kubernetes_version: %(value)s is not a Kubernetes version such as 1.34", value=value)

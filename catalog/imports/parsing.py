@@ -2,12 +2,16 @@
 
 Vendor data is untrusted, so the shape of a document is bounded while it is parsed, before any
 validation walks it: YAML aliases are refused (a few hundred bytes of anchors expand to
-gigabytes), and nesting depth, node count and string length are capped.
+gigabytes), and nesting depth, node count, string length and integer size are capped. What
+Python's own parsers refuse with a ValueError (an integer of more than 4,300 digits, a date
+like 2026-02-30) is a parse error too, never a server error.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +21,11 @@ import yaml
 MAX_DEPTH = 32
 MAX_NODES = 2_000_000
 MAX_STRING = 100_000
+# Python converts at most 4,300 digits to an int and back (YAML's hex and octal are not limited
+# on the way in, but every later str() is): what it refuses, the import refuses first.
+MAX_INT_DIGITS = sys.int_info.default_max_str_digits
+_MAX_INT_BITS = int(MAX_INT_DIGITS * math.log2(10))
+TOO_MANY_DIGITS = f"a number has more than {MAX_INT_DIGITS} digits"
 
 
 class BundleParseError(ValueError):
@@ -80,7 +89,16 @@ def _check_shape(document: Any) -> None:
                 extend(value.values())
             elif isinstance(value, list):
                 extend(value)
+            elif isinstance(value, int) and value.bit_length() > _MAX_INT_BITS:
+                raise BundleParseError(TOO_MANY_DIGITS)
         level = children
+
+
+def _value_problem(exc: Exception) -> str:
+    """A ValueError from Python's int(), date() or similar, in words about the document."""
+    if "integer string conversion" in str(exc):
+        return TOO_MANY_DIGITS
+    return f"a value cannot be read: {str(exc)[:200]}"
 
 
 def parse_document(text: str, *, hint: str = "") -> Any:
@@ -95,6 +113,8 @@ def parse_document(text: str, *, hint: str = "") -> Any:
             ) from exc
         except RecursionError as exc:
             raise BundleParseError(f"invalid JSON: nested deeper than {MAX_DEPTH}") from exc
+        except ValueError as exc:  # past the JSONDecodeError above: only an int's digits
+            raise BundleParseError(f"invalid JSON: {_value_problem(exc)}") from exc
     else:
         try:
             # The reader checks the whole text for unprintable characters as it is built.
@@ -112,6 +132,8 @@ def parse_document(text: str, *, hint: str = "") -> Any:
             raise BundleParseError(f"invalid YAML: {problem}{_where(mark)}") from exc
         except RecursionError as exc:
             raise BundleParseError(f"invalid YAML: nested deeper than {MAX_DEPTH}") from exc
+        except (ValueError, OverflowError) as exc:  # a value its constructor cannot build
+            raise BundleParseError(f"invalid YAML: {_value_problem(exc)}") from exc
         finally:
             loader.dispose()
     _check_shape(document)

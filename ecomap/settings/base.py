@@ -53,6 +53,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "ecomap.middleware.PermissionsPolicyMiddleware",
     # Pages compressed (Django adds random padding to every gzip body against BREACH).
     "django.middleware.gzip.GZipMiddleware",
     "ecomap.middleware.BodySizeMiddleware",
@@ -91,6 +92,19 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'self'"],
     }
 }
+
+# Permissions-Policy on every response (ecomap.middleware.PermissionsPolicyMiddleware): the
+# browser features the site never uses, denied to it and to anything it frames. Only features
+# Chromium knows (an unknown one is a console error). The map's full-screen button needs none.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    feature: []
+    for feature in (
+        "accelerometer", "autoplay", "camera", "display-capture", "encrypted-media",
+        "geolocation", "gyroscope", "hid", "magnetometer", "microphone", "midi", "payment",
+        "publickey-credentials-get", "screen-wake-lock", "serial", "usb",
+        "xr-spatial-tracking",
+    )
+}  # fmt: skip
 
 # Sign-in throttling (django-axes) on the site and the admin: after AXES_FAILURE_LIMIT failures
 # for one account, or from one address, sign-in is refused for AXES_COOLOFF_TIME.
@@ -208,6 +222,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON bodies bounded (depth, integer digits, finite numbers): a 400, never a 500 (issue 28).
+    "DEFAULT_PARSER_CLASSES": [
+        "ecomap.parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
     "DEFAULT_FILTER_BACKENDS": [
         "django_filters.rest_framework.DjangoFilterBackend",
         "rest_framework.filters.OrderingFilter",

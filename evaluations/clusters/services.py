@@ -11,12 +11,16 @@ from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext as _
 
-from catalog.engine.cluster import load_snapshot
+from catalog.engine.cluster import SnapshotError, load_snapshot
+from ecomap.parsers import MAX_INT_DIGITS
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.clusters.selectors import cluster_check
 from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation, Role, Team
 from evaluations.selectors import role_allows
+
+EMPTY_BODY = "the body is empty: send an ecomap.cluster/v1 JSON document"
+TOO_MANY_DIGITS = f"a number has more than {MAX_INT_DIGITS} digits"
 
 
 def _collected_at(value: str) -> datetime:
@@ -43,7 +47,14 @@ def cluster_snapshot_upload(*, team: Team, actor, body: bytes, role: str | None)
     raises catalog.engine.cluster.SnapshotError and stores nothing.
     """
     _check_editor(role)
-    snapshot = load_snapshot(body)  # every limit, then the schema
+    if not isinstance(body, bytes | str) or not body.strip():
+        raise SnapshotError([("$", EMPTY_BODY)])
+    try:
+        snapshot = load_snapshot(body)  # every limit, then the schema
+    except SnapshotError:
+        raise
+    except ValueError:  # past the engine's checks: Python refuses to convert the digits
+        raise SnapshotError([("$", TOO_MANY_DIGITS)]) from None
     document = json.loads(body)  # stored as uploaded; the engine's Snapshot keeps only parts
     summary = cluster_check(snapshot).to_dict()
     return ClusterSnapshot.objects.create(

@@ -3,7 +3,8 @@
 The copy takes the four placement steps (profile, units, candidates with their enforcement
 points, alternative groups and boundaries) and none of the judgement on them: no decision, no
 reviews, no comments, no audit history. It starts at revision 1 with one audit entry naming
-where it came from.
+where it came from. Whoever had written the source (its own source's authors included) is
+remembered on the copy as one of its authors: they may not approve it (review independence).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from django.utils.translation import gettext as _
 from evaluations.models import Candidate, Evaluation, Role, Team, UnitChoice
 from evaluations.review.editing import audit_write, role_require
 from evaluations.review.revisions import revision_record
+from evaluations.selectors import evaluation_editors
 
 TITLE_MAX = 200
 
@@ -37,7 +39,9 @@ def evaluation_clone(*, evaluation: Evaluation, actor, team: Team | None = None)
         units_done=evaluation.units_done,
         candidates_done=evaluation.candidates_done,
         boundaries_done=evaluation.boundaries_done,
+        cloned_from=evaluation,
     )
+    copy.source_authors.set(evaluation_editors(evaluation))
     UnitChoice.objects.bulk_create(
         UnitChoice(evaluation=copy, unit_id=choice.unit_id, note=choice.note)
         for choice in evaluation.units.all()

@@ -66,6 +66,7 @@ def waiting_for_review(*, user, limit: int | None = HOME_LIST) -> list[Evaluatio
     evaluations = (
         Evaluation.objects.filter(team__in=teams.values("team_id"), state=State.IN_REVIEW)
         .exclude(created_by=user)
+        .exclude(source_authors=user)
         .exclude(Exists(reviewed))
         .select_related("team", "created_by")
         .order_by("updated_at", "id")

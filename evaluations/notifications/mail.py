@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 
 from django.conf import settings
 from django.core.mail import EmailMessage
@@ -49,6 +50,16 @@ def _what_was_said(notification: Notification) -> list[str]:
     return []
 
 
+# Control characters and every kind of line break (\r, \n, \v, \f, U+0085, U+2028, U+2029).
+_UNSAFE_IN_HEADER = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+def header_safe(text: str) -> str:
+    """One line for a mail header: a title may hold line breaks, which Django refuses in a
+    header (BadHeaderError) and which would otherwise start a header of their own."""
+    return " ".join(_UNSAFE_IN_HEADER.sub(" ", text).split())
+
+
 def notification_email(notification: Notification) -> EmailMessage:
     """The e-mail of a notification, in the site's language (people have no language of their
     own yet): what happened, what the reviewer or commenter said, and links to the pages."""
@@ -74,7 +85,7 @@ def notification_email(notification: Notification) -> EmailMessage:
             ]
         )
     return EmailMessage(
-        subject=f"[EcoMap] {sentence}",
+        subject=header_safe(f"[EcoMap] {sentence}"),
         body=body,
         to=[notification.recipient.email],
         headers={"X-EcoMap-Event": notification.event},

@@ -86,7 +86,7 @@ def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
     team's editors, reviewers and admins.
     """
     reviewers = (Role.REVIEWER, Role.ADMIN)
-    editors = evaluation_editors(evaluation)
+    editors = evaluation_editors(evaluation, inherited=False)
     if event == Event.SUBMITTED:
         wanted = _members(evaluation, None, roles=reviewers)
     elif event in (Event.APPROVED, Event.CHANGES_REQUESTED):

@@ -150,11 +150,13 @@ GUIDANCE: dict[str, dict[str, str]] = {
         "的画像排序，并经过技术栈检查。",
     },
     "decision": {
-        "en": "Name the chosen rows, split them into node pools if the shape needs it (a "
-        "hard-isolation pool next to a shared pool), and say why, what could fail and how you "
-        "will accept it.",
-        "zh": "列出所选组件；如形态需要，将其拆分为节点池（硬隔离池与共享池并存），并说明理由、"
-        "可能的失败方式以及验收方法。",
+        "en": "Name the chosen rows, split them into node pools if the shape needs it (e.g. "
+        "training on whole GPUs, inference on MIG slices, notebooks on a shared pool), say "
+        "which pools serve one tenant each, and say why, what could fail and how you will "
+        "accept it.",
+        "zh": "列出所选组件；如形态需要，将其拆分为节点池（例如整卡训练池、MIG 切片推理池、"
+        "共享的 Notebook 池），注明哪些节点池每个租户各一份，并说明理由、可能的失败方式以及"
+        "验收方法。",
     },
     "risks": {
         "en": "Pre-filled from the chosen rows' typical failure modes: where a stack "

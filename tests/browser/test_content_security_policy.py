@@ -31,6 +31,7 @@ PAGES = (
     "/evaluations/",
     "/account/token/",
     "/api/docs/",
+    "/api/redoc/",
 )
 
 
@@ -113,3 +114,40 @@ def test_the_watch_sees_an_inline_script_the_policy_blocks(signed_in_page, live_
 
     assert page.evaluate("() => window.ran === true") is False
     assert any(v.startswith("script-src") for v in violations), violations
+
+
+def test_redoc_is_served_under_the_csp_with_no_inline_script(client, bob):
+    client.force_login(bob)
+
+    response = client.get("/api/redoc/")
+
+    page = response.content.decode()
+    policy = response["Content-Security-Policy"]
+    assert response.status_code == 200
+    assert "script-src 'self'" in policy
+    assert "'unsafe-inline'" not in policy.split("script-src")[1].split(";")[0]
+    assert "<script>" not in page  # every script has a src on this site
+    assert "fonts.googleapis.com" not in page
+    assert "redoc.standalone.js" in page
+
+
+def test_redoc_draws_the_schema_without_a_violation(signed_in_page, live_server, console_errors):
+    page = signed_in_page
+    violations = watch_violations(page)
+
+    page.goto(live_server.url + "/api/redoc/")
+    page.wait_for_selector("text=EcoMap API", timeout=15_000)
+
+    assert violations == []
+    assert [e for e in console_errors if "Content Security Policy" in e] == []
+    assert [e for e in console_errors if "Permissions-Policy" in e] == []
+
+
+@pytest.mark.parametrize("path", ["/catalog/", "/api/redoc/", "/api/v1/projects/", "/healthz"])
+def test_every_response_denies_the_browser_features_the_site_never_uses(client, bob, path):
+    client.force_login(bob)
+
+    policy = client.get(path)["Permissions-Policy"]
+
+    for feature in ("camera", "microphone", "geolocation", "payment", "usb"):
+        assert f"{feature}=()" in policy

@@ -94,3 +94,36 @@ def test_yaml_with_control_characters_is_a_400_not_a_500(api, body):
 
     assert response.status_code == 400
     assert "is not allowed" in response.json()["errors"][0]["message"]
+
+
+# Python refuses to turn more than 4,300 digits into an int (a ValueError, not a parse error).
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        ('{"format": "ecomap.bundle/v1", "projects": [], "n": ' + HUGE + "}", "application/json"),
+        ("format: ecomap.bundle/v1\nprojects: []\nn: " + HUGE + "\n", "application/yaml"),
+        ("format: ecomap.bundle/v1\nprojects: []\nn: 0x" + "f" * 20_000 + "\n", "application/yaml"),
+    ],
+    ids=["json", "yaml", "yaml-hex"],
+)
+def test_an_integer_of_thousands_of_digits_is_a_recorded_400(api, body, content_type):
+    response = post(api, body, content_type)
+
+    assert response.status_code == 400
+    message = response.json()["errors"][0]["message"]
+    assert "more than 4300 digits" in message
+    job = ImportJob.objects.get()
+    assert job.status == ImportJob.Status.FAILED
+    assert "more than 4300 digits" in str(job.errors)
+
+
+def test_an_impossible_yaml_date_is_a_recorded_400(api):
+    response = post(
+        api, "format: ecomap.bundle/v1\nprojects: []\nwhen: 2026-02-30\n", "application/yaml"
+    )
+
+    assert response.status_code == 400
+    assert ImportJob.objects.get().status == ImportJob.Status.FAILED

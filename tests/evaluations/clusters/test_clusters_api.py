@@ -192,6 +192,26 @@ def test_text_that_is_not_json_is_refused(cast):
     assert ClusterSnapshot.objects.count() == 0
 
 
+def test_an_empty_body_is_refused_with_400_not_a_server_error(cast):
+    response = upload(cast.bob, None, raw=b"")
+
+    assert response.status_code == 400
+    data = response.json()
+    assert data["errors"] == [{"path": "$", "message": data["errors"][0]["message"]}]
+    assert "empty" in data["errors"][0]["message"]
+    assert ClusterSnapshot.objects.count() == 0
+
+
+def test_an_integer_of_thousands_of_digits_is_refused_not_a_server_error(cast):
+    raw = body(snapshot()).replace(b'"format"', b'"padding": ' + b"9" * 5000 + b', "format"')
+
+    response = upload(cast.bob, None, raw=raw)
+
+    assert response.status_code == 400
+    assert "more than 4300 digits" in response.json()["errors"][0]["message"]
+    assert ClusterSnapshot.objects.count() == 0
+
+
 def test_comparing_with_an_evaluation_shows_decided_rows_that_are_absent(cast):
     evaluation = fill_steps(make_evaluation(cast), cast.bob)  # HAMi + Volcano decided
     stored = upload(cast.bob, snapshot()).json()  # only HAMi runs

@@ -4,11 +4,16 @@ decision, reviews, comments or history."""
 from __future__ import annotations
 
 import pytest
+from rest_framework.test import APIClient
 
 from evaluations.decisions.cloning import evaluation_clone
+from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import NotAllowed
+from evaluations.inbox.selectors import waiting_for_review
 from evaluations.models import AuditEntry, Comment, Evaluation, Role, State, Step
+from evaluations.notifications.services import recipients_for
 from evaluations.review.services import evaluation_review, evaluation_submit
+from evaluations.selectors import evaluation_editors
 from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import (
@@ -176,3 +181,102 @@ def test_posting_another_teams_id_is_refused(client, cast, approved):
 def test_an_outsider_gets_not_found(client, cast, approved):
     client.force_login(cast.charlie)
     assert client.post(f"/evaluations/{approved.pk}/clone/").status_code == 404
+
+
+# Review independence across clones (issue 28, M1): whoever wrote the source wrote the copy.
+
+
+def _clone_decided_and_submitted(cast, source, *, actor=None, team=None):
+    actor = actor or cast.bob
+    copy = evaluation_clone(evaluation=source, actor=actor, team=team)
+    evaluation_decide(
+        evaluation=copy,
+        actor=actor,
+        rows=["hami/device-plugin", "volcano/scheduler"],
+        rationale="HAMi shares, Volcano governs.",
+    )
+    return evaluation_submit(evaluation=Evaluation.objects.get(pk=copy.pk), actor=actor)
+
+
+@pytest.fixture
+def written_by_carol(cast):
+    """Steps 1–4 written by carol, a reviewer of the team."""
+    source = Evaluation.objects.create(title="Carol's work", team=cast.team, created_by=cast.carol)
+    return fill_steps(source, cast.carol)
+
+
+def test_a_reviewer_who_wrote_the_source_cannot_approve_its_clone(cast, written_by_carol):
+    copy = _clone_decided_and_submitted(cast, written_by_carol)
+
+    with pytest.raises(NotAllowed):
+        evaluation_review(evaluation=copy, actor=cast.carol, verdict="approve")
+
+    assert Evaluation.objects.get(pk=copy.pk).state == State.IN_REVIEW
+    assert copy.cloned_from_id == written_by_carol.pk
+    assert cast.carol.pk in evaluation_editors(copy)
+
+
+def test_the_review_api_refuses_the_sources_author_with_403(cast, written_by_carol):
+    copy = _clone_decided_and_submitted(cast, written_by_carol)
+    client = APIClient()
+    client.force_authenticate(cast.carol)
+
+    response = client.post(f"/api/v1/evaluations/{copy.pk}/review/", {"verdict": "approve"})
+
+    assert response.status_code == 403
+    assert Evaluation.objects.get(pk=copy.pk).state == State.IN_REVIEW
+
+
+def test_the_sources_author_is_offered_no_review_and_no_inbox_item(client, cast, written_by_carol):
+    copy = _clone_decided_and_submitted(cast, written_by_carol)
+    client.force_login(cast.carol)
+
+    page = client.get(f"/evaluations/{copy.pk}/").content.decode()
+
+    assert f'action="/evaluations/{copy.pk}/review/"' not in page
+    assert copy not in waiting_for_review(user=cast.carol)
+    assert copy in waiting_for_review(user=cast.alice)
+
+
+def test_a_reviewer_who_wrote_none_of_it_still_approves_the_clone(cast, written_by_carol):
+    copy = _clone_decided_and_submitted(cast, written_by_carol)
+
+    approved = evaluation_review(evaluation=copy, actor=cast.alice, verdict="approve")
+
+    assert approved.state == State.APPROVED
+
+
+def test_a_clone_of_a_clone_carries_every_earlier_author(cast, written_by_carol):
+    first = evaluation_clone(evaluation=written_by_carol, actor=cast.bob)
+    copy = _clone_decided_and_submitted(cast, first, actor=cast.bob)
+
+    assert {cast.carol.pk, cast.bob.pk} <= evaluation_editors(copy)
+    with pytest.raises(NotAllowed):
+        evaluation_review(evaluation=copy, actor=cast.carol, verdict="approve")
+
+
+def test_a_copy_into_another_team_carries_the_authors_too(cast, written_by_carol):
+    membership_set(team=cast.other_team, user=cast.bob, role=Role.EDITOR)
+    membership_set(team=cast.other_team, user=cast.carol, role=Role.REVIEWER)
+    copy = _clone_decided_and_submitted(cast, written_by_carol, team=cast.other_team)
+
+    with pytest.raises(NotAllowed):
+        evaluation_review(evaluation=copy, actor=cast.carol, verdict="approve")
+
+
+def test_the_authors_stay_on_the_clone_when_the_source_is_gone(cast, written_by_carol):
+    copy = _clone_decided_and_submitted(cast, written_by_carol)
+    Evaluation.objects.filter(pk=written_by_carol.pk).delete()
+
+    copy = Evaluation.objects.get(pk=copy.pk)
+    assert copy.cloned_from_id is None
+    with pytest.raises(NotAllowed):
+        evaluation_review(evaluation=copy, actor=cast.carol, verdict="approve")
+
+
+def test_the_sources_authors_are_not_told_about_the_clones_verdict(cast, written_by_carol):
+    copy = _clone_decided_and_submitted(cast, written_by_carol)
+
+    told = recipients_for(evaluation=copy, actor=cast.alice, event="approved")
+
+    assert told == {cast.bob.pk}

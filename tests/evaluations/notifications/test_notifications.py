@@ -225,6 +225,26 @@ def test_no_email_leaves_before_the_transaction_commits(cast, django_capture_on_
     assert waiting  # the jobs are published once the submission is committed
 
 
+@pytest.mark.parametrize(
+    "title",
+    ["Two\nlines", "Carriage\rreturn", "Both\r\nBcc: eve@example.org", "Sep\u2028arated\x0b"],
+)
+def test_a_title_with_a_line_break_still_makes_a_one_line_subject(cast, title):
+    evaluation = make_evaluation(cast, title=title)
+    fill_steps(evaluation, cast.bob)
+    evaluation_submit(evaluation=evaluation, actor=cast.bob)
+    notification = Notification.objects.get(recipient=cast.carol)
+
+    assert notification_email_send(notification_id=notification.pk) is True
+
+    (message,) = mail.outbox
+    assert not {"\n", "\r", "\u2028", "\x0b"} & set(message.subject)
+    assert " ".join(evaluation.title.split()) in message.subject
+    assert message.message()["Bcc"] is None
+    assert message.recipients() == ["carol-reviewer@example.org"]
+    assert evaluation.title in message.body  # the body keeps the title as written
+
+
 def test_a_notification_is_emailed_once_however_often_its_job_runs(cast):
     submitted(cast)
     notification = Notification.objects.get(recipient=cast.carol)
