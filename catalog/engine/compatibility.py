@@ -29,22 +29,34 @@ from catalog.engine.oracle import (
     PairResult,
     is_pattern,
     pair_verdicts,
+    presents_no_unit,
 )
 from catalog.engine.rows import LAYERS, Row
 
-# Each pair is first reduced to five facts, packed as a 5-bit code; a table then maps the code to
-# its holds flags. The table is the one place the verdict rules of oracle.pair_verdicts are
+# Each pair is first reduced to seven facts, packed as a 7-bit code; a table then maps the code
+# to its holds flags. The table is the one place the verdict rules of oracle.pair_verdicts are
 # restated, and building it from the rules keeps the two readable side by side.
 _SHARES_TOKEN, _LINKED, _UNITS_OVERLAP, _SAME_LAYER, _SAME_JOB = 1, 2, 4, 8, 16
+_SAME_PROJECT, _NO_UNIT = 32, 64  # one project; either row presents no unit (`none` only)
+_CODES = 128
 _BIT = {verdict: 1 << i for i, verdict in enumerate(VERDICTS)}
 
 
 def _holds_for(code: int) -> int:
-    conflicts, composes = bool(code & _SHARES_TOKEN), bool(code & _LINKED)
+    composes = bool(code & _LINKED)
+    # Rows of one project that compose are one component: their shared token is no conflict.
+    conflicts = bool(code & _SHARES_TOKEN) and not (composes and code & _SAME_PROJECT)
     flags = (_BIT[CONFLICTS] if conflicts else 0) | (_BIT[COMPOSES] if composes else 0)
     if code & _SAME_LAYER:
         if code & _SAME_JOB:
-            flags |= _BIT[COMPETES] if code & _UNITS_OVERLAP else _BIT[INCOMPARABLE]
+            if composes:
+                flags |= _BIT[COMPLEMENTS]  # a consumer and what it consumes: not rivals
+            elif code & _UNITS_OVERLAP:
+                flags |= _BIT[COMPETES]
+            elif code & _NO_UNIT:
+                flags |= _BIT[COMPLEMENTS]  # no unit to compare: not alternatives
+            else:
+                flags |= _BIT[INCOMPARABLE]
         else:
             flags |= _BIT[COMPLEMENTS]  # different jobs on one layer
     elif not (conflicts or composes):
@@ -58,7 +70,7 @@ def _first_verdict(flags: int) -> int:
 
 # 256-byte tables for bytes.translate, which maps a whole n x n uint8 matrix in one C pass
 # (several times faster than NumPy fancy indexing for a lookup this small).
-_HOLDS_TABLE = bytes(_holds_for(code) if code < 32 else 0 for code in range(256))
+_HOLDS_TABLE = bytes(_holds_for(code) if code < _CODES else 0 for code in range(256))
 _VERDICT_TABLE = bytes(_first_verdict(flags) & 0xFF if flags < 64 else 0xFF for flags in range(256))
 
 _MAGIC = b"EMX1"
@@ -182,8 +194,9 @@ def _assigners_missing(rows: Sequence[Row]) -> np.ndarray:
 
 
 def _pair_codes(rows: Sequence[Row]) -> np.ndarray:
-    """uint8 n x n of the five facts per pair (token shared, linked, a common unit other than
-    `none`, same layer, a common comparable function)."""
+    """uint8 n x n of the seven facts per pair (token shared, linked, a common unit other than
+    `none`, same layer, a common comparable function, same project, either row presents no
+    unit)."""
     tokens = _index(t for r in rows for t in r.exclusive)
     units = _index(u for r in rows for u in r.resource_units if u != NO_UNIT)
     jobs = [comparable_functions(r.layer, r.functions) for r in rows]
@@ -197,6 +210,11 @@ def _pair_codes(rows: Sequence[Row]) -> np.ndarray:
     code |= (layers[:, None] == layers[None, :]).view(np.uint8) << 3
     job_sets = [[functions[f] for f in fs] for fs in jobs]
     code |= _overlaps(job_sets, len(functions)).view(np.uint8) << 4
+    projects = _index(r.project for r in rows)
+    owners = np.array([projects[r.project] for r in rows], dtype=np.int32)
+    code |= (owners[:, None] == owners[None, :]).view(np.uint8) << 5
+    unitless = np.array([presents_no_unit(r) for r in rows], dtype=bool)
+    code |= (unitless[:, None] | unitless[None, :]).view(np.uint8) << 6
     return code
 
 

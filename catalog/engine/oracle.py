@@ -6,6 +6,14 @@ conflicts (a shared exclusive token) > composes (a provides of one matches a req
 the other) > competes (same layer, common unit, common function) > incomparable (same layer,
 common function, no common unit) > complements (same layer, different jobs) > independent
 (different layers, nothing ties them).
+
+Issue 27 sharpened three edges. A row that presents no unit (`none` only: an exporter, a
+labeller) is never `incomparable`: there is no unit to fix, so a shared job leaves them
+complements. A function shared by a consumer and the interface it consumes is not rivalry: a
+linked pair is neither `competes` nor `incomparable` but complements (KAI and the DRA core both
+allocate claims, one after the other). And two rows of one project that compose are one
+component configured both ways (the device plugin time-slicing its own MIG devices): the owner
+token they share is theirs jointly, not a conflict.
 """
 
 from __future__ import annotations
@@ -156,6 +164,16 @@ def _composes_reason(links: Sequence[Link], labels: dict[str, str]) -> Text:
     return joined("; ", parts)
 
 
+def presents_no_unit(row: Row) -> bool:
+    """The row presents no resource unit at all (`none` and nothing else): nothing to compare."""
+    return NO_UNIT in row.resource_units and not row.resource_units - {NO_UNIT}
+
+
+def one_component(r: Row, s: Row, linked: bool) -> bool:
+    """Rows of one project that compose: one component configured both ways."""
+    return linked and r.project == s.project
+
+
 def common_units(r: Row, s: Row) -> frozenset[str]:
     return (r.resource_units & s.resource_units) - {NO_UNIT}
 
@@ -183,7 +201,8 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
     reasons: list[str] = []
 
     shared_exclusive = tuple(sorted(r.exclusive & s.exclusive))
-    if shared_exclusive:
+    links = tuple(links_between(r, s) + links_between(s, r))
+    if shared_exclusive and not one_component(r, s, bool(links)):
         holds.append(CONFLICTS)
         reasons.append(
             _(
@@ -192,7 +211,6 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
             )
         )
 
-    links = tuple(links_between(r, s) + links_between(s, r))
     if links:
         holds.append(COMPOSES)
         reasons.append(_composes_reason(links, labels))
@@ -201,7 +219,19 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
     shared_functions = tuple(sorted(common_functions(r, s)))
     if r.layer == s.layer:
         layer = LAYER_WORDS.get(r.layer, r.layer)
-        if shared_functions and shared_units:
+        if shared_functions and links:
+            # A consumer and the interface it consumes share the job one after the other.
+            holds.append(COMPLEMENTS)
+            reasons.append(
+                _(
+                    "same layer (%(layer)s) and a shared job (%(functions)s), but one consumes "
+                    "what the other provides: one chain, not rivals; compare them only through "
+                    "contracts",
+                    layer=layer,
+                    functions=function_words(shared_functions),
+                )
+            )
+        elif shared_functions and shared_units:
             holds.append(COMPETES)
             reasons.append(
                 _(
@@ -211,6 +241,18 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
                     layer=layer,
                     units=unit_words(shared_units),
                     functions=function_words(shared_functions),
+                )
+            )
+        elif shared_functions and (presents_no_unit(r) or presents_no_unit(s)):
+            holds.append(COMPLEMENTS)
+            reasons.append(
+                _(
+                    "same layer (%(layer)s) and a shared job (%(functions)s), but %(row)s presents "
+                    "no resource unit: there is no unit to compare, so they are not alternatives; "
+                    "compare them only through contracts",
+                    layer=layer,
+                    functions=function_words(shared_functions),
+                    row=(r if presents_no_unit(r) else s).label,
                 )
             )
         elif shared_functions:

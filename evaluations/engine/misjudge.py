@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog.engine.functions import comparable_functions
-from catalog.engine.oracle import COMPLEMENTS, INCOMPARABLE, Link, pair_verdicts
+from catalog.engine.oracle import COMPLEMENTS, INCOMPARABLE, Link, pair_verdicts, presents_no_unit
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.text import _, joined
 from catalog.engine.words import FUNCTION_WORDS, LAYER_WORDS, words
@@ -161,15 +161,39 @@ def _different_jobs(a: Row, b: Row) -> Misjudgement:
     def jobs(row: Row) -> str:
         return words(FUNCTION_WORDS, comparable_functions(row.layer, row.functions))
 
-    message = _(
-        "%(a)s and %(b)s are both %(layer)s but do different jobs (%(jobs_a)s vs %(jobs_b)s): "
-        "they are not alternatives; compare them only through their contracts",
-        a=a.label,
-        b=b.label,
-        layer=LAYER_NAMES[a.layer],
-        jobs_a=jobs(a),
-        jobs_b=jobs(b),
-    )
+    shared = comparable_functions(a.layer, a.functions) & comparable_functions(b.layer, b.functions)
+    if shared and result.links:
+        # The same job, but one consumes what the other provides: one chain, not rivals.
+        message = _(
+            "%(a)s and %(b)s are both %(layer)s and share a job (%(jobs)s), but one consumes "
+            "what the other provides: they work together, not instead of each other; compare "
+            "them only through their contracts",
+            a=a.label,
+            b=b.label,
+            layer=LAYER_NAMES[a.layer],
+            jobs=words(FUNCTION_WORDS, shared),
+        )
+    elif shared and (presents_no_unit(a) or presents_no_unit(b)):
+        message = _(
+            "%(a)s and %(b)s are both %(layer)s and share a job (%(jobs)s), but %(row)s "
+            "presents no resource unit: nothing to compare, so no alternative; compare them "
+            "only through their contracts",
+            a=a.label,
+            b=b.label,
+            layer=LAYER_NAMES[a.layer],
+            jobs=words(FUNCTION_WORDS, shared),
+            row=(a if presents_no_unit(a) else b).label,
+        )
+    else:
+        message = _(
+            "%(a)s and %(b)s are both %(layer)s but do different jobs (%(jobs_a)s vs "
+            "%(jobs_b)s): they are not alternatives; compare them only through their contracts",
+            a=a.label,
+            b=b.label,
+            layer=LAYER_NAMES[a.layer],
+            jobs_a=jobs(a),
+            jobs_b=jobs(b),
+        )
     return Misjudgement(DIFFERENT_JOBS, (a.id, b.id), message, result.links)
 
 

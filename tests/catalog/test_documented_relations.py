@@ -120,3 +120,109 @@ def test_the_built_in_catalog_is_as_broad_as_the_audit_requires():
     projects = {row.project for row in ROWS.values()}
     assert len(projects) >= 38
     assert len(ROWS) >= 60
+
+
+# Issue 27: the rule's remaining defects, on the method's own examples.
+
+
+def _presents_no_unit(row) -> bool:
+    return row.resource_units == frozenset({"none"})
+
+
+def test_a_row_whose_unit_is_none_never_makes_incomparable():
+    no_unit = [r for r in ROWS.values() if _presents_no_unit(r)]
+    assert "dcgm-exporter/exporter" in {r.id for r in no_unit}
+    for a in no_unit:
+        for b in ROWS.values():
+            if a.id != b.id:
+                assert "incomparable" not in pair_verdicts(a, b).holds, (a.id, b.id)
+                assert "incomparable" not in MATRIX.holds_of(MATRIX.index(a.id), MATRIX.index(b.id))
+    assert verdict("dcgm-exporter/exporter", "hami/device-plugin") == "complements"
+
+
+@pytest.mark.parametrize(
+    "consumer", ["kai-scheduler/scheduler", "volcano/scheduler", "slinky/slurm-bridge"]
+)
+def test_a_claims_consumer_composes_with_dra_core_and_is_never_its_rival(consumer):
+    holds = pair_verdicts(ROWS[consumer], ROWS["kubernetes-dra/core-allocation"]).holds
+
+    assert holds[0] == "composes"
+    assert "competes" not in holds
+    assert "incomparable" not in holds
+
+
+def test_the_compute_domain_plugin_is_deployed_beside_the_gpu_plugin_not_instead_of_it():
+    # Two kubelet plugins of one driver: IMEX channels beside GPUs, never alternatives.
+    for gpu_side in ("gpu-kubelet-plugin", "shared-claims", "dynamic-mig"):
+        holds = pair_verdicts(
+            ROWS["nvidia-dra-driver-gpu/compute-domain"], ROWS[f"nvidia-dra-driver-gpu/{gpu_side}"]
+        ).holds
+        assert "competes" not in holds
+        assert "conflicts" not in holds
+
+
+@pytest.mark.parametrize("mig", ["nvidia-device-plugin/mig-mixed"])
+def test_the_device_plugin_time_slices_the_mig_devices_it_advertises(mig):
+    detail = pair_verdicts(ROWS["nvidia-device-plugin/time-slicing"], ROWS[mig])
+
+    assert detail.holds == ("composes", "complements")
+    assert "resource:nvidia.com/mig-1g.5gb" in {link.interface for link in detail.links}
+    shared = ROWS["nvidia-device-plugin/time-slicing"].provides
+    assert "resource:nvidia.com/mig-1g.5gb.shared" in shared
+
+
+def test_mps_is_not_combined_with_the_mig_layout_manager():
+    # k8s-device-plugin v0.20.0 README: sharing with MPS is not supported on MIG-enabled devices.
+    holds = pair_verdicts(ROWS["nvidia-device-plugin/mps"], ROWS["nvidia-mig/mig-manager"]).holds
+
+    assert holds[0] == "conflicts"
+
+
+def _costs() -> dict[str, dict]:
+    return {
+        f"{project['slug']}/{placement['key']}": placement.get("costs", {})
+        for path in sorted(Path(__file__).parents[2].joinpath("catalog", "data").glob("*.yaml"))
+        for project in yaml.safe_load(path.read_text(encoding="utf-8"))["projects"]
+        for placement in project["placements"]
+    }
+
+
+def test_the_reconfiguration_cost_of_a_mig_layout_is_charged_to_the_partitioner():
+    # The device plugin and the DRA driver both present MIG devices someone else made: changing
+    # the layout is MIG Manager's cost, not the presenter's.
+    costs = _costs()
+    presenters = [
+        "nvidia-device-plugin/mig-single",
+        "nvidia-device-plugin/mig-mixed",
+        "nvidia-dra-driver-gpu/gpu-kubelet-plugin",
+    ]
+    assert {costs[row]["reconfiguration"]["level"] for row in presenters} == {"low"}
+    assert costs["nvidia-mig/mig-manager"]["reconfiguration"]["level"] == "high"
+    for row in presenters:
+        assert "mig-manager" in costs[row]["reconfiguration"]["note"].lower().replace(" ", "-")
+
+
+def _project(slug: str) -> dict:
+    path = Path(__file__).parents[2] / "catalog" / "data" / f"{slug}.yaml"
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["projects"][0]
+
+
+def test_the_contract_details_of_issue_27_are_recorded_with_their_sources():
+    extended = "api:kubernetes/feature/DRAExtendedResource"
+    # The drivers' DeviceClasses set extendedResourceName nvidia.com/gpu; claims work without the
+    # gate, so it is what they can use, not what they cannot work without.
+    for row in ("nvidia-dra-driver-gpu/gpu-kubelet-plugin", "hami-dra-driver/kubelet-plugin"):
+        assert extended in ROWS[row].accepts
+    assert "api:kubernetes/feature/DRAPartitionableDevices" in ROWS["kueue/controller"].accepts
+    dynamic_mig = next(
+        p for p in _project("nvidia-dra-driver-gpu")["placements"] if p["key"] == "dynamic-mig"
+    )
+    said = dynamic_mig["non_promise"] + " ".join(dynamic_mig["failure_modes"])
+    assert "PassthroughSupport" in said
+    assert "NVMLDeviceHealthCheck" in said
+    assert any("featuregates.go#L201" in e["url"] for e in dynamic_mig["evidence"])
+    slinky = _project("slinky")
+    assert slinky["vendor"] == "NVIDIA"
+    assert any(
+        e["url"].endswith("/LICENSE#L1") for p in slinky["placements"] for e in p["evidence"]
+    )

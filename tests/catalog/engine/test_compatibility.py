@@ -174,8 +174,9 @@ def test_the_holds_bits_follow_the_verdicts_tuple() -> None:
         ),
     ]
     matrix = compute_matrix(rows)
+    # Issue 27: a consumer and the interface it consumes are not rivals (complements).
     assert matrix.holds[0, 1] == (1 << VERDICTS.index("composes")) | (
-        1 << VERDICTS.index("competes")
+        1 << VERDICTS.index("complements")
     )
 
 

@@ -206,7 +206,8 @@ def test_none_is_never_a_common_unit() -> None:
     b = Row.create("b", "x", "platform", resource_units={"none"}, functions={"cost"})
     result = pair_verdicts(a, b)
     assert result.shared_units == ()
-    assert result.holds == ("incomparable",)
+    # Issue 27: `none` never makes incomparable (there is no unit to fix).
+    assert result.holds == ("complements",)
 
 
 def test_a_placement_helper_is_never_an_alternative_to_a_batch_scheduler() -> None:
@@ -334,7 +335,8 @@ def test_conflicts_comes_before_composes() -> None:
     provider = nvidia_device_plugin()
     consumer = hami_device_plugin(requires={"resource:nvidia.com/gpu"})
     result = pair_verdicts(provider, consumer)
-    assert result.holds == ("conflicts", "composes", "incomparable")  # same job, no common unit
+    # Issue 27: the job a consumer shares with the interface it consumes is not rivalry.
+    assert result.holds == ("conflicts", "composes", "complements")
     assert result.verdict == "conflicts"
     assert len(result.reasons) == 3
 
@@ -356,10 +358,11 @@ def test_holds_follow_the_display_order() -> None:
         resource_units={"vgpu"},
         exclusive={"t"},
         accepts={"crd:*"},
-        functions={"present"},
+        functions={"isolate"},
     )
     result = pair_verdicts(a, b)
-    assert result.holds == ("conflicts", "composes", "competes")
+    # A linked pair is never rivals (issue 27), so the third verdict is complements.
+    assert result.holds == ("conflicts", "composes", "complements")
     assert [VERDICTS.index(v) for v in result.holds] == sorted(
         VERDICTS.index(v) for v in result.holds
     )
@@ -419,3 +422,63 @@ def test_a_row_refuses_an_unknown_isolation_level() -> None:
 
 def test_rows_are_hashable() -> None:
     assert len({hami_device_plugin(), hami_device_plugin()}) == 1
+
+
+# Issue 27: the rule's remaining defects.
+
+
+def test_a_row_that_presents_no_unit_never_makes_incomparable() -> None:
+    # DCGM exporter and HAMi both observe, but an observer has no unit to compare.
+    exporter = Row.create(
+        "dcgm-exporter", "exporter", "data_plane", resource_units={"none"}, functions={"observe"}
+    )
+    hami = hami_device_plugin(functions={"present", "isolate", "observe"})
+    result = pair_verdicts(exporter, hami)
+    assert result.holds == ("complements",)
+    assert "presents no resource unit" in result.reasons[0]
+    assert "fix a common unit" not in result.reasons[0]
+
+
+def test_a_function_shared_by_a_consumer_and_the_api_it_consumes_is_not_rivalry() -> None:
+    # KAI consumes the ResourceClaims that DRA core allocates: both 'allocate', one chain.
+    core = Row.create(
+        "kubernetes-dra",
+        "core-allocation",
+        "control_plane",
+        resource_units={"dra_claim"},
+        functions={"allocation"},
+        provides={"api:resource.k8s.io/v1/ResourceClaim"},
+    )
+    kai = Row.create(
+        "kai-scheduler",
+        "scheduler",
+        "control_plane",
+        resource_units={"dra_claim", "whole_gpu"},
+        functions={"allocation", "quota"},
+        accepts={"api:resource.k8s.io/v1/ResourceClaim"},
+        enforcement_points={"scheduler"},
+    )
+    result = pair_verdicts(kai, core)
+    assert result.holds == ("composes", "complements")
+    assert not any("alternatives" in reason for reason in result.reasons)
+
+
+def test_modes_of_one_component_that_compose_do_not_conflict_over_its_own_token() -> None:
+    # The device plugin time-slices the MIG devices its mixed strategy advertises: one
+    # DaemonSet, one owner of the node's GPUs, configured both ways.
+    mig = nvidia_device_plugin(
+        resource_units={"mig_slice"}, provides={"resource:nvidia.com/mig-1g.5gb"}
+    )
+    sliced = Row.create(
+        "nvidia-device-plugin",
+        "time-slicing",
+        "data_plane",
+        resource_units={"time_slice"},
+        functions={"present"},
+        accepts={"resource:nvidia.com/mig-*"},
+        exclusive={GPU_OWNER},
+    )
+    assert pair_verdicts(mig, sliced).holds == ("composes", "complements")
+    # Another project's plugin on the same GPUs still conflicts, linked or not.
+    hami = hami_device_plugin(accepts={"resource:nvidia.com/mig-*"})
+    assert pair_verdicts(mig, hami).holds[0] == "conflicts"

@@ -323,3 +323,21 @@ def test_the_heatmap_and_its_pairs_speak_chinese(bob_client, computed):
     assert any("数据平面" in note["text"] for note in payload["layout"]["annotations"])
     assert "两者都持有独占令牌" in pair
     assert "they cannot run on the same node pool" not in pair
+
+
+def test_the_pair_page_never_shows_a_rivals_sentence_for_a_consumer_and_its_api(
+    bob_client, computed
+):
+    # Issue 27: KAI consumes DRA core's claims; the cell says composes, and so must the page.
+    response = bob_client.get(
+        reverse("matrix:pair"),
+        {"a": "kai-scheduler/scheduler", "b": "kubernetes-dra/core-allocation"},
+    )
+
+    content = response.content.decode()
+    assert response.status_code == 200
+    assert [key for key, _label, _colour in response.context["holds"]] == [
+        "composes",
+        "complements",
+    ]
+    assert "alternatives" not in content

@@ -142,3 +142,15 @@ def test_a_misjudgement_serialises_to_json(catalog):
 
     assert data[0]["kind"] == CROSS_LAYER
     assert data[0]["links"][0]["provider"] == "hami/device-plugin"
+
+
+def test_a_consumer_and_the_api_it_consumes_are_said_to_work_together(catalog):
+    """Issue 27: KAI allocates DRA claims through the DRA core; they share the allocation job
+    but are one chain, so the warning must not call it "different jobs"."""
+    found = misjudgements(
+        candidates(catalog, "kai-scheduler/scheduler", "kubernetes-dra/core-allocation")
+    )
+
+    messages = [str(m.message) for m in found]
+    assert any("one consumes what the other provides" in m for m in messages), messages
+    assert not any("different jobs" in m for m in messages), messages
