@@ -102,6 +102,12 @@ def isolation_fit(pools: Mapping[str, list[Row]], profile: Profile) -> Finding:
 TENANT_SHARING: tuple[str, ...] = ("none", "within_tenant", "across_tenants")
 
 
+def may_share_across_tenants(rule: str, shared: Mapping[str, str]) -> bool:
+    """Whether the profile's cross-tenant rule lets tenants share GPUs whose shared units give
+    `shared`: freely, or only through partitions hard on memory, compute and fault."""
+    return rule == "allowed" or (rule == "hard_partitions" and hard_partition(shared))
+
+
 def tenant_fit(
     pools: Mapping[str, list[Row]], profile: Profile, declared: Mapping[str, str]
 ) -> list[Finding]:
@@ -132,7 +138,7 @@ def tenant_fit(
         for row in sharers:
             units = sorted(row.resource_units & SHARING_UNITS)
             given = units_isolation(units, row.isolation)
-            if rule == "hard_partitions" and hard_partition(given):
+            if may_share_across_tenants(rule, given):
                 findings.append(
                     Finding(
                         "tenancy",

@@ -56,6 +56,14 @@ def weakest(levels: Iterable[str]) -> str:
     return _NAMES[min((LEVELS[level] for level in levels), default=LEVELS["hard"])]
 
 
+def weakest_per_aspect(levels: Iterable[Mapping[str, str]]) -> dict[str, str]:
+    """The weakest of several isolations, aspect by aspect ("none" everywhere for none)."""
+    levels = list(levels)
+    if not levels:
+        return dict.fromkeys(ASPECTS, "none")
+    return {aspect: weakest(level[aspect] for level in levels) for aspect in ASPECTS}
+
+
 def unit_isolation(unit: str, promised: Mapping[str, str]) -> dict[str, str]:
     """What `unit` gives, per aspect, when presented by a row promising `promised`."""
     ceiling = UNIT_CEILINGS.get(unit)
@@ -75,9 +83,7 @@ def units_isolation(units: Iterable[str], promised: Mapping[str, str]) -> dict[s
 def _units_isolation(units: frozenset[str], promised: tuple[str, ...]) -> tuple[tuple[str, str]]:
     row = dict(zip(ASPECTS, promised, strict=True))
     given = [unit_isolation(unit, row) for unit in sorted(units) if unit in UNIT_CEILINGS]
-    if not given:
-        return tuple((aspect, "none") for aspect in ASPECTS)
-    return tuple((aspect, weakest(item[aspect] for item in given)) for aspect in ASPECTS)
+    return tuple(weakest_per_aspect(given).items())
 
 
 def short_of(isolation: Mapping[str, str], demanded: str) -> list[str]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from catalog.engine.fit import may_share_across_tenants
 from catalog.engine.gpus import gpu_model_find
 from catalog.engine.profile import OFF_HOURS, Profile
 from catalog.engine.rows import Row
@@ -16,7 +17,6 @@ from catalog.engine.units import (
     LEVELS,
     SHARING_UNITS,
     WHOLE_UNITS,
-    hard_partition,
 )
 from evaluations.engine.index import _Index
 
@@ -155,7 +155,7 @@ def tenant_sharing(units: Iterable[str], shared: Mapping[str, str], profile: Pro
     if profile.tenancy != "multi":
         return "within_tenant"
     rule = profile.tenant_rule
-    if rule == "allowed" or (rule == "hard_partitions" and hard_partition(shared)):
+    if may_share_across_tenants(rule, shared):
         return "across_tenants"
     return "within_tenant"
 

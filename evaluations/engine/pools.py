@@ -12,12 +12,11 @@ from catalog.engine.profile import Profile
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.text import _, joined
 from catalog.engine.units import (
-    ASPECTS,
     LEVELS,
     SHARING_UNITS,
     WHOLE_UNITS,
     units_isolation,
-    weakest,
+    weakest_per_aspect,
 )
 from evaluations.engine.drafting import (
     BATCH_KINDS,
@@ -103,21 +102,15 @@ def _pool_facts(plan: _PoolPlan, rows: list[Row], profile: Profile) -> PoolFacts
                 levels.append(units_isolation(units, row.isolation))
                 if units & SHARING_UNITS:
                     shared.append(units_isolation(units & SHARING_UNITS, row.isolation))
-        by_kind[kind] = _weakest(levels)
-    sharing = tenant_sharing(given, _weakest(shared), profile)
+        by_kind[kind] = weakest_per_aspect(levels)
+    sharing = tenant_sharing(given, weakest_per_aspect(shared), profile)
     return PoolFacts(
         units=tuple(sorted(given)),
-        isolation=_weakest(list(by_kind.values())),
+        isolation=weakest_per_aspect(list(by_kind.values())),
         by_kind=by_kind,
         demanded={kind: demanded_for(kind, profile, sharing) for kind in plan.workloads},
         tenant_sharing=sharing,
     )
-
-
-def _weakest(levels: list[Mapping[str, str]]) -> dict[str, str]:
-    if not levels:
-        return dict.fromkeys(ASPECTS, "none")
-    return {aspect: weakest(level[aspect] for level in levels) for aspect in ASPECTS}
 
 
 def members(draft: _Draft, plan: _PoolPlan) -> list[Row]:

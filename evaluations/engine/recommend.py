@@ -250,10 +250,19 @@ def _combinations(
         ],
         governor_width,
     )
+    # Asked once per (presenter, governor), not once per combination they appear in.
+    answers: dict[tuple[str, str | None], bool] = {}
+
+    def governs(presenter: Row, governor: Row | None) -> bool:
+        key = (presenter.id, governor.id if governor is not None else None)
+        if key not in answers:
+            answers[key] = _governed_by(index, presenter, governor)
+        return answers[key]
+
     combinations = []
     for choice in product(*per_plan, governors):
         *presenters, governor = choice
-        if not all(_governed_by(index, item[2], governor[2]) for item in presenters):
+        if not all(governs(item[2], governor[2]) for item in presenters):
             continue  # the presenter needs another governor: a second one would conflict
         fit = sum(item[0] for item in presenters) / len(presenters) + governor[0]
         order = tuple(item[1] for item in choice)
