@@ -373,8 +373,9 @@ def _private_allowed() -> bool:
 
 
 def _is_internal_literal(host: str) -> bool:
-    """An IP address written in the URL that points inside the deployment (names are checked
-    when a delivery resolves them: evaluations.notifications.webhooks.destination_problem)."""
+    """An IP address written in the URL that is not public (names are checked when a delivery
+    resolves them, and the POST goes to the checked address:
+    evaluations.notifications.webhooks.destination_addresses)."""
     try:
         ipaddress.ip_address(host)
     except ValueError:
