@@ -33,6 +33,9 @@ BACKOFF_BASE_S = 5
 # An attempt takes at most TIMEOUT_S: one running this long without a word lost its worker.
 ATTEMPT_SILENCE = timedelta(seconds=60)
 ERROR_LENGTH = 2000
+# Checked addresses tried in turn when one refuses the connection: three connect timeouts and
+# the request stay well inside ATTEMPT_SILENCE.
+ADDRESSES_TRIED = 3
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
     port = parts.port or (443 if tls else 80)
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     failure: OSError | None = None
-    for address in destination_addresses(parts.hostname, port):
+    for address in destination_addresses(parts.hostname, port)[:ADDRESSES_TRIED]:
         connection = _PinnedConnection(
             parts.hostname, port, address=address, tls=tls, timeout=TIMEOUT_S
         )
