@@ -420,7 +420,10 @@ class WebhookDelivery(models.Model):
         Evaluation, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
     event = models.CharField(_("event"), max_length=20, choices=Event.choices)
+    # The team's URL and secret when the event happened, kept for every retry (a rotation
+    # never sends the new secret's signature to the old URL). Stored as the team's secret is.
     url = models.URLField(max_length=500)
+    secret = models.CharField(max_length=128, blank=True, editable=False)
     payload = models.JSONField(default=dict)
     status = models.CharField(max_length=10, default="pending")
     attempts = models.PositiveSmallIntegerField(default=0)

@@ -178,6 +178,7 @@ def evaluation_announce(
             evaluation=evaluation,
             event=event,
             url=team.webhook_url,
+            secret=team.webhook_secret,
             payload=webhook_payload(
                 evaluation=evaluation, actor=actor, event=event, comment=comment
             ),

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import http.client
 import ipaddress
 import json
 import logging
 import socket
-import urllib.error
-import urllib.request
+import ssl
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
@@ -33,6 +33,9 @@ BACKOFF_BASE_S = 5
 # An attempt takes at most TIMEOUT_S: one running this long without a word lost its worker.
 ATTEMPT_SILENCE = timedelta(seconds=60)
 ERROR_LENGTH = 2000
+# Checked addresses tried in turn when one refuses the connection: three connect timeouts and
+# the request stay well inside ATTEMPT_SILENCE.
+ADDRESSES_TRIED = 3
 
 
 @dataclass(frozen=True)
@@ -43,9 +46,12 @@ class Attempt:
     retry_in: int | None = None
 
 
-def signature(secret: str, body: bytes) -> str:
-    """The X-EcoMap-Signature header: HMAC-SHA256 of the raw body with the team's secret."""
-    return "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+def signature(secret: str, timestamp: int, body: bytes) -> str:
+    """The X-EcoMap-Signature header: HMAC-SHA256, with the delivery's secret, of the
+    X-EcoMap-Timestamp value, a full stop and the raw body (a receiver refuses old timestamps,
+    so a captured request cannot be replayed later)."""
+    signed = str(timestamp).encode() + b"." + body
+    return "sha256=" + hmac.new(secret.encode(), signed, hashlib.sha256).hexdigest()
 
 
 def backoff(attempts: int) -> int:
@@ -53,58 +59,120 @@ def backoff(attempts: int) -> int:
     return BACKOFF_BASE_S * 2 ** (attempts - 1)
 
 
-class _NoRedirects(urllib.request.HTTPRedirectHandler):
-    # A redirect is an answer, not a new address to send the team's events to.
-    def redirect_request(self, req, fp, code, msg, headers, newurl):
-        return None
+# Ranges Python 3.11's `is_global` still calls global although nothing public answers there, or
+# that carry an IPv4 address inside an IPv6 one (which could be an internal one): the IETF
+# protocol block (192.0.0.0/24), the 6to4 relay and prefix, NAT64, IPv4-compatible and the
+# deprecated site-local IPv6 addresses.
+_NOT_PUBLIC = tuple(
+    ipaddress.ip_network(network)
+    for network in (
+        "192.0.0.0/24",
+        "192.88.99.0/24",
+        "::/96",
+        "64:ff9b::/96",
+        "64:ff9b:1::/48",
+        "2002::/16",
+        "fec0::/10",
+    )
+)
 
 
-_opener = urllib.request.build_opener(_NoRedirects)
+class Refused(Exception):
+    """The destination must not be called: the delivery fails at once, without a request."""
 
 
-def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-    """The response status and the start of its body; redirects come back as they are."""
-    if not url.lower().startswith(("http://", "https://")):
-        raise ValueError(f"not an http(s) URL: {url[:100]}")
-    request = urllib.request.Request(url, data=body, headers=headers, method="POST")  # noqa: S310 - scheme checked above
-    try:
-        with _opener.open(request, timeout=TIMEOUT_S) as response:
-            return response.status, response.read(500).decode(errors="replace")
-    except urllib.error.HTTPError as exc:  # 3xx, 4xx and 5xx all arrive here
-        with exc:
-            return exc.code, exc.read(500).decode(errors="replace")
-
-
-def internal_address(ip: str) -> bool:
-    """An address inside the deployment (loopback, private, link-local such as the cloud
-    metadata service, reserved): a team's webhook must not make EcoMap call into it."""
+def public_address(ip: str) -> bool:
+    """Whether `ip` is a public unicast address a team's receiver may have: `is_global` (which
+    leaves out loopback, private, link-local such as the cloud metadata service, shared
+    100.64.0.0/10, reserved, documentation ranges) and not multicast nor one of _NOT_PUBLIC; an
+    IPv4-mapped IPv6 address is judged by its IPv4 address."""
     address = ipaddress.ip_address(ip.split("%", 1)[0])
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
     return (
-        address.is_loopback
-        or address.is_private
-        or address.is_link_local
-        or address.is_reserved
-        or address.is_multicast
-        or address.is_unspecified
+        address.is_global
+        and not address.is_multicast
+        and not any(address in network for network in _NOT_PUBLIC)
     )
 
 
-def destination_problem(url: str) -> str:
-    """Why a delivery must not go to `url`, or "": its host resolves to an internal address.
-    Allowed in development and tests (TEAM_WEBHOOK_ALLOW_PRIVATE, default DEBUG). A name that
-    does not resolve is left to the POST, which fails and is retried."""
-    if getattr(settings, "TEAM_WEBHOOK_ALLOW_PRIVATE", settings.DEBUG):
-        return ""
+def internal_address(ip: str) -> bool:
+    """Not a public address: a team's webhook must not make EcoMap call into the deployment."""
+    return not public_address(ip)
+
+
+def _private_allowed() -> bool:
+    # Development and tests (TEAM_WEBHOOK_ALLOW_PRIVATE, default DEBUG) post to local receivers.
+    return getattr(settings, "TEAM_WEBHOOK_ALLOW_PRIVATE", settings.DEBUG)
+
+
+def destination_addresses(host: str, port: int) -> list[str]:
+    """The addresses of `host`, resolved once; the POST connects only to these. Refused when
+    any of them is not public (outside development); a name that does not resolve raises
+    OSError, which is retried like a refused connection."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    if not _private_allowed():
+        for address in addresses:
+            if internal_address(address):
+                raise Refused(f"refused: {host} resolves to the internal address {address}")
+    return addresses
+
+
+def _tls_context() -> ssl.SSLContext:
+    """Certificate and host name checked against the system's CAs (tests swap in their own)."""
+    return ssl.create_default_context()
+
+
+class _PinnedConnection(http.client.HTTPConnection):
+    """An HTTP(S) connection to one checked IP address: the Host header, TLS SNI and the
+    certificate check still use the URL's host name, but no second DNS lookup takes place
+    (a name whose answer changes after the check cannot redirect the POST)."""
+
+    def __init__(self, host, port, *, address: str, tls: ssl.SSLContext | None, timeout):
+        super().__init__(host, port, timeout=timeout)
+        self.address = address
+        self.tls = tls
+        self.default_port = 443 if tls else 80  # no ":443" in the Host header
+
+    def connect(self):
+        sock = socket.create_connection((self.address, self.port), self.timeout)
+        try:
+            if self.tls is not None:
+                sock = self.tls.wrap_socket(sock, server_hostname=self.host)
+        except BaseException:
+            sock.close()
+            raise
+        self.sock = sock
+
+
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    """The response status and the start of its body; redirects come back as they are (an
+    answer, not a new address to send the team's events to)."""
     parts = urlsplit(url)
-    host = parts.hostname or ""
-    try:
-        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except (socket.gaierror, UnicodeError):
-        return ""
-    for info in infos:
-        if internal_address(str(info[4][0])):
-            return f"refused: {host} resolves to the internal address {info[4][0]}"
-    return ""
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise Refused(f"refused: not an http(s) URL: {url[:100]}")
+    tls = _tls_context() if scheme == "https" else None
+    port = parts.port or (443 if tls else 80)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    failure: OSError | None = None
+    for address in destination_addresses(parts.hostname, port)[:ADDRESSES_TRIED]:
+        connection = _PinnedConnection(
+            parts.hostname, port, address=address, tls=tls, timeout=TIMEOUT_S
+        )
+        try:
+            try:
+                connection.connect()
+            except OSError as exc:  # the next checked address, as socket.create_connection does
+                failure = exc
+                continue
+            connection.request("POST", target, body=body, headers=headers)
+            response = connection.getresponse()
+            return response.status, response.read(500).decode(errors="replace")
+        finally:
+            connection.close()
+    raise failure or OSError(f"no address for {parts.hostname}")
 
 
 def _claim(delivery_id: int, now) -> bool:
@@ -146,7 +214,8 @@ def webhook_deliver(*, delivery_id: int) -> Attempt | None:
     now = timezone.now()
     if not _claim(delivery_id, now):
         return None
-    delivery = WebhookDelivery.objects.select_related("team").get(pk=delivery_id)
+    delivery = WebhookDelivery.objects.get(pk=delivery_id)
+    timestamp = int(now.timestamp())
     body = json.dumps(
         {**delivery.payload, "sent_at": now.isoformat()}, ensure_ascii=False, separators=(",", ":")
     ).encode()
@@ -155,17 +224,18 @@ def webhook_deliver(*, delivery_id: int) -> Attempt | None:
         "User-Agent": "EcoMap-Webhook/1",
         "X-EcoMap-Event": delivery.event,
         "X-EcoMap-Delivery": str(delivery.pk),
-        "X-EcoMap-Signature": signature(delivery.team.webhook_secret, body),
+        "X-EcoMap-Timestamp": str(timestamp),
+        # The URL and secret of the delivery, as they were when the event happened: a retry
+        # after a rotation never sends the new secret's signature to the old address.
+        "X-EcoMap-Signature": signature(delivery.secret, timestamp, body),
     }
-    response_status, error = None, ""
-    refused = destination_problem(delivery.url)
+    response_status, error, refused = None, "", False
     try:
-        if refused:
-            error = refused
-        else:
-            response_status, text = _post(delivery.url, body, headers)
-            if not 200 <= response_status < 300:
-                error = f"HTTP {response_status}: {text[:300]}".strip()
+        response_status, text = _post(delivery.url, body, headers)
+        if not 200 <= response_status < 300:
+            error = f"HTTP {response_status}: {text[:300]}".strip()
+    except Refused as exc:
+        error, refused = str(exc), True
     except Exception as exc:  # timeouts, refused connections, DNS, TLS: all worth a retry
         error = f"{type(exc).__name__}: {exc}"
     if not error:

@@ -18,15 +18,6 @@ class TeamCreateForm(forms.Form):
     )
 
 
-class MemberAddForm(forms.Form):
-    identifier = forms.CharField(
-        label=_("Username or e-mail"),
-        max_length=254,
-        widget=forms.TextInput(attrs={"autocomplete": "off"}),
-    )
-    role = forms.ChoiceField(label=_("Role"), choices=Role.choices, initial=Role.REVIEWER)
-
-
 class MemberRoleForm(forms.Form):
     role = forms.ChoiceField(label=_("Role"), choices=Role.choices)
 

@@ -59,6 +59,14 @@ def account_exists_for(*, email: str) -> bool:
     return get_user_model().objects.filter(email__iexact=email).exists()
 
 
+def invitation_for_account(invitation: Invitation, user) -> bool:
+    """Whether `user`'s account has the address the invitation was sent to (in any case).
+    Account addresses are set by a site admin or by accepting an invitation sent to them
+    (there is no self-service change of address), so the address stands for its owner."""
+    email = (getattr(user, "email", "") or "").strip()
+    return bool(email) and email.casefold() == invitation.email.strip().casefold()
+
+
 def invitation_for_key(key: str) -> Invitation | None:
     return Invitation.objects.select_related("team").filter(key_hash=key_hash(key or "")).first()
 

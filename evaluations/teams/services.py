@@ -3,6 +3,10 @@
 Pages and commands change teams only through here; every function takes keyword arguments.
 Changes by a member check that the actor is a team admin (NotAllowed otherwise) and never leave
 a team without an admin. An invitation's key is shown once and stored only as a SHA-256 hash.
+
+Nobody is added to a team without their consent: an admin invites an e-mail address (whether an
+account has it or not, the admin is told the same), and the invitation joins only the account of
+that address — accepted while signed in as it, or by setting up the account for that address.
 """
 
 from __future__ import annotations
@@ -28,11 +32,11 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ecomap.accounts.models import key_hash
-from evaluations.errors import InvalidInput
+from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import Invitation, Membership, Role, Team
 from evaluations.notifications.webhooks import internal_address
 from evaluations.review.editing import role_require
-from evaluations.teams.selectors import invitation_problem
+from evaluations.teams.selectors import invitation_for_account, invitation_problem
 
 logger = logging.getLogger(__name__)
 
@@ -96,47 +100,6 @@ def membership_set(*, team: Team, user, role: str) -> Membership:
     membership, _created = Membership.objects.update_or_create(
         team=team, user=user, defaults={"role": role}
     )
-    return membership
-
-
-def _user_by_username_or_email(identifier: str):
-    """The one account whose username (exactly) or e-mail (any case) is `identifier`."""
-    users = get_user_model().objects.filter(is_active=True)
-    user = users.filter(username=identifier).first()
-    if user is not None:
-        return user
-    matches = list(users.filter(email__iexact=identifier)[:2]) if "@" in identifier else []
-    if len(matches) > 1:
-        raise InvalidInput(
-            _("Several accounts use this e-mail address: add the person by username."),
-            errors={"identifier": [_("Several accounts use this e-mail address.")]},
-        )
-    if not matches:
-        raise InvalidInput(
-            _("No account has this username or e-mail address."),
-            errors={
-                "identifier": [
-                    _("No account has this username or e-mail address. Invite them by e-mail.")
-                ]
-            },
-        )
-    return matches[0]
-
-
-@transaction.atomic
-def member_add(*, team: Team, actor, identifier: str, role: str) -> Membership:
-    """Add an existing account, found by username or e-mail, to the team with `role`."""
-    _admin_require(team=team, actor=actor)
-    _role_check(role)
-    user = _user_by_username_or_email((identifier or "").strip())
-    if Membership.objects.filter(team=team, user=user).exists():
-        raise InvalidInput(
-            _("%(user)s is already a member: change their role in the list.")
-            % {"user": user.get_username()},
-            errors={"identifier": [_("Already a member of this team.")]},
-        )
-    membership = Membership.objects.create(team=team, user=user, role=role)
-    logger.info("team %s: %s added user %s as %s", team.slug, actor.pk, user.pk, role)
     return membership
 
 
@@ -297,8 +260,18 @@ def _accept(invitation: Invitation, user) -> Membership:
 
 @transaction.atomic
 def invitation_accept(*, key: str, user) -> Membership:
-    """The signed-in `user` joins the team with the invitation's role."""
-    return _accept(_usable_invitation(key), user)
+    """The signed-in `user` joins the team with the invitation's role, if the invitation was
+    sent to their account's e-mail address (whoever else holds the link cannot use it)."""
+    invitation = _usable_invitation(key)
+    if not invitation_for_account(invitation, user):
+        raise NotAllowed(
+            _(
+                "This invitation was sent to %(email)s: sign in with the account of that "
+                "address to accept it."
+            )
+            % {"email": invitation.email}
+        )
+    return _accept(invitation, user)
 
 
 @transaction.atomic
@@ -373,8 +346,9 @@ def _private_allowed() -> bool:
 
 
 def _is_internal_literal(host: str) -> bool:
-    """An IP address written in the URL that points inside the deployment (names are checked
-    when a delivery resolves them: evaluations.notifications.webhooks.destination_problem)."""
+    """An IP address written in the URL that is not public (names are checked when a delivery
+    resolves them, and the POST goes to the checked address:
+    evaluations.notifications.webhooks.destination_addresses)."""
     try:
         ipaddress.ip_address(host)
     except ValueError:

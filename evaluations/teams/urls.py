@@ -15,7 +15,6 @@ urlpatterns = [
         name="accept",
     ),
     path("<slug:slug>/", views.team_detail_view, name="detail"),
-    path("<slug:slug>/members/", views.member_add_view, name="member-add"),
     path("<slug:slug>/members/<int:user_id>/role/", views.member_role_view, name="member-role"),
     path(
         "<slug:slug>/members/<int:user_id>/remove/", views.member_remove_view, name="member-remove"

@@ -27,7 +27,6 @@ from evaluations.teams import selectors, services
 from evaluations.teams.forms import (
     InvitationForm,
     InvitationSignupForm,
-    MemberAddForm,
     MemberRoleForm,
     TeamCreateForm,
     WebhookForm,
@@ -78,7 +77,6 @@ def _detail(request: HttpRequest, team: Team, *, status: int = 200, **context) -
         "invitations": invitations,
         "new_invitation": new_invitation,
         "role_choices": Role.choices,
-        "add_form": MemberAddForm(),
         "invite_form": InvitationForm(),
         "webhook_form": WebhookForm(initial={"url": team.webhook_url}),
         **context,
@@ -128,31 +126,6 @@ def team_detail_view(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 @require_POST
 @refusals_as_403
-def member_add_view(request: HttpRequest, slug: str) -> HttpResponse:
-    team = _team_for_admin(request, slug)
-    form = MemberAddForm(request.POST)
-    if form.is_valid():
-        saved = save_or_form_error(
-            form,
-            lambda: services.member_add(
-                team=team,
-                actor=request.user,
-                identifier=form.cleaned_data["identifier"],
-                role=form.cleaned_data["role"],
-            ),
-        )
-        if saved:
-            messages.success(
-                request,
-                _("%(who)s joined the team.") % {"who": form.cleaned_data["identifier"]},
-            )
-            return redirect("teams:detail", slug=team.slug)
-    return _detail(request, team, status=400, add_form=form)
-
-
-@login_required
-@require_POST
-@refusals_as_403
 def member_role_view(request: HttpRequest, slug: str, user_id: int) -> HttpResponse:
     team = _team_for_admin(request, slug)
     user = _member_user(team, user_id)
@@ -193,6 +166,8 @@ def member_remove_view(request: HttpRequest, slug: str, user_id: int) -> HttpRes
 @require_POST
 @refusals_as_403
 def invitation_create_view(request: HttpRequest, slug: str) -> HttpResponse:
+    """Adding a member: an invitation to an e-mail address, which the person accepts. The admin
+    is told the same whether an account has the address or not."""
     team = _team_for_admin(request, slug)
     form = InvitationForm(request.POST)
     made = []
@@ -212,6 +187,12 @@ def invitation_create_view(request: HttpRequest, slug: str) -> HttpResponse:
             new = made[0]
             url = request.build_absolute_uri(reverse("teams:accept", args=[new.key]))
             emailed = services.invitation_email_send(invitation=new.invitation, accept_url=url)
+            if emailed:
+                messages.success(
+                    request,
+                    _("An invitation was sent to %(email)s. They join when they accept it.")
+                    % {"email": new.invitation.email},
+                )
             request.session[NEW_INVITATION_SESSION_KEY] = {
                 "pk": new.invitation.pk,
                 "url": url,
@@ -271,7 +252,8 @@ def webhook_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
-    """The link of an invitation: join signed in, or set up an account first."""
+    """The link of an invitation: join signed in as the invited address's account, or set up
+    the account for that address (signed out, when none has it), or sign in as it first."""
     invitation = selectors.invitation_for_key(key)
     problem = selectors.invitation_problem(invitation)
     if problem is not None:
@@ -287,6 +269,14 @@ def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
         )
     context = {"invitation": invitation}
     if request.user.is_authenticated:
+        if not selectors.invitation_for_account(invitation, request.user):
+            # Another account than the invited address's: nothing to accept here (M4).
+            return render(
+                request,
+                "teams/invitation.html",
+                {**context, "mode": "other-account", "logout_next": request.path},
+                status=403,
+            )
         return _accept_signed_in(request, key, invitation, context)
     login_url = f"{reverse('login')}?{urlencode({'next': request.path})}"
     context["login_url"] = login_url
@@ -325,7 +315,7 @@ def _accept_signed_in(request: HttpRequest, key: str, invitation, context) -> Ht
     if request.method == "POST":
         try:
             services.invitation_accept(key=key, user=request.user)
-        except InvalidInput as exc:
+        except (InvalidInput, NotAllowed) as exc:
             context["error"] = exc.message
         else:
             messages.success(request, _("You joined %(team)s.") % {"team": invitation.team.name})

@@ -347,7 +347,9 @@ def test_a_delivery_is_posted_signed_and_marked_delivered(cast):
 
     assert attempt.status == "delivered"
     (request,) = receiver.requests
-    expected = hmac.new(SECRET.encode(), request.body, hashlib.sha256).hexdigest()
+    timestamp = request.headers["X-EcoMap-Timestamp"]
+    signed = timestamp.encode() + b"." + request.body
+    expected = hmac.new(SECRET.encode(), signed, hashlib.sha256).hexdigest()
     assert request.headers["X-EcoMap-Signature"] == f"sha256={expected}"
     assert request.headers["X-EcoMap-Event"] == "submitted"
     body = json.loads(request.body)

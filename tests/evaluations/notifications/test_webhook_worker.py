@@ -51,7 +51,10 @@ def test_a_submission_reaches_the_teams_endpoint_signed(celery_broker, tmp_path)
             worker.stop()
 
     (request,) = receiver.requests
-    signed = hmac.new(SECRET.encode(), request.body, hashlib.sha256).hexdigest()
+    timestamp = request.headers["X-EcoMap-Timestamp"]
+    signed = hmac.new(
+        SECRET.encode(), timestamp.encode() + b"." + request.body, hashlib.sha256
+    ).hexdigest()
     assert request.headers["X-EcoMap-Signature"] == f"sha256={signed}"
     assert request.headers["X-EcoMap-Event"] == "submitted"
     body = json.loads(request.body)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ssl
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,8 +26,11 @@ class Receiver:
 
 
 @contextmanager
-def webhook_receiver(*statuses: int, location: str = "") -> Iterator[Receiver]:
-    """Serve on 127.0.0.1 (a free port) answering `statuses` in turn (default 204)."""
+def webhook_receiver(
+    *statuses: int, location: str = "", tls: ssl.SSLContext | None = None, name: str = ""
+) -> Iterator[Receiver]:
+    """Serve on 127.0.0.1 (a free port) answering `statuses` in turn (default 204); over TLS
+    with `tls` (a server context); `name` is the host its URL uses instead of 127.0.0.1."""
     receiver = Receiver(url="", statuses=list(statuses) or [204])
 
     class Handler(BaseHTTPRequestHandler):
@@ -45,7 +49,10 @@ def webhook_receiver(*statuses: int, location: str = "") -> Iterator[Receiver]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    receiver.url = f"http://127.0.0.1:{server.server_address[1]}/hooks/ecomap"
+    if tls is not None:
+        server.socket = tls.wrap_socket(server.socket, server_side=True)
+    scheme = "https" if tls is not None else "http"
+    receiver.url = f"{scheme}://{name or '127.0.0.1'}:{server.server_address[1]}/hooks/ecomap"
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

@@ -1,4 +1,5 @@
-"""Team services: members by username or e-mail, roles, the last admin, invitations, webhook."""
+"""Team services: members join by accepting an invitation to their address, roles, the last
+admin, invitations, webhook."""
 
 from __future__ import annotations
 
@@ -29,60 +30,56 @@ def invite(cast, email="erin@example.org", role=Role.REVIEWER):
 # Members
 
 
-def test_an_admin_adds_an_existing_account_by_username(cast):
-    erin = make_user("erin")
-
-    services.member_add(team=cast.team, actor=cast.alice, identifier="erin", role=Role.REVIEWER)
-
-    assert role_of(cast.team, erin) == Role.REVIEWER
+def test_there_is_no_way_to_add_an_account_without_its_consent(cast):
+    # Issue 28, L6: adding a member is an invitation the person accepts (member_add is gone).
+    assert not hasattr(services, "member_add")
 
 
-def test_an_admin_adds_an_existing_account_by_email_in_any_case(cast):
+def test_an_invitation_joins_nobody_until_it_is_accepted(cast):
     erin = make_user("erin", email="erin@example.org")
 
-    services.member_add(
-        team=cast.team, actor=cast.alice, identifier=" ERIN@example.org ", role=Role.EDITOR
-    )
+    invite(cast)
 
-    assert role_of(cast.team, erin) == Role.EDITOR
-
-
-def test_adding_an_unknown_person_says_to_invite_them(cast):
-    with pytest.raises(InvalidInput) as refused:
-        services.member_add(
-            team=cast.team, actor=cast.alice, identifier="nobody@example.org", role=Role.VIEWER
-        )
-
-    assert "Invite them" in refused.value.errors["identifier"][0]
-
-
-def test_an_email_two_accounts_share_asks_for_the_username(cast):
-    make_user("erin1", email="erin@example.org")
-    make_user("erin2", email="erin@example.org")
-
-    with pytest.raises(InvalidInput) as refused:
-        services.member_add(
-            team=cast.team, actor=cast.alice, identifier="erin@example.org", role=Role.VIEWER
-        )
-
-    assert "identifier" in refused.value.errors
-
-
-def test_adding_a_member_twice_is_refused_and_keeps_their_role(cast):
-    with pytest.raises(InvalidInput):
-        services.member_add(team=cast.team, actor=cast.alice, identifier="bob", role=Role.ADMIN)
-
-    assert role_of(cast.team, cast.bob) == Role.EDITOR
+    assert role_of(cast.team, erin) is None
 
 
 @pytest.mark.parametrize("persona", ["bob", "carol", "dave", "charlie"])
-def test_only_an_admin_of_the_team_adds_members(cast, persona):
-    make_user("erin")
+def test_only_an_admin_of_the_team_invites_members(cast, persona):
+    with pytest.raises(NotAllowed):
+        services.invitation_create(
+            team=cast.team, actor=getattr(cast, persona), email="e@example.org", role=Role.VIEWER
+        )
+
+
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.ADMIN])
+def test_another_account_cannot_accept_an_invitation_to_someone_else(cast, role):
+    # Issue 28, M4: charlie holds erin's link (forwarded, or seen over a shoulder).
+    new = invite(cast, role=role)
+
+    with pytest.raises(NotAllowed) as refused:
+        services.invitation_accept(key=new.key, user=cast.charlie)
+
+    assert "erin@example.org" in refused.value.message
+    assert role_of(cast.team, cast.charlie) is None
+    assert Invitation.objects.get(pk=new.invitation.pk).accepted_at is None
+
+
+def test_an_account_without_an_address_cannot_accept(cast):
+    new = invite(cast)
 
     with pytest.raises(NotAllowed):
-        services.member_add(
-            team=cast.team, actor=getattr(cast, persona), identifier="erin", role=Role.VIEWER
-        )
+        services.invitation_accept(key=new.key, user=make_user("nomail", email=""))
+
+    assert Invitation.objects.get(pk=new.invitation.pk).accepted_at is None
+
+
+def test_the_account_of_the_address_accepts_in_any_case(cast):
+    erin = make_user("erin", email="Erin@Example.ORG")
+    new = invite(cast, role=Role.ADMIN)
+
+    services.invitation_accept(key=new.key, user=erin)
+
+    assert role_of(cast.team, erin) == Role.ADMIN
 
 
 def test_an_admin_changes_a_members_role(cast):
@@ -151,7 +148,7 @@ def test_inviting_the_same_address_again_withdraws_the_first_link(cast):
     second = invite(cast, email="Erin@example.org")
 
     with pytest.raises(InvalidInput):
-        services.invitation_accept(key=first.key, user=make_user("erin"))
+        services.invitation_accept(key=first.key, user=make_user("erin", email="erin@example.org"))
     assert services.invitation_accept(
         key=second.key, user=get_user_model().objects.get(username="erin")
     )
@@ -196,11 +193,13 @@ def test_a_signed_in_user_accepts_and_joins_with_the_invited_role(cast):
 
 
 def test_accepting_never_takes_a_stronger_role_away(cast):
-    new = invite(cast, email="someone@example.org", role=Role.VIEWER)
+    erin = make_user("erin", email="erin@example.org")
+    new = invite(cast, role=Role.VIEWER)
+    services.membership_set(team=cast.team, user=erin, role=Role.REVIEWER)  # joined meanwhile
 
-    services.invitation_accept(key=new.key, user=cast.carol)
+    services.invitation_accept(key=new.key, user=erin)
 
-    assert role_of(cast.team, cast.carol) == Role.REVIEWER
+    assert role_of(cast.team, erin) == Role.REVIEWER
 
 
 def test_a_new_person_sets_a_username_and_password_and_joins(cast):
@@ -254,7 +253,7 @@ def test_an_expired_key_is_refused(cast):
     Invitation.objects.filter(pk=new.invitation.pk).update(expires_at=timezone.now())
 
     with pytest.raises(InvalidInput) as refused:
-        services.invitation_accept(key=new.key, user=make_user("erin"))
+        services.invitation_accept(key=new.key, user=make_user("erin", email="erin@example.org"))
 
     assert "expired" in refused.value.message
 
@@ -273,10 +272,10 @@ def test_a_withdrawn_key_is_refused(cast):
 
 def test_a_key_works_once(cast):
     new = invite(cast)
-    services.invitation_accept(key=new.key, user=make_user("erin"))
+    services.invitation_accept(key=new.key, user=make_user("erin", email="erin@example.org"))
 
     with pytest.raises(InvalidInput) as refused:
-        services.invitation_accept(key=new.key, user=make_user("frank"))
+        services.invitation_accept(key=new.key, user=make_user("frank", email="erin@example.org"))
 
     assert "already been used" in refused.value.message
     assert role_of(cast.team, get_user_model().objects.get(username="frank")) is None

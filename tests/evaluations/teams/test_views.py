@@ -3,6 +3,7 @@ non-admins), forms that keep the input with their errors, and the invitation lin
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -31,7 +32,6 @@ def post_routes(cast):
         team=cast.team, actor=cast.alice, email="x@example.org", role=Role.VIEWER
     ).invitation
     return [
-        (reverse("teams:member-add", args=[slug]), {"identifier": "charlie", "role": "viewer"}),
         (reverse("teams:member-role", args=[slug, bob]), {"role": "viewer"}),
         (reverse("teams:member-remove", args=[slug, bob]), {}),
         (reverse("teams:invite", args=[slug]), {"email": "y@example.org", "role": "viewer"}),
@@ -83,7 +83,7 @@ def test_members_who_are_not_admins_see_the_members_read_only(client, cast, pers
     for username in ("alice", "bob", "carol", "dave"):
         assert f'data-member="{username}"' in page
     assert "carol@example.org".lower() in page.lower()
-    assert reverse("teams:member-add", args=[cast.team.slug]) not in page
+    assert reverse("teams:invite", args=[cast.team.slug]) not in page
     assert 'name="role"' not in page
 
 
@@ -105,7 +105,6 @@ def test_an_admin_sees_the_forms(client, cast):
 
     page = client.get(detail(cast)).content.decode()
 
-    assert reverse("teams:member-add", args=[cast.team.slug]) in page
     assert reverse("teams:invite", args=[cast.team.slug]) in page
     assert reverse("teams:webhook", args=[cast.team.slug]) in page
 
@@ -132,32 +131,53 @@ def role_of(cast, user) -> str | None:
     )
 
 
-def test_an_admin_adds_a_member_by_username(client, cast):
-    make_user("erin")
+def add_member(client, cast, email: str, role: str = "reviewer"):
+    return client.post(
+        reverse("teams:invite", args=[cast.team.slug]), {"email": email, "role": role}, follow=True
+    )
+
+
+def same_page(response, address: str) -> str:
+    """The page without what differs on every view: the address, link, ids, CSRF token."""
+    page = response.content.decode().replace(address, "ADDRESS")
+    page = re.sub(r"/teams/invitations/[A-Za-z0-9_-]+/", "LINK", page)
+    page = re.sub(r"/invitations/\d+/", "/invitations/N/", page)
+    return re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "CSRF", page)
+
+
+def test_adding_a_member_reads_the_same_whether_an_account_exists_or_not(client, cast):
+    # Issue 28, L6: the admin learns nothing about accounts, and nobody joins without consent.
+    erin = make_user("erin", email="erin@example.org")
+    client.force_login(cast.alice)
+
+    known = add_member(client, cast, "erin@example.org")
+    Invitation.objects.all().delete()  # each page then lists its one invitation
+    unknown = add_member(client, cast, "nobody@example.org")
+
+    said = [[str(m) for m in response.context["messages"]] for response in (known, unknown)]
+    assert said == [
+        ["An invitation was sent to erin@example.org. They join when they accept it."],
+        ["An invitation was sent to nobody@example.org. They join when they accept it."],
+    ]
+    assert known.status_code == unknown.status_code == 200
+    assert same_page(known, "erin@example.org") == same_page(unknown, "nobody@example.org")
+    assert [m.to for m in mail.outbox] == [["erin@example.org"], ["nobody@example.org"]]
+    assert role_of(cast, erin) is None
+
+
+def test_a_member_cannot_be_added_by_username(client, cast):
+    make_user("erin", email="erin@example.org")
     client.force_login(cast.alice)
 
     response = client.post(
-        reverse("teams:member-add", args=[cast.team.slug]),
-        {"identifier": "erin", "role": "reviewer"},
+        reverse("teams:invite", args=[cast.team.slug]), {"email": "erin", "role": "viewer"}
     )
 
-    assert response.status_code == 302
-    erin = get_user_model().objects.get(username="erin")
-    assert role_of(cast, erin) == Role.REVIEWER
-
-
-def test_adding_an_unknown_person_keeps_the_input_and_says_why(client, cast):
-    client.force_login(cast.alice)
-
-    response = client.post(
-        reverse("teams:member-add", args=[cast.team.slug]),
-        {"identifier": "nobody@example.org", "role": "editor"},
-    )
-
-    page = response.content.decode()
     assert response.status_code == 400
-    assert 'value="nobody@example.org"' in page
-    assert "No account has this username or e-mail address" in page
+    assert not Invitation.objects.exists()
+    assert (
+        client.post(f"/teams/{cast.team.slug}/members/", {"identifier": "erin"}).status_code == 404
+    )
 
 
 def test_an_admin_changes_a_role(client, cast):
@@ -327,6 +347,42 @@ def test_once_signed_in_the_link_joins_the_team(client, cast, invitation):
     response = client.post(accept_url(invitation.key))
 
     assert response.status_code == 302
+    assert role_of(cast, erin) == Role.REVIEWER
+
+
+@pytest.mark.parametrize("role", [Role.REVIEWER, Role.ADMIN])
+def test_signed_in_as_another_account_the_link_is_refused_with_a_way_out(client, cast, role):
+    # Issue 28, M4: charlie (admin of another team) opens erin's link, admin invitations too.
+    new = services.invitation_create(
+        team=cast.team, actor=cast.alice, email="erin@example.org", role=role
+    )
+    client.force_login(cast.charlie)
+
+    shown = client.get(accept_url(new.key))
+    posted = client.post(accept_url(new.key))
+
+    assert shown.status_code == posted.status_code == 403
+    page = shown.content.decode()
+    assert "cannot accept the invitation" in page and "erin@example.org" in page
+    assert f'action="{reverse("logout")}"' in page
+    assert f'name="next" value="{accept_url(new.key)}"' in page
+    assert "Join the team" not in page
+    assert role_of(cast, cast.charlie) is None
+    assert Invitation.objects.get(pk=new.invitation.pk).accepted_at is None
+
+
+def test_after_signing_out_the_invited_account_signs_in_and_joins(client, cast, invitation):
+    erin = make_user("erin", email="erin@example.org")
+    client.force_login(cast.charlie)
+
+    signed_out = client.post(reverse("logout"), {"next": accept_url(invitation.key)})
+    assert signed_out["Location"] == accept_url(invitation.key)
+    page = client.get(accept_url(invitation.key)).content.decode()
+    assert "exists already" in page  # sign in, not a second account for the address
+    client.force_login(erin)
+    joined = client.post(accept_url(invitation.key))
+
+    assert joined.status_code == 302
     assert role_of(cast, erin) == Role.REVIEWER
 
 
