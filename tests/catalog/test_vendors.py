@@ -326,6 +326,14 @@ BUILTIN_VENDORS = {
     # https://github.com/intel/intel-device-plugins-for-kubernetes/blob/v0.36.0/cmd/gpu_plugin/README.md
     "intel-gpu-device-plugin/whole-gpu": INTEL,
     "intel-gpu-device-plugin/shared-dev": INTEL,
+    # https://github.com/intel/intel-resource-drivers-for-kubernetes/blob/gpu-v0.11.0/charts/intel-gpu-resource-driver/templates/device-class.yaml#L13
+    "intel-resource-drivers/gpu-kubelet-plugin": INTEL,
+    # https://github.com/intel/intel-resource-drivers-for-kubernetes/blob/gaudi-v0.7.2/charts/intel-gaudi-resource-driver/templates/device-class.yaml#L13
+    "intel-resource-drivers/gaudi-kubelet-plugin": INTEL,
+    # https://github.com/ROCm/device-metrics-exporter/blob/v1.5.1/README.md#L3
+    "amd-device-metrics-exporter/exporter": AMD,
+    # https://github.com/Project-HAMi/ascend-device-plugin/blob/v1.4.0/README.md#L9
+    "hami-ascend-device-plugin/device-plugin": HUAWEI,
     # https://github.com/Ascend/mind-cluster/blob/v26.1.0/component/ascend-common/api/default_name.go
     "ascend-device-plugin/whole-npu": HUAWEI,
     "ascend-device-plugin/static-vnpu": HUAWEI,
@@ -376,6 +384,8 @@ BUILTIN_VENDORS = {
     "kserve/controller": NEUTRAL,
     "kubernetes-dra/core-allocation": NEUTRAL,
     "kubernetes-dra/resource-api": NEUTRAL,
+    "kubernetes-workload-scheduling/gang-scheduling": NEUTRAL,
+    "grove/operator": NEUTRAL,
     "node-feature-discovery/nfd": NEUTRAL,
 }
 
