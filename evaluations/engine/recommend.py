@@ -87,11 +87,13 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # Part of the key rankings are cached under: bump it with any change to drafting, scoring or
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
-RANKING_VERSION = 3
+RANKING_VERSION = 4
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 # How many more drafts the ranking checks, once its list is full, to find the best stack of a
 # shape not shown yet.
 SHAPE_SEARCH = 300
+# The head of every ranking: alternatives a review can weigh (best per shape, other data planes).
+ALTERNATIVES = 3
 
 
 class Ranking(list):
@@ -401,10 +403,10 @@ def _with_alternatives(
     for _order, rec, sound, plane in ranked:
         if sound and rec.shape not in best_of_shape:
             best_of_shape[rec.shape] = (rec, plane)
-    top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:3]
+    top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:ALTERNATIVES]
     rest = [(rec, plane) for _order, rec, _sound, plane in ranked if (rec, plane) not in top]
     sound = {id(rec) for _order, rec, is_sound, _plane in ranked if is_sound}
-    while len(top) < 3 and rest:
+    while len(top) < ALTERNATIVES and rest:
         planes = {plane for _rec, plane in top}
         pick = next(
             (item for item in rest if id(item[0]) in sound and item[1] not in planes),
@@ -456,20 +458,27 @@ def recommend(
         key=lambda item: order(item[1].score, item[0]),
     )
     shapes = {draft.shape for draft, _verdict in queue}
-    kinds: dict[tuple[object, ...], tuple[tuple[object, ...], Recommendation, bool]] = {}
+    kinds: dict[tuple[object, ...], tuple[tuple[object, ...], Recommendation, bool, object]] = {}
     seen_shapes: set[str] = set()
     after_full = 0
     for draft, verdict in queue:
         if len(kinds) >= limit:
             after_full += 1
+            here = order(verdict.score, draft)
             worst = max(item[0] for item in kinds.values())
-            if seen_shapes >= shapes and order(verdict.score, draft) > worst:
+            # The first three are settled once three sound data planes rank before this draft
+            # (checks only lower a score, so no later draft can rank before them): without it a
+            # short list would stop before the alternatives a long one shows (its head differs).
+            planes = {item[3] for item in kinds.values() if item[2] and item[0] < here}
+            settled = len(planes) >= ALTERNATIVES
+            if seen_shapes >= shapes and settled and here > worst:
                 break
             if after_full > 4 * limit:
-                # Only a shape not shown yet is still looked for, within a bounded number of checks.
-                if seen_shapes >= shapes or after_full > SHAPE_SEARCH:
+                # Only a shape not shown yet, or while the first three are unsettled another data
+                # plane, is still looked for, within a bounded number of checks.
+                if (seen_shapes >= shapes and settled) or after_full > SHAPE_SEARCH:
                     break
-                if draft.shape in seen_shapes:
+                if draft.shape in seen_shapes and settled:
                     continue
         # Past the deadline, the stacks ranked so far are the answer; with none yet, checking
         # goes on (at most over the drafts the budget allowed) so that an answer exists.
