@@ -107,14 +107,16 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 }  # fmt: skip
 
 # Sign-in throttling (django-axes) on the site and the admin: after AXES_FAILURE_LIMIT failures
-# for one account, or from one address, sign-in is refused for AXES_COOLOFF_TIME.
+# for one account from one address, that account is refused from that address for
+# AXES_COOLOFF_TIME. Keyed on the pair, so nobody can lock someone else out from elsewhere; the
+# price: guesses spread over many addresses are slowed per address only (docs/security.md).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "ecomap.lockout.locked_out"
 AXES_VERBOSE = False
