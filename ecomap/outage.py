@@ -38,6 +38,13 @@ class FailOpenScopedRateThrottle(ScopedRateThrottle):
     def THROTTLE_RATES(self) -> dict[str, str | None]:  # noqa: N802 (DRF's attribute name)
         return api_settings.DEFAULT_THROTTLE_RATES
 
+    def get_ident(self, request) -> str:
+        # DRF believes X-Forwarded-For unless NUM_PROXIES is set, so a client could name its
+        # own address and dodge a per-address limit; like django-axes, take the peer's address.
+        if api_settings.NUM_PROXIES is None:
+            return request.META.get("REMOTE_ADDR", "")
+        return super().get_ident(request)
+
     def allow_request(self, request, view) -> bool:
         try:
             return super().allow_request(request, view)

@@ -237,7 +237,12 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"catalog_write": "120/min", "import": "20/min"},
+    # password_reset: the site's reset-by-e-mail form, per address (ecomap.account_views).
+    "DEFAULT_THROTTLE_RATES": {
+        "catalog_write": "120/min",
+        "import": "20/min",
+        "password_reset": "5/hour",
+    },
     "EXCEPTION_HANDLER": "ecomap.api.api_exception_handler",
 }
 SPECTACULAR_SETTINGS = {
