@@ -172,3 +172,18 @@ def test_a_reset_request_works_with_a_warning_when_the_cache_is_down(
     assert response.status_code == 302
     assert len(mail.outbox) == 1
     assert any("cache is unreachable" in record.message for record in caplog.records)
+
+
+def test_a_reset_ends_the_lockout_of_the_account(client, erin, settings):
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post(reverse("login"), {"username": "erin", "password": "guess"})
+    locked = client.post(reverse("login"), {"username": "erin", "password": "erin-password"})
+    assert locked.status_code == 429
+    assert f'href="{RESET_URL}"' in locked.content.decode()  # the way out, on the lock page
+
+    client.post(RESET_URL, {"email": "erin@example.org"})
+    set_url = client.get(_link_in(mail.outbox[0]), follow=True).redirect_chain[-1][0]
+    client.post(set_url, {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD})
+
+    signed_in = client.post(reverse("login"), {"username": "erin", "password": NEW_PASSWORD})
+    assert signed_in.status_code == 302
