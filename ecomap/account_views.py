@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 
 from axes.utils import reset as axes_reset
-from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -18,6 +17,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from ecomap.accounts.models import key_hash
+from ecomap.accounts.password_reset import QueuedPasswordResetForm
 from ecomap.outage import page_rate_limit_wait
 from ecomap.tokens import token_create_for, token_get_for, token_revoke_for
 
@@ -68,19 +68,13 @@ def token_revoke_view(request: HttpRequest) -> HttpResponse:
 
 
 class PasswordResetView(auth_views.PasswordResetView):
-    """Ask for a reset link. Every address, known or not, gets the same page (Django sends mail
-    only to active accounts with a usable password); requests are counted per address (the
+    """Ask for a reset link. Every address, known or not, gets the same page, answered as fast
+    (a job mails active accounts with a usable password); requests are counted per address (the
     `password_reset` rate), failing open when the cache is down."""
 
     template_name = "registration/password_reset_form.html"
-    email_template_name = "registration/password_reset_email.txt"
-    subject_template_name = "registration/password_reset_subject.txt"
+    form_class = QueuedPasswordResetForm  # the mail goes out from a job
     success_url = reverse_lazy("account:password-reset-done")
-
-    def form_valid(self, form):
-        # The link names the configured site, never the request's Host header.
-        self.extra_email_context = {"site_url": settings.SITE_URL}
-        return super().form_valid(form)
 
     def post(self, request, *args, **kwargs):
         wait = page_rate_limit_wait(request, scope="password_reset")

@@ -23,6 +23,7 @@ JOBS = [
     ("evaluations.tasks", "notification_email_send", "send_notification_email", (1,)),
     ("evaluations.tasks", "webhook_deliver", "deliver_webhook", (1,)),
     ("evaluations.tasks", "catalog_drift_check", "check_catalog_drift", ()),
+    ("ecomap.accounts.tasks", "password_reset_email_send", "send_password_reset_email", (1, "en")),
 ]
 OUTAGES = [
     RedisConnectionError("Error 111 connecting to 127.0.0.1:6379. Connection refused."),
