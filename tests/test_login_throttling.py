@@ -78,3 +78,52 @@ def test_a_success_before_the_limit_clears_the_count(client, erin, settings):
     client.logout()
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
         assert sign_in(client, url, "wrong").status_code == 200
+
+
+def test_a_forged_forwarded_for_header_does_not_dodge_the_lockout(client, erin, settings):
+    url = reverse("login")
+    for i in range(settings.AXES_FAILURE_LIMIT):
+        client.post(
+            url,
+            {"username": "erin", "password": "wrong"},
+            REMOTE_ADDR="198.51.100.9",
+            HTTP_X_FORWARDED_FOR=f"192.0.2.{i}",
+        )
+
+    response = client.post(
+        url,
+        {"username": "erin", "password": PASSWORD},
+        REMOTE_ADDR="198.51.100.9",
+        HTTP_X_FORWARDED_FOR="192.0.2.200",
+    )
+
+    assert response.status_code == 429
+
+
+def test_behind_a_trusted_proxy_each_client_address_counts_apart(client, erin, settings):
+    settings.TRUSTED_PROXIES = 1
+    url = reverse("login")
+    proxy = "10.0.0.2"
+    for _ in range(settings.AXES_FAILURE_LIMIT):
+        client.post(
+            url,
+            {"username": "erin", "password": "wrong"},
+            REMOTE_ADDR=proxy,
+            HTTP_X_FORWARDED_FOR="6.6.6.6, 198.51.100.9",  # the proxy appended the last one
+        )
+    locked = client.post(
+        url,
+        {"username": "erin", "password": PASSWORD},
+        REMOTE_ADDR=proxy,
+        HTTP_X_FORWARDED_FOR="198.51.100.9",
+    )
+    assert locked.status_code == 429
+
+    response = client.post(
+        url,
+        {"username": "erin", "password": PASSWORD},
+        REMOTE_ADDR=proxy,
+        HTTP_X_FORWARDED_FOR="203.0.113.7",
+    )
+
+    assert response.status_code == 302

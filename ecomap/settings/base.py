@@ -119,6 +119,11 @@ AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "ecomap.lockout.locked_out"
+# Proxies in front that append the client's address to X-Forwarded-For (nginx's
+# $proxy_add_x_forwarded_for). 0: the peer's address is the client's and X-Forwarded-For is
+# ignored, since a client could write any address there. Sign-in lockout and rate limits agree.
+TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=0)
+AXES_CLIENT_IP_CALLABLE = "ecomap.lockout.client_address"
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "ecomap.urls"
@@ -244,6 +249,7 @@ REST_FRAMEWORK = {
         "password_reset": "5/hour",
     },
     "EXCEPTION_HANDLER": "ecomap.api.api_exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "EcoMap API",
