@@ -1,16 +1,24 @@
-"""Account pages: the user's API token (create, regenerate, revoke)."""
+"""Account pages: the user's API token (create, regenerate, revoke) and password reset by
+e-mail (Django's token views with the site's templates, the request rate-limited)."""
 
 from __future__ import annotations
 
+import math
+
+from axes.utils import reset as axes_reset
 from django.contrib import messages
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import reverse, reverse_lazy
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from ecomap.accounts.models import key_hash
+from ecomap.accounts.password_reset import QueuedPasswordResetForm
+from ecomap.outage import page_rate_limit_wait
 from ecomap.tokens import token_create_for, token_get_for, token_revoke_for
 
 # The new key waits in the (server-side) session for the one page view that shows it.
@@ -54,3 +62,57 @@ def token_revoke_view(request: HttpRequest) -> HttpResponse:
     else:
         messages.info(request, _("You had no API token."))
     return redirect("account:token")
+
+
+# ---- password reset ------------------------------------------------------------------------------
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Ask for a reset link. Every address, known or not, gets the same page, answered as fast
+    (a job mails active accounts with a usable password); requests are counted per address (the
+    `password_reset` rate), failing open when the cache is down."""
+
+    template_name = "registration/password_reset_form.html"
+    form_class = QueuedPasswordResetForm  # the mail goes out from a job
+    success_url = reverse_lazy("account:password-reset-done")
+
+    def post(self, request, *args, **kwargs):
+        wait = page_rate_limit_wait(request, scope="password_reset")
+        if wait is None:
+            return super().post(request, *args, **kwargs)
+        minutes = max(1, math.ceil(wait / 60))
+        form = self.get_form()
+        form.full_clean()
+        form.add_error(
+            None,
+            ngettext(
+                "Too many reset requests from this address. Try again in %(minutes)d minute.",
+                "Too many reset requests from this address. Try again in %(minutes)d minutes.",
+                minutes,
+            )
+            % {"minutes": minutes},
+        )
+        response = self.render_to_response(self.get_context_data(form=form), status=429)
+        response["Retry-After"] = str(math.ceil(wait))
+        return response
+
+
+class PasswordResetDoneView(auth_views.PasswordResetDoneView):
+    template_name = "registration/password_reset_done.html"
+
+
+class PasswordResetConfirmView(auth_views.PasswordResetConfirmView):
+    """Set a new password from the e-mailed link; the link works once (the token hashes the
+    password it replaces). A lockout of the account ends with the reset."""
+
+    template_name = "registration/password_reset_confirm.html"
+    success_url = reverse_lazy("account:password-reset-complete")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        axes_reset(username=form.user.get_username())
+        return response
+
+
+class PasswordResetCompleteView(auth_views.PasswordResetCompleteView):
+    template_name = "registration/password_reset_complete.html"

@@ -23,6 +23,7 @@ BUILD_REPORT = "evaluations.report_tasks.build_report"
 SEND_NOTIFICATION_EMAIL = "evaluations.send_notification_email"
 DELIVER_WEBHOOK = "evaluations.deliver_webhook"
 CHECK_CATALOG_DRIFT = "evaluations.check_catalog_drift"
+SEND_PASSWORD_RESET_EMAIL = "accounts.send_password_reset_email"  # noqa: S105 (a task name)
 
 
 class QueueUnavailable(APIException):

@@ -10,14 +10,17 @@ from django.db import InterfaceError, OperationalError
 from django.db.models import Q, QuerySet
 
 from ecomap.dispatch import enqueue_on_commit
+from ecomap.outage import JOB_OUTAGE_ERRORS
 
 # Task options every job shares: the message is acknowledged only after the task returns and is
-# put back when the worker dies, so a killed worker's job runs again; database hiccups are
-# retried with backoff (the job services are idempotent, a rerun is harmless).
+# put back when the worker dies, so a killed worker's job runs again; database hiccups and a
+# cache or broker (Redis) that stopped answering are retried with backoff (the job services are
+# idempotent, a rerun is harmless). Past max_retries the row stays running and the recovery
+# sweep sends it again once its heartbeat is old.
 DURABLE_TASK = {
     "acks_late": True,
     "reject_on_worker_lost": True,
-    "autoretry_for": (OperationalError, InterfaceError),
+    "autoretry_for": (OperationalError, InterfaceError, *JOB_OUTAGE_ERRORS),
     "retry_backoff": 2,
     "retry_backoff_max": 60,
     "max_retries": 5,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
-from rest_framework.throttling import ScopedRateThrottle
+
+from ecomap.outage import FailOpenScopedRateThrottle
 
 MAINTAIN_CATALOG = "catalog.maintain_catalog"
 
@@ -18,8 +19,9 @@ class CatalogPermission(BasePermission):
         return request.method in SAFE_METHODS or user.has_perm(MAINTAIN_CATALOG)
 
 
-class WriteThrottle(ScopedRateThrottle):
-    """Scoped rate limit applied to unsafe methods only; reads are not throttled."""
+class WriteThrottle(FailOpenScopedRateThrottle):
+    """Scoped rate limit applied to unsafe methods only; reads are not throttled. With the
+    cache down it lets the write through (logged): a Redis outage must not stop the catalog."""
 
     def allow_request(self, request, view) -> bool:
         if request.method in SAFE_METHODS:

@@ -14,7 +14,6 @@ from typing import Any
 
 import orjson
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models import Count
 from django.utils import timezone
 
@@ -36,6 +35,7 @@ from catalog.services import IMPORT_MODES, BundleResult, bundle_apply
 from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit, queue_check
 from ecomap.gcpause import gc_paused
 from ecomap.jobs import jobs_resend
+from ecomap.outage import cache_delete_quietly, cache_get_or, cache_set_quietly
 
 logger = logging.getLogger(__name__)
 
@@ -211,7 +211,7 @@ def progress_key(job_id) -> str:
 def import_progress(job: ImportJob) -> tuple[int, int]:
     """(done, total) — live from the cache while a worker applies the job."""
     if job.status == ImportJob.Status.RUNNING:
-        live = cache.get(progress_key(job.id))
+        live = cache_get_or(progress_key(job.id))
         if live:
             return live
     return job.done, job.total
@@ -249,7 +249,7 @@ def import_run(*, job_id) -> None:
         return
 
     def progress(done: int, total: int) -> None:
-        cache.set(progress_key(job.id), (done, total), timeout=3600)
+        cache_set_quietly(progress_key(job.id), (done, total), timeout=3600)
         ImportJob.objects.filter(id=job.id).update(heartbeat_at=timezone.now())
 
     try:
@@ -272,7 +272,7 @@ def import_run(*, job_id) -> None:
         return
     _record(job, result)
     job.save()
-    cache.delete(progress_key(job.id))
+    cache_delete_quietly(progress_key(job.id))
     logger.info("import %s applied: %s", job.id, job.counts)
 
 

@@ -3,6 +3,8 @@ work queue of projects that still await placement."""
 
 from __future__ import annotations
 
+import math
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -11,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from catalog.api.permissions import MAINTAIN_CATALOG
@@ -25,6 +28,7 @@ from catalog.imports.selectors import (
     unplaced_tag_counts,
 )
 from catalog.imports.services import ImportRejected, import_progress, import_submit
+from ecomap.outage import page_rate_limit_wait
 
 JOBS_PER_PAGE = 25
 CHANGES_PER_PAGE = 100
@@ -56,6 +60,24 @@ def import_upload_view(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm(MAINTAIN_CATALOG):
         raise PermissionDenied(_("Importing needs the catalog-maintainer permission."))
     form = ImportUploadForm(request.POST, request.FILES)
+    # The API's `import` rate and budget (one count per account, page and API together).
+    wait = page_rate_limit_wait(request, scope="import")
+    if wait is not None:
+        seconds = math.ceil(wait)
+        form.add_error(
+            None,
+            ngettext(
+                "Too many imports in a short time: nothing was imported. "
+                "Try again in %(seconds)d second.",
+                "Too many imports in a short time: nothing was imported. "
+                "Try again in %(seconds)d seconds.",
+                seconds,
+            )
+            % {"seconds": seconds},
+        )
+        response = _list_page(request, form=form, status=429)
+        response["Retry-After"] = str(seconds)
+        return response
     if not form.is_valid():
         return _list_page(request, form=form, status=400)
     data = form.cleaned_data

@@ -1,4 +1,4 @@
-"""The accounts app (API tokens); users themselves are Django's."""
+"""The accounts app (API tokens, the password-reset e-mail job); users themselves are Django's."""
 
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
@@ -9,3 +9,7 @@ class AccountsConfig(AppConfig):
     label = "accounts"
     verbose_name = _("Accounts")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        # Register the reset e-mail job in every process (web and worker) by name.
+        import ecomap.accounts.tasks  # noqa: F401

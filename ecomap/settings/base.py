@@ -107,16 +107,23 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 }  # fmt: skip
 
 # Sign-in throttling (django-axes) on the site and the admin: after AXES_FAILURE_LIMIT failures
-# for one account, or from one address, sign-in is refused for AXES_COOLOFF_TIME.
+# for one account from one address, that account is refused from that address for
+# AXES_COOLOFF_TIME. Keyed on the pair, so nobody can lock someone else out from elsewhere; the
+# price: guesses spread over many addresses are slowed per address only (docs/security.md).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "ecomap.lockout.locked_out"
+# Proxies in front that append the client's address to X-Forwarded-For (nginx's
+# $proxy_add_x_forwarded_for). 0: the peer's address is the client's and X-Forwarded-For is
+# ignored, since a client could write any address there. Sign-in lockout and rate limits agree.
+TRUSTED_PROXIES = env.int("TRUSTED_PROXIES", default=0)
+AXES_CLIENT_IP_CALLABLE = "ecomap.lockout.client_address"
 AXES_VERBOSE = False
 
 ROOT_URLCONF = "ecomap.urls"
@@ -235,8 +242,14 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_THROTTLE_RATES": {"catalog_write": "120/min", "import": "20/min"},
+    # password_reset: the site's reset-by-e-mail form, per address (ecomap.account_views).
+    "DEFAULT_THROTTLE_RATES": {
+        "catalog_write": "120/min",
+        "import": "20/min",
+        "password_reset": "5/hour",
+    },
     "EXCEPTION_HANDLER": "ecomap.api.api_exception_handler",
+    "NUM_PROXIES": TRUSTED_PROXIES,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "EcoMap API",

@@ -32,7 +32,7 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,
-    "DEFAULT_THROTTLE_RATES": {"catalog_write": None, "import": None},
+    "DEFAULT_THROTTLE_RATES": {"catalog_write": None, "import": None, "password_reset": None},
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

@@ -8,6 +8,8 @@ from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
+from django.db.models import F
+from django.db.models.functions import Greatest
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
@@ -122,6 +124,15 @@ def report_build(*, report_id: int) -> Report | None:
         extra={"report": report_id, "pages": report.pages, "seconds": report.seconds},
     )
     return report
+
+
+def report_requeue(*, report_id: int) -> None:
+    """Put a build cut off by an outage (cache or broker) back in the queue: pending again and
+    the attempt not counted, so the task's retry or the recovery sweep builds it later instead
+    of failing it for good."""
+    Report.objects.filter(id=report_id, status=Status.RUNNING).update(
+        status=Status.PENDING, progress=0, attempts=Greatest(F("attempts") - 1, 0)
+    )
 
 
 def report_fail(*, report_id: int, error: str) -> None:

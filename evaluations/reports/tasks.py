@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
 from ecomap.jobs import DURABLE_TASK
-from evaluations.reports.services import report_build, report_fail
+from ecomap.outage import JOB_OUTAGE_ERRORS
+from evaluations.reports.services import report_build, report_fail, report_requeue
+
+logger = logging.getLogger(__name__)
 
 
 # The name is the one messages already queued carry (the task lived in
@@ -27,6 +32,12 @@ def build_report(self, report_id: int) -> None:
     try:
         report_build(report_id=report_id)
     except (OperationalError, InterfaceError):
+        raise  # retried (DURABLE_TASK)
+    except JOB_OUTAGE_ERRORS as exc:
+        # Redis (cache or broker) stopped answering: not the report's fault. Pending again, it
+        # is retried here (DURABLE_TASK) and, should the retries run out, resent by the sweep.
+        logger.warning("report %s: cut off by an outage, queued again: %r", report_id, exc)
+        report_requeue(report_id=report_id)
         raise
     except SoftTimeLimitExceeded:
         report_fail(report_id=report_id, error="the build took longer than 120 s")

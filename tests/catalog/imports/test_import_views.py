@@ -267,3 +267,44 @@ def test_the_unplaced_queue_query_count_does_not_grow_with_the_projects(bob_clie
     apply(bundle(*[project(f"more-{i:04d}", tags=[f"other-{i % 7}"]) for i in range(190)]))
 
     assert _queries(bob_client, UNPLACED_URL) == few
+
+
+@pytest.fixture
+def import_rate(settings, monkeypatch):
+    """Two imports a minute, in the settings and where DRF's base throttle read them at import."""
+    from django.core.cache import cache
+    from rest_framework.throttling import SimpleRateThrottle
+
+    rates = {**settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], "import": "2/min"}
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES", rates)
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def test_uploads_over_the_import_rate_are_refused_with_when_to_retry(import_rate, alice_client):
+    for _ in range(2):
+        assert upload(alice_client, csv_template(), dry_run="on").status_code == 302
+
+    refused = upload(alice_client, csv_template(), dry_run="on")
+
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) > 0
+    assert "nothing was imported. Try again in" in refused.content.decode()
+    assert ImportJob.objects.count() == 2
+
+
+def test_the_upload_page_and_the_api_share_one_import_budget(import_rate, alice, alice_client):
+    from rest_framework.test import APIClient
+
+    api = APIClient()
+    api.force_authenticate(alice)
+    for _ in range(2):
+        response = api.post(
+            "/api/v1/imports/?dry_run=true", bundle(project("kueue")), format="json"
+        )
+        assert response.status_code == 201
+
+    assert upload(alice_client, csv_template(), dry_run="on").status_code == 429
+    assert ImportJob.objects.count() == 2

@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.core.management import CommandError, call_command
 from django.template.loader import render_to_string
 from django.urls import include, path
+from redis.exceptions import ConnectionError as RedisConnectionError
 from rest_framework.test import APIClient
 
 from catalog.selectors import catalog_revision
@@ -182,6 +183,67 @@ def test_a_failing_build_is_marked_failed_with_its_error(evaluation, cast, monke
     report.refresh_from_db()
     assert report.status == Report.Status.FAILED
     assert "layout exploded" in report.error
+
+
+class _RedisGoneFor:
+    """The cache as a report build sees it while Redis is down for the first `calls` calls."""
+
+    def __init__(self, calls: int):
+        self.left = calls
+
+    def __getattr__(self, name):
+        if self.left > 0:
+            self.left -= 1
+            raise RedisConnectionError(
+                "Error 111 connecting to 127.0.0.1:6379. Connection refused."
+            )
+        return getattr(cache, name)
+
+
+@pytest.fixture
+def as_a_worker(monkeypatch):
+    """Eager tasks record their errors (as a worker does) instead of raising them here."""
+    monkeypatch.setitem(build_report.app.conf, "task_eager_propagates", False)
+
+
+def test_a_build_cut_off_by_a_cache_outage_is_retried_and_then_succeeds(
+    evaluation, cast, monkeypatch, as_a_worker
+):
+    report = reports.report_create(evaluation=evaluation, actor=cast.bob)
+    monkeypatch.setattr(report_content, "cache", _RedisGoneFor(calls=1))
+
+    build_report.apply(args=(report.pk,))  # the task as a worker runs it, retries included
+
+    report.refresh_from_db()
+    assert report.status == Report.Status.SUCCEEDED
+    assert report.error == ""
+    assert report.attempts == 1  # the attempt the outage cut off is not counted
+
+
+def test_a_build_whose_retries_run_out_in_an_outage_waits_for_the_sweep(
+    evaluation, cast, monkeypatch, as_a_worker, django_capture_on_commit_callbacks
+):
+    report = reports.report_create(evaluation=evaluation, actor=cast.bob)
+    monkeypatch.setattr(report_content, "cache", _RedisGoneFor(calls=100))
+
+    result = build_report.apply(args=(report.pk,))
+
+    assert isinstance(result.result, RedisConnectionError)  # retried, then given up
+    report.refresh_from_db()
+    assert report.status == Report.Status.PENDING  # not failed: the sweep resends it
+    assert report.attempts == 0
+
+    monkeypatch.setattr(report_content, "cache", cache)  # Redis is back
+    with django_capture_on_commit_callbacks(execute=True):
+        counts = reports.reports_recover(
+            now=report.created_at + timedelta(minutes=5),
+            pending_grace=timedelta(minutes=1),
+            running_limit=timedelta(minutes=10),
+        )
+
+    assert counts["republished"] == 1
+    report.refresh_from_db()
+    assert report.status == Report.Status.SUCCEEDED
 
 
 def test_the_report_still_builds_when_the_map_cannot_be_drawn(evaluation, cast, monkeypatch):

@@ -1,0 +1,99 @@
+"""What the site does while the cache or the broker (Redis) is unreachable.
+
+Requests fail open: a rate limit or a live-progress read that cannot reach the cache lets the
+request through and logs a warning, so an outage of a helper store never turns a save into a 500.
+Jobs do the opposite of giving up: the errors in JOB_OUTAGE_ERRORS are retried (DURABLE_TASK).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.core.cache import cache
+from kombu.exceptions import OperationalError as BrokerUnreachable
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from rest_framework.settings import api_settings
+from rest_framework.throttling import ScopedRateThrottle
+
+logger = logging.getLogger(__name__)
+
+# The cache answered with an error or not at all (refused, reset, timed out, loading, read-only).
+CACHE_ERRORS: tuple[type[BaseException], ...] = (RedisError, OSError)
+# Errors that mean "try again later", not "this job is broken": Redis as cache or broker gone.
+JOB_OUTAGE_ERRORS: tuple[type[BaseException], ...] = (
+    RedisConnectionError,
+    RedisTimeoutError,
+    BrokerUnreachable,
+)
+
+
+class FailOpenScopedRateThrottle(ScopedRateThrottle):
+    """DRF's scoped rate limit that lets the request through (with a warning) when the cache
+    is down; rates are read at request time, so a changed setting applies without a restart."""
+
+    @property
+    def THROTTLE_RATES(self) -> dict[str, str | None]:  # noqa: N802 (DRF's attribute name)
+        return api_settings.DEFAULT_THROTTLE_RATES
+
+    def get_ident(self, request) -> str:
+        # DRF believes X-Forwarded-For unless NUM_PROXIES is set, so a client could name its
+        # own address and dodge a per-address limit; like django-axes, take the peer's address.
+        if api_settings.NUM_PROXIES is None:
+            return request.META.get("REMOTE_ADDR", "")
+        return super().get_ident(request)
+
+    def allow_request(self, request, view) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except CACHE_ERRORS as exc:
+            logger.warning(
+                "rate limit %r not checked, the cache is unreachable: %r",
+                getattr(view, "throttle_scope", None),
+                exc,
+            )
+            return True
+
+
+class _Scope:
+    """The bit of a DRF view a scoped throttle reads: its scope name."""
+
+    def __init__(self, scope: str):
+        self.throttle_scope = scope
+
+
+def page_rate_limit_wait(request, *, scope: str) -> float | None:
+    """Count one request of a page against the rate of `scope` (a DEFAULT_THROTTLE_RATES key,
+    the same budget and cache entry as the API views of that scope). None when allowed,
+    otherwise the seconds to wait. Signed-in users are counted per account, others per address."""
+    throttle = FailOpenScopedRateThrottle()
+    if throttle.allow_request(request, _Scope(scope)):
+        return None
+    return throttle.wait() or 1.0
+
+
+def cache_get_or(key: str, default: Any = None) -> Any:
+    """cache.get for values a page can do without (live progress): the default when the cache
+    is down."""
+    try:
+        return cache.get(key, default)
+    except CACHE_ERRORS as exc:
+        logger.warning("cache read of %s skipped, the cache is unreachable: %r", key, exc)
+        return default
+
+
+def cache_set_quietly(key: str, value: Any, timeout: int) -> None:
+    """cache.set for values nobody depends on (live progress): skipped when the cache is down."""
+    try:
+        cache.set(key, value, timeout=timeout)
+    except CACHE_ERRORS as exc:
+        logger.warning("cache write of %s skipped, the cache is unreachable: %r", key, exc)
+
+
+def cache_delete_quietly(key: str) -> None:
+    try:
+        cache.delete(key)
+    except CACHE_ERRORS as exc:
+        logger.warning("cache delete of %s skipped, the cache is unreachable: %r", key, exc)
