@@ -15,4 +15,7 @@ USER ecomap
 EXPOSE 8000
 # Production settings by default: DEBUG off, SECRET_KEY and ALLOWED_HOSTS from the environment.
 ENV DJANGO_SETTINGS_MODULE=ecomap.settings.production
-CMD ["gunicorn", "ecomap.wsgi", "--bind", "0.0.0.0:8000", "--workers", "3"]
+# Threads, not more processes: a request spends much of its time waiting on PostgreSQL and
+# Redis, and 2 processes x 8 threads served 2.5x the 3 sync workers' requests under 50 clients
+# (docs/benchmarks.md, bench/load).
+CMD ["gunicorn", "ecomap.wsgi", "--bind", "0.0.0.0:8000", "--worker-class", "gthread", "--workers", "2", "--threads", "8"]

@@ -51,8 +51,8 @@ check-deploy:
 compose-config:
 	SECRET_KEY=compose-check-only ALLOWED_HOSTS=localhost docker-compose -f docker-compose.yml config -q
 
-serve:  ## production-shaped: gunicorn on the configured database
-	.venv/bin/gunicorn ecomap.wsgi --bind $(HOST):$(PORT) --workers 2
+serve:  ## production-shaped: gunicorn on the configured database (threads: see bench/load)
+	.venv/bin/gunicorn ecomap.wsgi --bind $(HOST):$(PORT) --worker-class gthread --workers 2 --threads 8
 
 worker:
 	.venv/bin/celery -A ecomap worker --loglevel=INFO --concurrency 2

@@ -47,6 +47,14 @@ class ProjectQuerySet(models.QuerySet):
             Prefetch("placements", queryset=rows.objects.with_cards()),
         )
 
+    def with_tiles(self) -> ProjectQuerySet:
+        """What a catalog tile shows (name, tags, each row's layer and component), without the
+        rows' contracts and documents that only a card shows."""
+        rows = self.model._meta.get_field("placements").related_model
+        # A project's rows share its name: ordering by key alone is the rows' own order.
+        tiles = rows.objects.select_related("layer").only("project_id", "key", "component", "layer")
+        return self.prefetch_related("tags", Prefetch("placements", queryset=tiles.order_by("key")))
+
 
 class PlacementRowQuerySet(models.QuerySet):
     def with_cards(self) -> PlacementRowQuerySet:

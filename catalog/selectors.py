@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -43,6 +44,14 @@ def catalog_revision() -> int:
     return CatalogChange.objects.aggregate(revision=Max("id"))["revision"] or 0
 
 
+def catalog_cache_key(name: str, *parts: Any) -> str:
+    """A cache key for data computed from the catalog: it names the current revision, so any
+    catalog write makes a new key (old entries simply expire), and a stable digest of `parts`
+    (unlike hash(), the same in every worker)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
+    return f"catalog:{name}:{catalog_revision()}:{digest}"
+
+
 @dataclass(frozen=True)
 class CatalogFilters:
     layer: str = ""
@@ -72,7 +81,7 @@ def _projects_filtered(filters: CatalogFilters, *, without: str = "") -> QuerySe
 
 
 def project_list(*, filters: CatalogFilters) -> QuerySet[Project]:
-    return _projects_filtered(filters).with_cards().order_by("name")
+    return _projects_filtered(filters).with_tiles().order_by("name")
 
 
 def facet_counts(*, filters: CatalogFilters | None = None) -> dict[str, list[dict[str, Any]]]:
@@ -121,9 +130,13 @@ def project_history(*, project: Project, limit: int = 50) -> QuerySet[CatalogCha
     return CatalogChange.objects.filter(project_slug=project.slug).select_related("actor")[:limit]
 
 
+# Choices.values builds a new list on every access: read once, not once per row of a list.
+RELATIONS = tuple(Relation.values)
+
+
 def contracts_of(row: PlacementRow) -> dict[str, list[str]]:
     """The row's interface identifiers by relation, in their stored order (uses the prefetch)."""
-    by_relation: dict[str, list[str]] = {relation: [] for relation in Relation.values}
+    by_relation: dict[str, list[str]] = {relation: [] for relation in RELATIONS}
     for contract in sorted(row.contracts.all(), key=lambda c: (c.relation, c.position)):
         by_relation[contract.relation].append(contract.interface.identifier)
     return by_relation

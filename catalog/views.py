@@ -6,10 +6,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.http import Http404
 from django.shortcuts import render
+from django.utils.functional import SimpleLazyObject
 
 from catalog.forms import CatalogFilterForm
 from catalog.models import Project
 from catalog.selectors import (
+    catalog_revision,
     catalog_totals,
     facet_counts,
     project_get,
@@ -25,18 +27,20 @@ def project_list_view(request):
     form = CatalogFilterForm(request.GET or None)
     filters = form.filters()
     paginator = Paginator(project_list(filters=filters), PAGE_SIZE)
-    page = paginator.get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
+    # The page body is cached per catalog revision, language and query (the template's
+    # {% cache %}): the tiles, facets and totals are read only when it is not.
     return render(
         request,
         "catalog/project_list.html",
         {
             "form": form,
             "filters": filters,
-            "page": page,
-            "facets": facet_counts(filters=filters),
-            "totals": catalog_totals(),
+            "revision": catalog_revision(),
+            "page": SimpleLazyObject(lambda: paginator.get_page(request.GET.get("page"))),
+            "facets": SimpleLazyObject(lambda: facet_counts(filters=filters)),
+            "totals": SimpleLazyObject(catalog_totals),
             "query": query.urlencode(),
             "filtered": any(
                 (

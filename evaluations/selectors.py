@@ -110,13 +110,17 @@ def placement_rows_by_ref(refs: Iterable[str]) -> dict[str, PlacementRow]:
     return {row.ref: row for row in rows.prefetch_related("enforcement_points")}
 
 
-def candidates_of(evaluation: Evaluation) -> list[Candidate]:
-    """The evaluation's candidates with their rows as cards show them."""
-    return list(
-        evaluation.candidates.prefetch_related(
-            "enforcement_points",
-            Prefetch("row", queryset=PlacementRow.objects.with_cards()),
+def candidates_of(evaluation: Evaluation, *, with_contracts: bool = True) -> list[Candidate]:
+    """The evaluation's candidates with their rows as cards show them; `with_contracts=False`
+    leaves out the rows' interface identifiers (step 3 and the comparison table show none)."""
+    if with_contracts:
+        rows = PlacementRow.objects.with_cards()
+    else:
+        rows = PlacementRow.objects.select_related("project", "layer").prefetch_related(
+            "resource_units", "enforcement_points"
         )
+    return list(
+        evaluation.candidates.prefetch_related("enforcement_points", Prefetch("row", queryset=rows))
     )
 
 
@@ -225,11 +229,12 @@ class Comparison:
     alternative_groups: dict[str, list[str]]
 
 
-def comparison_for(evaluation: Evaluation) -> Comparison:
+def comparison_for(evaluation: Evaluation, *, with_contracts: bool = True) -> Comparison:
+    """`with_contracts=False` for the page, whose table names no interface identifiers."""
     from evaluations.engine.comparison import compare
     from evaluations.engine.misjudge import misjudgements
 
-    candidates = candidates_of(evaluation)
+    candidates = candidates_of(evaluation, with_contracts=with_contracts)
     rows = candidate_engine_rows(candidates)
     by_id = {row.id: row for row in rows}
     candidate_by_ref = {candidate.row.ref: candidate for candidate in candidates}

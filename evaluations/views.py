@@ -164,7 +164,7 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
 @login_required
 def evaluation_comparison_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
-    comparison = selectors.comparison_for(evaluation)
+    comparison = selectors.comparison_for(evaluation, with_contracts=False)
     candidates = comparison.candidates
     return render(
         request,

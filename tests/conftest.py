@@ -41,6 +41,15 @@ def builtin_catalog(db):
 
 
 @pytest.fixture(autouse=True)
+def _empty_cache():
+    """Pages cache catalog data per catalog revision, and factories build catalogs without
+    recording a revision: every test starts from an empty (per-process) cache."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _seeded_vocabulary(request):
     """Transactional tests flush every table, the seeded vocabulary included: put it back."""
     marker = request.node.get_closest_marker("django_db")

@@ -6,6 +6,7 @@ import json
 
 import django_filters
 import yaml
+from django.core.cache import cache
 from django.db.models import F
 from django.http import HttpResponse
 from drf_spectacular.types import OpenApiTypes
@@ -52,7 +53,12 @@ from catalog.models import (
     Project,
     ResourceUnit,
 )
-from catalog.selectors import bundle_export, kubernetes_features_at, vocabulary_current
+from catalog.selectors import (
+    bundle_export,
+    catalog_cache_key,
+    kubernetes_features_at,
+    vocabulary_current,
+)
 from catalog.services import bundle_apply, placement_row_delete, project_delete
 from ecomap.parsers import BoundedJSONParser
 
@@ -128,6 +134,23 @@ def _apply_project(request, body) -> None:
         raise _strip_prefix(exc, "projects[0]") from exc
 
 
+# A serialised page of a list is the same for every reader until the catalog changes.
+LIST_CACHE_SECONDS = 600
+
+
+class CatalogListCacheMixin:
+    """Lists answered from the cache, per catalog revision and full URL (host, filters, page,
+    ordering: the links to the next and previous page are absolute)."""
+
+    def list(self, request, *args, **kwargs):
+        key = catalog_cache_key(f"api:{self.basename}", request.build_absolute_uri())
+        data = cache.get(key)
+        if data is None:
+            data = super().list(request, *args, **kwargs).data
+            cache.set(key, data, LIST_CACHE_SECONDS)
+        return Response(data)
+
+
 @extend_schema_view(
     list=extend_schema(
         parameters=_bounded_filters(ProjectFilter),
@@ -135,7 +158,7 @@ def _apply_project(request, body) -> None:
     ),
     retrieve=extend_schema(responses={200: ProjectSerializer, **DETAIL_ERRORS}),
 )
-class ProjectViewSet(viewsets.ModelViewSet):
+class ProjectViewSet(CatalogListCacheMixin, viewsets.ModelViewSet):
     """Projects with their placement rows. Writes take one project in the bundle format."""
 
     serializer_class = ProjectSerializer
@@ -208,6 +231,7 @@ class PlacementFilter(django_filters.FilterSet):
     retrieve=extend_schema(responses={200: PlacementSerializer, **DETAIL_ERRORS}),
 )
 class PlacementViewSet(
+    CatalogListCacheMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.DestroyModelMixin,

@@ -31,6 +31,12 @@ SEARCH_LIMIT = 10
 SEARCH_MAX_LENGTH = 100
 
 
+# The home page's lists show titles, teams, dates and a decision's stack: the JSON documents
+# behind an evaluation (its profile, its drift report, the rows as approved) stay unread.
+UNSHOWN_EVALUATION_FIELDS = ("profile", "catalog_drift")
+UNSHOWN_DECISION_FIELDS = ("pools", "pool_tenant_sharing", "approved_rows", "approved_findings")
+
+
 def _my_teams(user) -> QuerySet:
     return Membership.objects.filter(user=user).values("team_id")
 
@@ -52,6 +58,7 @@ def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
         )
         .filter(Q(created_by=user) | Exists(edited))
         .select_related("team")
+        .defer(*UNSHOWN_EVALUATION_FIELDS)
         .order_by("-updated_at", "-id")[:limit]
     )
 
@@ -69,6 +76,7 @@ def waiting_for_review(*, user, limit: int | None = HOME_LIST) -> list[Evaluatio
         .exclude(source_authors=user)
         .exclude(Exists(reviewed))
         .select_related("team", "created_by")
+        .defer(*UNSHOWN_EVALUATION_FIELDS)
         .order_by("updated_at", "id")
     )
     return list(evaluations[:limit] if limit else evaluations)
@@ -79,6 +87,10 @@ def recent_decisions(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
     return list(
         Evaluation.objects.filter(team__in=_my_teams(user), state=State.APPROVED)
         .select_related("team", "decision")
+        .defer(
+            *UNSHOWN_EVALUATION_FIELDS,
+            *(f"decision__{name}" for name in UNSHOWN_DECISION_FIELDS),
+        )
         .order_by("-updated_at", "-id")[:limit]
     )
 
@@ -103,6 +115,7 @@ def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedCha
         Decision.objects.filter(evaluation__team__in=_my_teams(user))
         .exclude(evaluation__state=State.ARCHIVED)
         .select_related("evaluation")
+        .only("rows", "decided_at", "evaluation", "evaluation__title")
         .order_by("-decided_at", "-id")[:DECISIONS_WATCHED]
     )
     relying: dict[tuple[str, str], Decision] = {}

@@ -6,12 +6,13 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from django.core.cache import cache
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from catalog.engine.profile import Profile
 from catalog.models import Function, Layer, PlacementInterface, PlacementRow, ResourceUnit
-from catalog.selectors import UNMAINTAINED_TAG
+from catalog.selectors import UNMAINTAINED_TAG, catalog_cache_key
 from evaluations.models import Evaluation
 
 # A handful per layer keeps the panel a short list to pick from, not a second catalog.
@@ -170,21 +171,32 @@ def rank_suggestions(
     return scored
 
 
+# The catalog's side of the suggestions is the same for every evaluation until the catalog
+# changes: read once per revision, not on every view of step 3.
+CATALOG_FACTS_SECONDS = 600
+
+
 def _catalog_candidates(exclude: set[int]) -> list[RowFacts]:
-    """Maintained catalog rows not yet chosen, in three queries."""
-    rows = (
-        PlacementRow.objects.exclude(project__tags__slug=UNMAINTAINED_TAG)
-        .exclude(pk__in=exclude)
-        .values_list(
-            "id",
-            "project__slug",
-            "project__name",
-            "key",
-            "component",
-            "layer__key",
-            "isolation_memory",
-            "functions",
-        )
+    """Maintained catalog rows not yet chosen (the catalog's rows cached per revision)."""
+    key = catalog_cache_key("suggestions:v1")
+    facts = cache.get(key)
+    if facts is None:
+        facts = _maintained_rows()
+        cache.set(key, facts, CATALOG_FACTS_SECONDS)
+    return [row for row in facts if row.id not in exclude]
+
+
+def _maintained_rows() -> list[RowFacts]:
+    """Every maintained catalog row as suggestion facts, in three queries."""
+    rows = PlacementRow.objects.exclude(project__tags__slug=UNMAINTAINED_TAG).values_list(
+        "id",
+        "project__slug",
+        "project__name",
+        "key",
+        "component",
+        "layer__key",
+        "isolation_memory",
+        "functions",
     )
     base = list(rows)
     ids = [row[0] for row in base]

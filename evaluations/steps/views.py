@@ -247,7 +247,7 @@ def _candidates_step(request, evaluation) -> HttpResponse:
         query = request.POST.get("q", "").strip()[: step_candidates.MAX_QUERY]
         url = reverse("evaluations:step", args=[evaluation.pk, 3])
         return redirect(f"{url}?{urlencode({'q': query})}" if query else url)
-    candidates = selectors.candidates_of(evaluation)
+    candidates = selectors.candidates_of(evaluation, with_contracts=False)
     form = step_candidates.candidates_form(candidates, request.POST or None)
     step_candidates.candidate_fields(candidates, form)
     query = request.GET.get("q", "").strip()[: step_candidates.MAX_QUERY]

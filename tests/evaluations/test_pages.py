@@ -480,8 +480,6 @@ def test_the_evaluation_list_has_a_fixed_query_count(client, cast):
 def test_the_comparison_page_has_a_fixed_query_count(client, cast):
     client.force_login(cast.bob)
     small = with_candidates(cast, {"row": "hami/device-plugin"})
-    with CaptureQueriesContext(connection) as few:
-        client.get(reverse("evaluations:comparison", args=[small.pk]))
     large = with_candidates(
         cast,
         {"row": "hami/device-plugin", "alternative_group": "a"},
@@ -490,11 +488,15 @@ def test_the_comparison_page_has_a_fixed_query_count(client, cast):
         {"row": "gpustack/platform"},
     )
 
+    # The vocabulary's names are cached for a minute: warm as after any first page.
+    client.get(reverse("evaluations:comparison", args=[large.pk]))
+    with CaptureQueriesContext(connection) as few:
+        client.get(reverse("evaluations:comparison", args=[small.pk]))
     with CaptureQueriesContext(connection) as many:
         client.get(reverse("evaluations:comparison", args=[large.pk]))
 
     assert len(many) == len(few)
-    assert len(many) <= 22
+    assert len(many) <= 14
 
 
 def test_the_admin_shows_evaluations_read_only_with_their_audit(client, cast):

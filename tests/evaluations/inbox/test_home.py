@@ -230,3 +230,18 @@ def test_someone_in_no_team_is_told_how_to_join(client, bob):
 def test_a_team_member_is_not_told_to_join(client, cast):
     client.force_login(cast.dave)
     assert "You are not in a team yet" not in client.get("/").content.decode()
+
+
+def test_the_home_page_reads_no_stored_documents_it_does_not_show(client, cast):
+    _approved(cast, "Platform's decision")
+    apply(bundle(project("hami", placement("device-plugin", promise="Changed."), name="HAMi")))
+    client.force_login(cast.alice)
+    client.get("/")
+
+    with CaptureQueriesContext(connection) as queries:
+        page = client.get("/")
+
+    assert page.context["decisions"] and page.context["catalog_changes"]
+    sql = " ".join(query["sql"] for query in queries.captured_queries)
+    for column in ('"approved_rows"', '"approved_findings"', '"catalog_drift"', '"profile"'):
+        assert column not in sql
