@@ -443,7 +443,8 @@ def sweep_markdown(summary: dict | None) -> list[str]:
         "",
         f"Projects {c['projects']}: searched {c['projects_searched']}, not searched "
         f"{c['projects_not_searched']}; hit groups {c['hit_groups']}, hits {c['hits']}; groups "
-        f"resolved as a documented relation {c['relation_groups']} ({c['relations']} relations), "
+        f"resolved as a documented relation {c['relation_groups']} "
+        f"(naming {c['relations']} distinct documented relations), "
         f"dismissed with a reason {c['dismissed_groups']}, unresolved {c['unresolved_groups']}.",
         "",
         "Hits and resolutions: `catalog/data/crossref/review.yaml` (written by the command); the "

@@ -233,3 +233,36 @@ def test_resolutions_survive_a_rerun_and_check_fails_until_every_group_has_one(c
     )
     decisions.write_text(yaml.safe_dump(more), encoding="utf-8")
     call_command("catalog_crossref", check=True, **options)
+
+
+# The committed sweep (catalog/data/crossref/): every hit group resolved, every relation resolution
+# an entry of the documented-relations suite with the same verdict.
+
+CROSSREF = Path(__file__).resolve().parents[3] / "catalog" / "data" / "crossref"
+RELATIONS = Path(__file__).resolve().parents[1] / "documented_relations.yaml"
+
+
+def test_every_relation_resolution_is_a_documented_relation():
+    documented = {
+        frozenset((r["a"], r["b"])): r["verdict"]
+        for r in yaml.safe_load(RELATIONS.read_text(encoding="utf-8"))
+    }
+    decisions = crossref.load_decisions(CROSSREF / "decisions.yaml")
+
+    relations = [d["relation"] for d in decisions if d["resolution"] == "relation"]
+    assert relations
+    for relation in relations:
+        pair = frozenset((relation["a"], relation["b"]))
+        assert documented.get(pair) == relation["verdict"], relation
+    assert all(
+        str(d.get("reason", "")).strip() for d in decisions if d["resolution"] == "dismissed"
+    )
+
+
+def test_the_committed_review_has_every_hit_group_resolved():
+    summary = crossref.review_summary(CROSSREF / "review.yaml")
+
+    counts = summary["counts"]
+    assert counts["unresolved_groups"] == 0
+    assert counts["hit_groups"] == counts["relation_groups"] + counts["dismissed_groups"] > 0
+    assert {m["project"] for m in summary["not_searched"]} == {"kubernetes-dra", "runai"}
