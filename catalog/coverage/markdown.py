@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from catalog.coverage.crossref import review_summary, sweep_markdown
 from catalog.coverage.selectors import Coverage
 
 
@@ -63,4 +64,5 @@ def coverage_markdown(coverage: Coverage) -> str:
         verified = row.verified_at.isoformat() if row.verified_at else "never"
         layer = layer_names.get(row.layer, row.layer)
         lines.append(f"| `{row.ref}` | {layer} | {row.version} | {verified} |")
+    lines += sweep_markdown(review_summary())
     return "\n".join(lines) + "\n"
