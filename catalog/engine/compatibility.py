@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import struct
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -82,6 +82,11 @@ TILE_CELLS = 16 * 2**20
 DENSE_LIMIT = 4096
 
 
+def stored_verdicts(flags: np.ndarray) -> np.ndarray:
+    """The shown verdict of each holds flag: an index into VERDICTS, -1 for none."""
+    return _VERDICT_OF_FLAGS[flags]
+
+
 class MatrixTooLarge(Exception):
     """More pairs to store than the caller's budget: stopped before allocating them."""
 
@@ -93,7 +98,7 @@ def _translate(matrix: np.ndarray, table: bytes, dtype: type[np.generic]) -> np.
     return out.reshape(matrix.shape).copy()  # frombuffer is read-only
 
 
-def _ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+def concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
     """The concatenation of arange(start, stop) for each pair, without a Python loop."""
     lengths = stops - starts
     total = int(lengths.sum())
@@ -186,44 +191,70 @@ class MatrixResult:
 
     # ---- many pairs at once ----------------------------------------------------------------
 
-    def stored_among(self, rows: np.ndarray) -> np.ndarray:
-        """Positions of the stored pairs whose first row is in `rows` (all of them when the
-        set is large: masking every pair is then cheaper than gathering ranges)."""
-        if len(rows) * 8 >= len(self):
-            return np.arange(len(self.pair_i), dtype=np.int64)
-        rows = np.unique(np.asarray(rows, dtype=np.int64))
-        return _ranges(self._indptr[rows], self._indptr[rows + 1])
+    def flags_many(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Holds flags of the pairs (a[k], b[k]): one binary search per pair, all at once."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        u, v = np.minimum(a, b), np.maximum(a, b)
+        lo, end = self._indptr[u], self._indptr[u + 1]
+        hi = end.copy()
+        while True:
+            open_ = lo < hi
+            if not open_.any():
+                break
+            mid = (lo + hi) // 2
+            probe = self.pair_j[np.minimum(mid, len(self.pair_j) - 1)] if len(self.pair_j) else mid
+            right = open_ & (probe < v)
+            left = open_ & ~right
+            lo = np.where(right, mid + 1, lo)
+            hi = np.where(left, mid, hi)
+        flags = np.full(len(a), INDEPENDENT_ONLY, dtype=np.uint8)
+        if len(self.pair_j):
+            at = np.minimum(lo, len(self.pair_j) - 1)
+            found = (lo < end) & (self.pair_j[at] == v)
+            flags[found] = self.pair_flags[at[found]]
+        flags[a == b] = 0
+        return flags
 
-    def ordered_pairs(
+    def stored_chunks(
+        self, rows: np.ndarray | None = None, chunk: int = 1 << 22
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The stored pairs (i, j, flags) in chunks of at most `chunk`, all of them or only
+        those whose first row is in `rows` (a small set: gathered by row, not scanned)."""
+        m = len(self.pair_flags)
+        if rows is not None and len(rows) * 8 < len(self):
+            rows = np.unique(np.asarray(rows, dtype=np.int64))
+            positions = concat_ranges(self._indptr[rows], self._indptr[rows + 1])
+            for start in range(0, len(positions), chunk):
+                k = positions[start : start + chunk]
+                yield self.pair_i[k], self.pair_j[k], self.pair_flags[k]
+            return
+        for start in range(0, m, chunk):
+            part = slice(start, start + chunk)
+            yield self.pair_i[part], self.pair_j[part], self.pair_flags[part]
+
+    def ordered_chunks(
         self, ys: np.ndarray, xs: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         """Stored pairs as ordered (a, b, flags) with a in `ys`, b in `xs`: a pair with both rows
         on both sides appears in both orders, like the cells of a dense matrix."""
         n = len(self)
         in_y, in_x = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
         in_y[ys], in_x[xs] = True, True
-        k = self.stored_among(np.union1d(ys, xs))
-        i, j, f = self.pair_i[k], self.pair_j[k], self.pair_flags[k]
-        forward = in_y[i] & in_x[j]
-        backward = in_y[j] & in_x[i]
-        return (
-            np.concatenate([i[forward], j[backward]]).astype(np.int64),
-            np.concatenate([j[forward], i[backward]]).astype(np.int64),
-            np.concatenate([f[forward], f[backward]]),
-        )
+        for i, j, f in self.stored_chunks(np.union1d(ys, xs)):
+            forward = in_y[i] & in_x[j]
+            backward = in_y[j] & in_x[i]
+            yield (
+                np.concatenate([i[forward], j[backward]]).astype(np.int64),
+                np.concatenate([j[forward], i[backward]]).astype(np.int64),
+                np.concatenate([f[forward], f[backward]]),
+            )
 
     def holds_block(self, ys: Sequence[int], xs: Sequence[int]) -> np.ndarray:
         """Dense uint8 holds flags of rows `ys` x rows `xs` (0 where a row meets itself)."""
         ys, xs = np.asarray(ys, dtype=np.int64), np.asarray(xs, dtype=np.int64)
-        block = np.full((len(ys), len(xs)), INDEPENDENT_ONLY, dtype=np.uint8)
-        block[ys[:, None] == xs[None, :]] = 0
-        if len(ys) and len(xs):
-            pos_y = np.full(len(self), -1, dtype=np.int64)
-            pos_x = np.full(len(self), -1, dtype=np.int64)
-            pos_y[ys], pos_x[xs] = np.arange(len(ys)), np.arange(len(xs))
-            a, b, f = self.ordered_pairs(ys, xs)
-            block[pos_y[a], pos_x[b]] = f
-        return block
+        a = np.repeat(ys, len(xs))
+        b = np.tile(xs, len(ys))
+        return self.flags_many(a, b).reshape(len(ys), len(xs))
 
     def verdict_block(self, ys: Sequence[int], xs: Sequence[int]) -> np.ndarray:
         """int8 indices into VERDICTS of rows `ys` x rows `xs`, -1 where a row meets itself."""
@@ -257,7 +288,7 @@ class MatrixResult:
 
     def stored_verdicts(self) -> np.ndarray:
         """The shown verdict (index into VERDICTS, -1 for none) of each stored pair."""
-        return _VERDICT_OF_FLAGS[self.pair_flags]
+        return stored_verdicts(self.pair_flags)
 
     def counts(self) -> dict[str, int]:
         """How many pairs (i < j) show each verdict."""

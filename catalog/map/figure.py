@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 from django.conf import settings
@@ -139,9 +140,13 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
         anchors = _selected(rows, filters.composes_with)
         partners = set(anchors)
         if anchors:
-            composes = compute_matrix(rows).holds & (1 << 1)
-            for i in anchors:
-                partners.update(composes[i].nonzero()[0].tolist())
+            marked = np.zeros(len(rows), dtype=bool)
+            marked[list(anchors)] = True
+            # The stored (sparse) pairs: a pair not stored is independent, so it never composes.
+            for i, j, flags in compute_matrix(rows).stored_chunks():
+                hit = (flags & (1 << 1)) != 0
+                partners.update(j[hit & marked[i]].tolist())
+                partners.update(i[hit & marked[j]].tolist())
         keep = [kept and i in partners for i, kept in enumerate(keep)]
     return [row for row, kept in zip(rows, keep, strict=True) if kept]
 
