@@ -164,7 +164,10 @@ class _Links:
     def linked(self, rows: slice, cols: slice) -> np.ndarray:
         if self.provides.width == 0:
             return np.zeros((rows.stop - rows.start, cols.stop - cols.start), dtype=bool)
-        return self._feeds(rows, cols) | self._feeds(cols, rows).T
+        feeds = self._feeds(rows, cols)
+        if (rows.start, rows.stop) == (cols.start, cols.stop):
+            return feeds | feeds.T  # a square tile on the diagonal: one product, both directions
+        return feeds | self._feeds(cols, rows).T
 
 
 class PairCodes:
@@ -203,4 +206,4 @@ class PairCodes:
 
 def tile_rows(n: int, cells: int) -> int:
     """Rows per band so that one band of rows x all columns holds about `cells` pairs."""
-    return max(64, min(4096, cells // max(n, 1)))
+    return max(1, min(4096, cells // max(n, 1)))

@@ -28,6 +28,9 @@ class MatrixState:
     snapshot: MatrixSnapshot | None
     current_revision: int
     computing: MatrixSnapshot | None
+    # The current revision's latest snapshot failed as refused (too many rows or pairs, out of
+    # memory or time): the page says why instead of waiting for it.
+    refusal: MatrixSnapshot | None = None
 
     @property
     def stale(self) -> bool:
@@ -47,7 +50,29 @@ def matrix_state(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> MatrixState:
         .order_by("-id")
         .first()
     )
-    return MatrixState(snapshot=latest, current_revision=catalog_revision(), computing=computing)
+    revision = catalog_revision()
+    return MatrixState(
+        snapshot=latest,
+        current_revision=revision,
+        computing=computing,
+        refusal=None if computing else matrix_refusal(scope=scope, revision=revision),
+    )
+
+
+def matrix_refusal(
+    *, scope: str = MatrixSnapshot.CATALOG_SCOPE, revision: int | None = None
+) -> MatrixSnapshot | None:
+    """The latest failed snapshot, if it was refused for the current catalog revision."""
+    failed = (
+        MatrixSnapshot.objects.filter(scope=scope, status=Status.FAILED)
+        .defer("matrix", "rows")
+        .order_by("-id")
+        .first()
+    )
+    if failed is None or not failed.timings.get("refused"):
+        return None
+    current = catalog_revision() if revision is None else revision
+    return failed if failed.catalog_revision == current else None
 
 
 def snapshot_result(snapshot: MatrixSnapshot) -> MatrixResult:
