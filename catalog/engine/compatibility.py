@@ -76,8 +76,8 @@ INDEPENDENT_ONLY = _BIT[INDEPENDENT]
 _MAGIC = b"EMX1"
 # v3: the sparse pairs (v2 stored one byte per pair of the upper triangle; it is recomputed).
 _FORMAT = "ecomap.matrix/v3"
-# About this many pairs per band of rows: a band's codes, flags and masks stay near 100 MB.
-TILE_CELLS = 16 * 2**20
+# About this many pairs per band of rows: a band's codes, masks and products stay near 100 MB.
+TILE_CELLS = 4 * 2**20
 # Readers may ask for a dense n x n view only this small (tests, a report's candidates).
 DENSE_LIMIT = 4096
 

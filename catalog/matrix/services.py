@@ -31,7 +31,7 @@ Status = MatrixSnapshot.Status
 # Defaults of the settings MATRIX_MAX_ROWS and MATRIX_MAX_PAIRS, chosen from bench/matrix (docs/
 # benchmarks.md, "Matrix at 100k rows"): the largest synthetic catalog whose snapshot job stays
 # under 1.5 GB and well inside the task's time limit.
-DEFAULT_MAX_ROWS = 100_000
+DEFAULT_MAX_ROWS = 20_000
 # Pairs that are not `independent` are stored at 9 bytes each (plus their serialised copy).
 DEFAULT_MAX_PAIRS = 60_000_000
 # `timings["refused"]` of a failed snapshot that was refused, not broken: the same catalog
