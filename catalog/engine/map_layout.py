@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from catalog.engine.compatibility import MatrixResult, compute_matrix
+from catalog.engine.compatibility import MatrixResult, MatrixTooLarge, compute_matrix
 from catalog.engine.oracle import Link, links_between
 from catalog.engine.rows import Row
 
@@ -80,6 +80,11 @@ class MapLayout:
         return {node.row_id: node for node in self.nodes}
 
 
+# A catalog whose rows relate in more pairs than this is drawn without composes/conflict edges:
+# the matrix behind them would not fit a web process (issue 28 H1).
+CONTRACT_MAX_PAIRS = 20_000_000
+
+
 @dataclass(frozen=True)
 class Contracts:
     """What ties rows together on the map: composes links and conflicting pairs."""
@@ -98,7 +103,11 @@ def catalog_contracts(
     """
     if not rows:
         return Contracts((), ())
-    matrix = matrix if matrix is not None else compute_matrix(rows)
+    if matrix is None:
+        try:
+            matrix = compute_matrix(rows, max_pairs=CONTRACT_MAX_PAIRS)
+        except MatrixTooLarge:
+            return Contracts((), ())  # a map without edges, not an exhausted process
     links: list[Link] = []
     for i, j in _pairs(matrix, 1 << 1, limit):
         links += links_between(rows[i], rows[j]) + links_between(rows[j], rows[i])

@@ -15,8 +15,9 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
 
-from catalog.engine.compatibility import compute_matrix
+from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
 from catalog.engine.map_layout import (
+    CONTRACT_MAX_PAIRS,
     Contracts,
     MapLayout,
     catalog_contracts,
@@ -142,8 +143,12 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
         if anchors:
             marked = np.zeros(len(rows), dtype=bool)
             marked[list(anchors)] = True
+            try:
+                matrix = compute_matrix(rows, max_pairs=CONTRACT_MAX_PAIRS)
+            except MatrixTooLarge:
+                matrix = None  # too large to relate here: the anchors alone are shown
             # The stored (sparse) pairs: a pair not stored is independent, so it never composes.
-            for i, j, flags in compute_matrix(rows).stored_chunks():
+            for i, j, flags in matrix.stored_chunks() if matrix is not None else ():
                 hit = (flags & (1 << 1)) != 0
                 partners.update(j[hit & marked[i]].tolist())
                 partners.update(i[hit & marked[j]].tolist())

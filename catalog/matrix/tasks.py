@@ -37,7 +37,7 @@ def compute_matrix_snapshot(self, snapshot_id: int) -> None:
     # snapshot fails with the reason and the task returns normally; the failed row makes any
     # redelivery of this message a no-op (the claim only takes pending or running snapshots).
     try:
-        matrix_snapshot_compute(snapshot_id=snapshot_id)
+        done = matrix_snapshot_compute(snapshot_id=snapshot_id)
     except (OperationalError, InterfaceError):
         raise
     except MemoryError:
@@ -62,6 +62,8 @@ def compute_matrix_snapshot(self, snapshot_id: int) -> None:
     except Exception as exc:
         matrix_snapshot_fail(snapshot_id=snapshot_id, error=repr(exc))
         raise
+    if done is None:
+        return  # refused, failed or done by another delivery: nothing new to draw
     # The catalog changed: draw the map before its first reader asks. A failure here costs that
     # reader the drawing time, nothing else.
     try:

@@ -116,3 +116,15 @@ def test_a_band_holds_a_bounded_number_of_pairs():
 
     assert tile_rows(100_000, 16 * 2**20) * 100_000 <= 16 * 2**20
     assert tile_rows(1_000_000, 16 * 2**20) >= 1
+
+
+def test_map_contracts_of_a_catalog_past_the_pair_budget_are_empty_not_a_crash(monkeypatch):
+    import catalog.engine.map_layout as map_layout
+
+    rows = [
+        Row.create("a", "x", "data_plane", provides={"resource:example.com/gpu"}),
+        Row.create("b", "x", "control_plane", accepts={"resource:*"}),
+    ]
+    assert len(map_layout.catalog_contracts(rows).links) == 1
+    monkeypatch.setattr(map_layout, "CONTRACT_MAX_PAIRS", 0)
+    assert map_layout.catalog_contracts(rows) == map_layout.Contracts((), ())
