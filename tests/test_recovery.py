@@ -46,7 +46,7 @@ def test_a_fresh_pending_job_is_left_to_its_worker(django_capture_on_commit_call
     with django_capture_on_commit_callbacks() as sent:
         done = jobs_recover()
 
-    assert done["matrix"] == {"republished": 0, "rerun": 0, "failed": 0}
+    assert done["matrix"] == {"republished": 0, "rerun": 0, "failed": 0, "stale_refreshed": 0}
     assert sent == []
 
 

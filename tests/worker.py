@@ -49,10 +49,18 @@ def worker_env(broker_url: str, *, media_root: Path | None = None) -> dict[str, 
 class Worker:
     """`celery worker` as a child process in its own process group, so it can be SIGKILLed whole."""
 
-    def __init__(self, broker_url: str, log_path: Path, *, media_root: Path | None = None):
+    def __init__(
+        self,
+        broker_url: str,
+        log_path: Path,
+        *,
+        media_root: Path | None = None,
+        env: dict[str, str] | None = None,
+    ):
         self.broker_url = broker_url
         self.log_path = log_path
         self.media_root = media_root
+        self.env = env or {}
         self.process: subprocess.Popen | None = None
 
     def start(self) -> Worker:
@@ -64,7 +72,7 @@ class Worker:
                 "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "info",
             ],
             cwd=ROOT,
-            env=worker_env(self.broker_url, media_root=self.media_root),
+            env={**worker_env(self.broker_url, media_root=self.media_root), **self.env},
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -1,21 +1,22 @@
-"""The compatibility matrix for a whole catalog at once, vectorised with NumPy."""
+"""The compatibility matrix for a whole catalog at once, vectorised with NumPy, in bounded memory.
+
+The pairs are computed a band of rows at a time (catalog.engine.matrix_tiles) and kept sparsely:
+only the pairs whose holds flag is not exactly `independent` are stored, as three parallel
+arrays (i < j, sorted by i then j). Every other pair of two distinct rows is `independent`.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 import struct
 import zlib
-from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from fnmatch import fnmatchcase
-from itertools import islice, takewhile
+from functools import cached_property
 
 import numpy as np
 
-from catalog.engine.baseline import binds
-from catalog.engine.functions import comparable_functions
+from catalog.engine.matrix_tiles import PairCodes, tile_rows
 from catalog.engine.oracle import (
     COMPETES,
     COMPLEMENTS,
@@ -23,15 +24,11 @@ from catalog.engine.oracle import (
     CONFLICTS,
     INCOMPARABLE,
     INDEPENDENT,
-    NO_UNIT,
-    SCHEDULING_POINT,
     VERDICTS,
     PairResult,
-    is_pattern,
     pair_verdicts,
-    presents_no_unit,
 )
-from catalog.engine.rows import LAYERS, Row
+from catalog.engine.rows import Row
 
 # Each pair is first reduced to seven facts, packed as a 7-bit code; a table then maps the code
 # to its holds flags. The table is the one place the verdict rules of oracle.pair_verdicts are
@@ -68,15 +65,30 @@ def _first_verdict(flags: int) -> int:
     return next((i for i in range(len(VERDICTS)) if flags >> i & 1), -1)
 
 
-# 256-byte tables for bytes.translate, which maps a whole n x n uint8 matrix in one C pass
+# 256-byte tables for bytes.translate, which maps a whole uint8 block in one C pass
 # (several times faster than NumPy fancy indexing for a lookup this small).
 _HOLDS_TABLE = bytes(_holds_for(code) if code < _CODES else 0 for code in range(256))
 _VERDICT_TABLE = bytes(_first_verdict(flags) & 0xFF if flags < 64 else 0xFF for flags in range(256))
+_VERDICT_OF_FLAGS = np.frombuffer(_VERDICT_TABLE, dtype=np.int8)
+# The flag of a pair nothing ties: the one not stored.
+INDEPENDENT_ONLY = _BIT[INDEPENDENT]
 
 _MAGIC = b"EMX1"
-# v2: six verdicts (complements) and the functions rule; a v1 snapshot is recomputed, not read.
-_FORMAT = "ecomap.matrix/v2"
-_GLOB_CHARS = re.compile(r"[*?\[]")
+# v3: the sparse pairs (v2 stored one byte per pair of the upper triangle; it is recomputed).
+_FORMAT = "ecomap.matrix/v3"
+# About this many pairs per band of rows: a band's codes, masks and products stay near 100 MB.
+TILE_CELLS = 4 * 2**20
+# Readers may ask for a dense n x n view only this small (tests, a report's candidates).
+DENSE_LIMIT = 4096
+
+
+def stored_verdicts(flags: np.ndarray) -> np.ndarray:
+    """The shown verdict of each holds flag: an index into VERDICTS, -1 for none."""
+    return _VERDICT_OF_FLAGS[flags]
+
+
+class MatrixTooLarge(Exception):
+    """More pairs to store than the caller's budget: stopped before allocating them."""
 
 
 def _translate(matrix: np.ndarray, table: bytes, dtype: type[np.generic]) -> np.ndarray:
@@ -86,155 +98,26 @@ def _translate(matrix: np.ndarray, table: bytes, dtype: type[np.generic]) -> np.
     return out.reshape(matrix.shape).copy()  # frombuffer is read-only
 
 
-def _index(values: Iterable[str]) -> dict[str, int]:
-    return {value: i for i, value in enumerate(sorted(set(values)))}
-
-
-def _incidence(sets: Sequence[Iterable[int]], width: int) -> np.ndarray:
-    """A rows x width 0/1 float32 matrix; float32 so the products run on BLAS."""
-    matrix = np.zeros((len(sets), width), dtype=np.float32)
-    row_idx = [i for i, cols in enumerate(sets) for _ in cols]
-    col_idx = [c for cols in sets for c in cols]
-    if col_idx:
-        matrix[row_idx, col_idx] = 1.0
-    return matrix
-
-
-def _overlaps(sets: Sequence[Iterable[int]], width: int) -> np.ndarray:
-    """Boolean n x n: the two rows' index sets intersect."""
-    if width <= 64:
-        # Small vocabularies (units, ownership tokens): one bitmask per row, one AND per pair.
-        dtype = next(
-            t for t in (np.uint8, np.uint16, np.uint32, np.uint64) if np.iinfo(t).bits >= width
-        )
-        masks = np.array([sum(1 << c for c in set(cols)) for cols in sets], dtype=dtype)
-        return (masks[:, None] & masks[None, :]) != 0
-    incidence = _incidence(sets, width)
-    # Counts are exact in float32 well past any realistic vocabulary size (2**24).
-    return (incidence @ incidence.T) > 0.5
-
-
-class _PatternMatcher:
-    """Matches each distinct pattern once against the distinct provided identifiers."""
-
-    def __init__(self, provided: dict[str, int]) -> None:
-        self._provided = provided
-        self._sorted = sorted(provided)
-        self._cache: dict[str, tuple[int, ...]] = {}
-
-    def columns(self, pattern: str) -> tuple[int, ...]:
-        hit = self._cache.get(pattern)
-        if hit is None:
-            magic = _GLOB_CHARS.search(pattern)
-            if magic is None:
-                # Most patterns are literal identifiers: a dict lookup, no scan.
-                i = self._provided.get(pattern)
-                hit = () if i is None else (i,)
-            else:
-                # Only identifiers sharing the literal prefix can match: bisect to that range.
-                prefix = pattern[: magic.start()]
-                candidates = takewhile(
-                    lambda ident: ident.startswith(prefix),
-                    islice(self._sorted, bisect_left(self._sorted, prefix), None),
-                )
-                hit = tuple(self._provided[c] for c in candidates if fnmatchcase(c, pattern))
-            self._cache[pattern] = hit
-        return hit
-
-
-def _offered(row: Row) -> list[str]:
-    return [i for i in row.provides if binds(i, row.project)]
-
-
-def _composes(rows: Sequence[Row]) -> np.ndarray:
-    """Boolean n x n: a provides of one row matches a requires/accepts pattern of the other.
-
-    A scheduling row's wildcard patterns are kept apart: they bind a provider only when the
-    scheduler provides every `assigner:` contract the provider requires (oracle.links_between).
-    """
-    offered = [_offered(r) for r in rows]
-    provided = _index(p for ids in offered for p in ids)
-    matcher = _PatternMatcher(provided)
-    free, restricted = [], []
-    for r in rows:
-        patterns = r.requires | r.accepts
-        scheduler = SCHEDULING_POINT in r.enforcement_points
-        wild = {p for p in patterns if scheduler and is_pattern(p)}
-        free.append({c for p in patterns - wild for c in matcher.columns(p)})
-        restricted.append({c for p in wild for c in matcher.columns(p)})
-    # An identifier nobody consumes links nothing; dropping it shrinks the product (signals and
-    # labels are mostly offered, rarely required).
-    live = sorted(set().union(*free, *restricted)) if rows else []
-    column = {c: k for k, c in enumerate(live)}
-    provides = _incidence(
-        [[column[provided[p]] for p in ids if provided[p] in column] for ids in offered],
-        len(live),
-    )
-    consumes = _incidence([[column[c] for c in cols] for cols in free], len(live))
-    # feeds[i, j]: row i provides something row j consumes; one product, then both directions.
-    feeds = (provides @ consumes.T) > 0.5
-    if any(restricted):
-        wildcard = _incidence([[column[c] for c in cols] for cols in restricted], len(live))
-        feeds |= ((provides @ wildcard.T) > 0.5) & ~_assigners_missing(rows)
-    return feeds | feeds.T
-
-
-def _assigners_missing(rows: Sequence[Row]) -> np.ndarray:
-    """missing[i, j]: row i requires an `assigner:` contract that row j does not provide."""
-    needed = _index(i for r in rows for i in r.requires if i.startswith("assigner:"))
-    if not needed:
-        return np.zeros((len(rows), len(rows)), dtype=bool)
-    required = _incidence(
-        [[needed[i] for i in r.requires if i in needed] for r in rows], len(needed)
-    )
-    offered = _incidence(
-        [[needed[i] for i in r.provides if i in needed] for r in rows], len(needed)
-    )
-    return (required @ (1.0 - offered).T) > 0.5
-
-
-def _pair_codes(rows: Sequence[Row]) -> np.ndarray:
-    """uint8 n x n of the seven facts per pair (token shared, linked, a common unit other than
-    `none`, same layer, a common comparable function, same project, either row presents no
-    unit)."""
-    tokens = _index(t for r in rows for t in r.exclusive)
-    units = _index(u for r in rows for u in r.resource_units if u != NO_UNIT)
-    jobs = [comparable_functions(r.layer, r.functions) for r in rows]
-    functions = _index(f for fs in jobs for f in fs)
-    layers = np.array([LAYERS.index(r.layer) for r in rows], dtype=np.int8)
-
-    code = _overlaps([[tokens[t] for t in r.exclusive] for r in rows], len(tokens)).view(np.uint8)
-    code |= _composes(rows).view(np.uint8) << 1
-    unit_sets = [[units[u] for u in r.resource_units if u != NO_UNIT] for r in rows]
-    code |= _overlaps(unit_sets, len(units)).view(np.uint8) << 2
-    code |= (layers[:, None] == layers[None, :]).view(np.uint8) << 3
-    job_sets = [[functions[f] for f in fs] for fs in jobs]
-    code |= _overlaps(job_sets, len(functions)).view(np.uint8) << 4
-    projects = _index(r.project for r in rows)
-    owners = np.array([projects[r.project] for r in rows], dtype=np.int32)
-    code |= (owners[:, None] == owners[None, :]).view(np.uint8) << 5
-    unitless = np.array([presents_no_unit(r) for r in rows], dtype=bool)
-    code |= (unitless[:, None] | unitless[None, :]).view(np.uint8) << 6
-    return code
-
-
-def holds_flags(rows: Sequence[Row]) -> np.ndarray:
-    """The n x n holds bit-flag matrix (bit i set when VERDICTS[i] holds), diagonal 0."""
-    if not rows:
-        return np.zeros((0, 0), dtype=np.uint8)
-    holds = _translate(_pair_codes(rows), _HOLDS_TABLE, np.uint8)
-    np.fill_diagonal(holds, 0)
-    return holds
+def concat_ranges(starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """The concatenation of arange(start, stop) for each pair, without a Python loop."""
+    lengths = stops - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    return offsets + np.arange(total, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False)
 class MatrixResult:
-    """All pairwise verdicts of a catalog: `verdict[i, j]` indexes VERDICTS, -1 on the diagonal."""
+    """All pairwise verdicts of a catalog, sparsely: the pairs i < j whose holds flag is not
+    exactly `independent`, sorted by (i, j); every other pair of distinct rows is independent."""
 
     row_ids: tuple[str, ...]
     projects: tuple[str, ...]
-    verdict: np.ndarray  # int8 n x n, symmetric, -1 on the diagonal
-    holds: np.ndarray  # uint8 n x n, symmetric, bit i = VERDICTS[i] holds
+    pair_i: np.ndarray  # int32
+    pair_j: np.ndarray  # int32, > pair_i
+    pair_flags: np.ndarray  # uint8, bit k = VERDICTS[k] holds
     rows: tuple[Row, ...] | None = None  # kept for explanations; absent after from_bytes
 
     @classmethod
@@ -245,32 +128,54 @@ class MatrixResult:
         holds: np.ndarray,
         rows: tuple[Row, ...] | None = None,
     ) -> MatrixResult:
-        return cls(row_ids, projects, _translate(holds, _VERDICT_TABLE, np.int8), holds, rows)
+        """From a dense holds matrix (small catalogs, tests)."""
+        upper = np.triu(np.ones(holds.shape, dtype=bool), k=1) & (holds != INDEPENDENT_ONLY)
+        i, j = np.nonzero(upper)
+        return cls(
+            row_ids,
+            projects,
+            i.astype(np.int32),
+            j.astype(np.int32),
+            holds[i, j].astype(np.uint8),
+            rows,
+        )
 
-    @property
-    def same_project(self) -> np.ndarray:
-        """Boolean n x n: both rows belong to the same project (False on the diagonal)."""
-        index = _index(self.projects)
-        codes = np.array([index[p] for p in self.projects], dtype=np.int32)
-        same = codes[:, None] == codes[None, :]
-        np.fill_diagonal(same, False)
-        return same
+    # ---- lookups ---------------------------------------------------------------------------
 
     def __len__(self) -> int:
         return len(self.row_ids)
 
+    @cached_property
+    def _positions(self) -> dict[str, int]:
+        return {row_id: i for i, row_id in enumerate(self.row_ids)}
+
+    @cached_property
+    def _indptr(self) -> np.ndarray:
+        """Stored pairs of row i are pair_*[indptr[i]:indptr[i + 1]]."""
+        return np.searchsorted(self.pair_i, np.arange(len(self) + 1)).astype(np.int64)
+
     def index(self, row_id: str) -> int:
         try:
-            return self.row_ids.index(row_id)
-        except ValueError:
+            return self._positions[row_id]
+        except KeyError:
             raise KeyError(f"row {row_id!r} is not in this matrix") from None
 
+    def flags_of(self, i: int, j: int) -> int:
+        if i == j:
+            return 0
+        a, b = (i, j) if i < j else (j, i)
+        lo, hi = int(self._indptr[a]), int(self._indptr[a + 1])
+        k = lo + int(np.searchsorted(self.pair_j[lo:hi], b))
+        if k < hi and int(self.pair_j[k]) == b:
+            return int(self.pair_flags[k])
+        return INDEPENDENT_ONLY
+
     def verdict_of(self, i: int, j: int) -> str | None:
-        code = _first_verdict(int(self.holds[i, j]))
+        code = _first_verdict(self.flags_of(i, j))
         return VERDICTS[code] if code >= 0 else None
 
     def holds_of(self, i: int, j: int) -> tuple[str, ...]:
-        flags = int(self.holds[i, j])
+        flags = self.flags_of(i, j)
         return tuple(v for bit, v in enumerate(VERDICTS) if flags >> bit & 1)
 
     def pair(self, i: int, j: int) -> PairResult:
@@ -284,19 +189,125 @@ class MatrixResult:
     def explain(self, row_a: str, row_b: str) -> PairResult:
         return self.pair(self.index(row_a), self.index(row_b))
 
+    # ---- many pairs at once ----------------------------------------------------------------
+
+    def flags_many(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """Holds flags of the pairs (a[k], b[k]): one binary search per pair, all at once."""
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        u, v = np.minimum(a, b), np.maximum(a, b)
+        lo, end = self._indptr[u], self._indptr[u + 1]
+        hi = end.copy()
+        while True:
+            open_ = lo < hi
+            if not open_.any():
+                break
+            mid = (lo + hi) // 2
+            probe = self.pair_j[np.minimum(mid, len(self.pair_j) - 1)] if len(self.pair_j) else mid
+            right = open_ & (probe < v)
+            left = open_ & ~right
+            lo = np.where(right, mid + 1, lo)
+            hi = np.where(left, mid, hi)
+        flags = np.full(len(a), INDEPENDENT_ONLY, dtype=np.uint8)
+        if len(self.pair_j):
+            at = np.minimum(lo, len(self.pair_j) - 1)
+            found = (lo < end) & (self.pair_j[at] == v)
+            flags[found] = self.pair_flags[at[found]]
+        flags[a == b] = 0
+        return flags
+
+    def stored_chunks(
+        self, rows: np.ndarray | None = None, chunk: int = 1 << 22
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """The stored pairs (i, j, flags) in chunks of at most `chunk`, all of them or only
+        those whose first row is in `rows` (a small set: gathered by row, not scanned)."""
+        m = len(self.pair_flags)
+        if rows is not None and len(rows) * 8 < len(self):
+            rows = np.unique(np.asarray(rows, dtype=np.int64))
+            positions = concat_ranges(self._indptr[rows], self._indptr[rows + 1])
+            for start in range(0, len(positions), chunk):
+                k = positions[start : start + chunk]
+                yield self.pair_i[k], self.pair_j[k], self.pair_flags[k]
+            return
+        for start in range(0, m, chunk):
+            part = slice(start, start + chunk)
+            yield self.pair_i[part], self.pair_j[part], self.pair_flags[part]
+
+    def ordered_chunks(
+        self, ys: np.ndarray, xs: np.ndarray
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Stored pairs as ordered (a, b, flags) with a in `ys`, b in `xs`: a pair with both rows
+        on both sides appears in both orders, like the cells of a dense matrix."""
+        n = len(self)
+        in_y, in_x = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+        in_y[ys], in_x[xs] = True, True
+        for i, j, f in self.stored_chunks(np.union1d(ys, xs)):
+            forward = in_y[i] & in_x[j]
+            backward = in_y[j] & in_x[i]
+            yield (
+                np.concatenate([i[forward], j[backward]]).astype(np.int64),
+                np.concatenate([j[forward], i[backward]]).astype(np.int64),
+                np.concatenate([f[forward], f[backward]]),
+            )
+
+    def holds_block(self, ys: Sequence[int], xs: Sequence[int]) -> np.ndarray:
+        """Dense uint8 holds flags of rows `ys` x rows `xs` (0 where a row meets itself)."""
+        ys, xs = np.asarray(ys, dtype=np.int64), np.asarray(xs, dtype=np.int64)
+        a = np.repeat(ys, len(xs))
+        b = np.tile(xs, len(ys))
+        return self.flags_many(a, b).reshape(len(ys), len(xs))
+
+    def verdict_block(self, ys: Sequence[int], xs: Sequence[int]) -> np.ndarray:
+        """int8 indices into VERDICTS of rows `ys` x rows `xs`, -1 where a row meets itself."""
+        return _translate(self.holds_block(ys, xs), _VERDICT_TABLE, np.int8)
+
+    def _dense(self) -> np.ndarray:
+        if len(self) > DENSE_LIMIT:
+            raise ValueError(f"a dense view is for at most {DENSE_LIMIT} rows; read blocks")
+        everything = np.arange(len(self))
+        return self.holds_block(everything, everything)
+
+    @property
+    def holds(self) -> np.ndarray:
+        """uint8 n x n holds flags, symmetric, 0 on the diagonal (small matrices only)."""
+        return self._dense()
+
+    @property
+    def verdict(self) -> np.ndarray:
+        """int8 n x n verdict indices, -1 on the diagonal (small matrices only)."""
+        return _translate(self._dense(), _VERDICT_TABLE, np.int8)
+
+    @property
+    def same_project(self) -> np.ndarray:
+        """Boolean n x n: both rows belong to the same project (False on the diagonal)."""
+        if len(self) > DENSE_LIMIT:
+            raise ValueError(f"a dense view is for at most {DENSE_LIMIT} rows")
+        codes = np.unique(np.array(self.projects, dtype=object), return_inverse=True)[1]
+        same = codes[:, None] == codes[None, :] if len(self) else np.zeros((0, 0), dtype=bool)
+        np.fill_diagonal(same, False)
+        return same
+
+    def stored_verdicts(self) -> np.ndarray:
+        """The shown verdict (index into VERDICTS, -1 for none) of each stored pair."""
+        return stored_verdicts(self.pair_flags)
+
     def counts(self) -> dict[str, int]:
         """How many pairs (i < j) show each verdict."""
-        upper = self.verdict[np.triu_indices(len(self), k=1)]
-        tally = np.bincount(upper.astype(np.int64), minlength=len(VERDICTS))
+        shown = self.stored_verdicts()
+        tally = np.bincount(shown[shown >= 0].astype(np.int64), minlength=len(VERDICTS))
+        n = len(self)
+        tally[VERDICTS.index(INDEPENDENT)] += n * (n - 1) // 2 - len(self.pair_flags)
         return {v: int(tally[i]) for i, v in enumerate(VERDICTS)}
+
+    # ---- storage ---------------------------------------------------------------------------
 
     def to_bytes(self) -> bytes:
         """Serialise compactly.
 
-        Format `ecomap.matrix/v1`: the 4 bytes `EMX1`, then one zlib stream holding a big-endian
-        uint32 header length, a UTF-8 JSON header `{"format", "verdicts", "row_ids", "projects"}`,
-        and the holds flags of the upper triangle (i < j, row-major, one uint8 per pair). The
-        verdict matrix is the first set bit of each flag, so it is not stored.
+        Format `ecomap.matrix/v3`: the 4 bytes `EMX1`, then one zlib stream holding a big-endian
+        uint32 header length, a UTF-8 JSON header `{"format", "verdicts", "row_ids", "projects",
+        "pairs"}`, then little-endian arrays: the number of stored pairs of each row (uint32 x n),
+        their j (uint32 x pairs) and their holds flags (uint8 x pairs). Pairs not stored are
+        exactly `independent`; the verdict is the first set bit of a flag, so it is not stored.
         """
         header = json.dumps(
             {
@@ -304,12 +315,19 @@ class MatrixResult:
                 "verdicts": list(VERDICTS),
                 "row_ids": list(self.row_ids),
                 "projects": list(self.projects),
+                "pairs": int(len(self.pair_flags)),
             },
             separators=(",", ":"),
         ).encode()
-        upper = np.ascontiguousarray(self.holds[np.triu_indices(len(self), k=1)], dtype=np.uint8)
-        payload = struct.pack(">I", len(header)) + header + upper.tobytes()
-        return _MAGIC + zlib.compress(payload, 6)
+        packer = zlib.compressobj(1)
+        parts = [
+            packer.compress(struct.pack(">I", len(header)) + header),
+            packer.compress(np.diff(self._indptr).astype("<u4").tobytes()),
+            packer.compress(self.pair_j.astype("<u4").tobytes()),
+            packer.compress(self.pair_flags.tobytes()),
+            packer.flush(),
+        ]
+        return _MAGIC + b"".join(parts)
 
     @classmethod
     def from_bytes(cls, data: bytes, rows: Sequence[Row] | None = None) -> MatrixResult:
@@ -322,26 +340,94 @@ class MatrixResult:
         if header.get("format") != _FORMAT or tuple(header["verdicts"]) != VERDICTS:
             raise ValueError(f"unsupported matrix snapshot format {header.get('format')!r}")
         row_ids = tuple(header["row_ids"])
-        n = len(row_ids)
-        upper = np.frombuffer(payload[4 + length :], dtype=np.uint8)
-        if upper.size != n * (n - 1) // 2:
+        n, m = len(row_ids), int(header["pairs"])
+        body = memoryview(payload)[4 + length :]
+        if len(body) != 4 * n + 5 * m:
             raise ValueError("matrix snapshot is truncated")
-        holds = np.zeros((n, n), dtype=np.uint8)
-        iu = np.triu_indices(n, k=1)
-        holds[iu] = upper
-        holds.T[iu] = upper
+        degree = np.frombuffer(body[: 4 * n], dtype="<u4").astype(np.int64)
+        pair_j = np.frombuffer(body[4 * n : 4 * n + 4 * m], dtype="<u4").astype(np.int32)
+        flags = np.frombuffer(body[4 * n + 4 * m :], dtype=np.uint8).copy()
+        if int(degree.sum()) != m:
+            raise ValueError("matrix snapshot is truncated")
+        pair_i = np.repeat(np.arange(n, dtype=np.int32), degree)
         if rows is not None and tuple(r.id for r in rows) != row_ids:
             raise ValueError("rows do not match the snapshot's row ids")
-        return cls.from_holds(
-            row_ids, tuple(header["projects"]), holds, tuple(rows) if rows is not None else None
+        return cls(
+            row_ids,
+            tuple(header["projects"]),
+            pair_i,
+            pair_j,
+            flags,
+            tuple(rows) if rows is not None else None,
         )
 
 
-def compute_matrix(rows: Sequence[Row]) -> MatrixResult:
-    """Every pairwise verdict of `rows`, agreeing exactly with oracle.pair_verdicts."""
+def compute_matrix(
+    rows: Sequence[Row],
+    *,
+    max_pairs: int | None = None,
+    progress: Callable[[float], None] | None = None,
+    cells: int = TILE_CELLS,
+) -> MatrixResult:
+    """Every pairwise verdict of `rows`, agreeing exactly with oracle.pair_verdicts.
+
+    Memory is bounded by the band (about `cells` pairs at a time) plus the stored pairs (9 bytes
+    each); more than `max_pairs` stored pairs raise MatrixTooLarge before they are allocated.
+    `progress` is called with the fraction of pairs done after each band.
+    """
     ids = tuple(r.id for r in rows)
     if len(set(ids)) != len(ids):
         raise ValueError("row ids must be unique")
-    return MatrixResult.from_holds(
-        ids, tuple(r.project for r in rows), holds_flags(rows), tuple(rows)
+    n = len(rows)
+    codes = PairCodes(rows)
+    band = tile_rows(n, cells)
+    width = max(band, cells // band)
+    found_i: list[np.ndarray] = []
+    found_j: list[np.ndarray] = []
+    found_f: list[np.ndarray] = []
+    stored, total = 0, n * (n - 1) // 2
+    for start in range(0, n, band):
+        stop = min(n, start + band)
+        parts = []
+        for left in range(start, n, width):
+            right = min(n, left + width)
+            holds = _translate(
+                codes.tile(slice(start, stop), slice(left, right)), _HOLDS_TABLE, np.uint8
+            )
+            keep = holds != INDEPENDENT_ONLY
+            if left < stop:  # the tile meets the diagonal: keep i < j only
+                keep &= np.arange(start, stop)[:, None] < np.arange(left, right)[None, :]
+            r, c = np.nonzero(keep)
+            parts.append((r + start, c + left, holds[r, c]))
+        i = np.concatenate([p[0] for p in parts]).astype(np.int32)
+        j = np.concatenate([p[1] for p in parts]).astype(np.int32)
+        f = np.concatenate([p[2] for p in parts])
+        if len(parts) > 1:
+            order = np.lexsort((j, i))
+            i, j, f = i[order], j[order], f[order]
+        stored += len(f)
+        if max_pairs is not None and stored > max_pairs:
+            raise MatrixTooLarge(
+                f"{n} rows have more than {max_pairs} pairs that are not independent"
+            )
+        found_i.append(i)
+        found_j.append(j)
+        found_f.append(f)
+        if progress is not None and total:
+            done = total - (n - stop) * (n - stop - 1) // 2
+            progress(done / total)
+    empty_i = np.zeros(0, dtype=np.int32)
+    return MatrixResult(
+        ids,
+        tuple(r.project for r in rows),
+        np.concatenate(found_i) if found_i else empty_i,
+        np.concatenate(found_j) if found_j else empty_i.copy(),
+        np.concatenate(found_f) if found_f else np.zeros(0, dtype=np.uint8),
+        tuple(rows),
     )
+
+
+def holds_flags(rows: Sequence[Row]) -> np.ndarray:
+    """The n x n holds bit-flag matrix (bit i set when VERDICTS[i] holds), diagonal 0; for small
+    catalogs only (it is dense)."""
+    return compute_matrix(rows).holds

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from catalog.engine.compatibility import MatrixResult, compute_matrix
+from catalog.engine.compatibility import MatrixResult, MatrixTooLarge, compute_matrix
 from catalog.engine.oracle import Link, links_between
 from catalog.engine.rows import Row
 
@@ -80,6 +80,11 @@ class MapLayout:
         return {node.row_id: node for node in self.nodes}
 
 
+# A catalog whose rows relate in more pairs than this is drawn without composes/conflict edges:
+# the matrix behind them would not fit a web process (issue 28 H1).
+CONTRACT_MAX_PAIRS = 20_000_000
+
+
 @dataclass(frozen=True)
 class Contracts:
     """What ties rows together on the map: composes links and conflicting pairs."""
@@ -98,25 +103,40 @@ def catalog_contracts(
     """
     if not rows:
         return Contracts((), ())
-    matrix = matrix if matrix is not None else compute_matrix(rows)
-    upper = np.triu(np.ones(matrix.holds.shape, dtype=bool), k=1)
+    if matrix is None:
+        try:
+            matrix = compute_matrix(rows, max_pairs=CONTRACT_MAX_PAIRS)
+        except MatrixTooLarge:
+            return Contracts((), ())  # a map without edges, not an exhausted process
     links: list[Link] = []
-    for i, j in _pairs(matrix.holds, 1 << 1, upper, limit):
+    for i, j in _pairs(matrix, 1 << 1, limit):
         links += links_between(rows[i], rows[j]) + links_between(rows[j], rows[i])
     conflicts = [
         (rows[i].id, rows[j].id, tuple(sorted(rows[i].exclusive & rows[j].exclusive)))
-        for i, j in _pairs(matrix.holds, 1 << 0, upper, limit)
+        for i, j in _pairs(matrix, 1 << 0, limit)
     ]
     return Contracts(tuple(links), tuple(conflicts))
 
 
-def _pairs(
-    holds: np.ndarray, bit: int, upper: np.ndarray, limit: int | None
-) -> Iterable[tuple[int, int]]:
-    ii, jj = np.nonzero((holds & bit).astype(bool) & upper)
-    if limit is not None:
-        ii, jj = ii[:limit], jj[:limit]
-    return zip(ii.tolist(), jj.tolist(), strict=True)
+def _pairs(matrix: MatrixResult, bit: int, limit: int | None) -> Iterable[tuple[int, int]]:
+    """Pairs i < j whose flag has `bit`, in row-major order, read off the stored (sparse)
+    pairs: a pair not stored is `independent` and has neither composes nor conflicts."""
+    found_i: list[np.ndarray] = []
+    found_j: list[np.ndarray] = []
+    left = limit
+    for i, j, flags in matrix.stored_chunks():
+        hit = (flags & bit) != 0
+        ii, jj = i[hit], j[hit]
+        if left is not None:
+            ii, jj = ii[:left], jj[:left]
+            left -= len(ii)
+        found_i.append(ii)
+        found_j.append(jj)
+        if left == 0:
+            break
+    if not found_i:
+        return []
+    return zip(np.concatenate(found_i).tolist(), np.concatenate(found_j).tolist(), strict=True)
 
 
 def _rank(values: Iterable[str], order: dict[str, int]) -> list[str]:

@@ -8,14 +8,16 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
 
-from catalog.engine.compatibility import compute_matrix
+from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
 from catalog.engine.map_layout import (
+    CONTRACT_MAX_PAIRS,
     Contracts,
     MapLayout,
     catalog_contracts,
@@ -139,9 +141,17 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
         anchors = _selected(rows, filters.composes_with)
         partners = set(anchors)
         if anchors:
-            composes = compute_matrix(rows).holds & (1 << 1)
-            for i in anchors:
-                partners.update(composes[i].nonzero()[0].tolist())
+            marked = np.zeros(len(rows), dtype=bool)
+            marked[list(anchors)] = True
+            try:
+                matrix = compute_matrix(rows, max_pairs=CONTRACT_MAX_PAIRS)
+            except MatrixTooLarge:
+                matrix = None  # too large to relate here: the anchors alone are shown
+            # The stored (sparse) pairs: a pair not stored is independent, so it never composes.
+            for i, j, flags in matrix.stored_chunks() if matrix is not None else ():
+                hit = (flags & (1 << 1)) != 0
+                partners.update(j[hit & marked[i]].tolist())
+                partners.update(i[hit & marked[j]].tolist())
         keep = [kept and i in partners for i, kept in enumerate(keep)]
     return [row for row, kept in zip(rows, keep, strict=True) if kept]
 

@@ -20,7 +20,7 @@ from catalog.matrix.selectors import (
     CellFilter,
     cells,
     matrix_state,
-    pair_positions,
+    pair_count,
     snapshot_result,
 )
 from catalog.matrix.services import matrix_refresh_if_missing
@@ -180,7 +180,7 @@ class MatrixView(APIView):
             _page_number(request, "page", 1, None),
             _page_number(request, "page_size", PAGE_SIZE, MAX_PAGE_SIZE),
         )
-        total = len(pair_positions(result, selection)[0])
+        total = pair_count(result, selection)
         offset = (page - 1) * size
         if offset and offset >= total:
             raise NotFound(f"page {page} is past the last page ({max(1, -(-total // size))})")

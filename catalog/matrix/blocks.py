@@ -7,7 +7,9 @@ blocks of METHOD.md's map (a row with several functions is in several blocks). A
 pairs between its two groups per verdict and is coloured by the dominant one; choosing a cell
 narrows both axes to its groups (`drill`), down to single rows whose cell opens the pair.
 
-Pure NumPy over `MatrixResult.verdict`; no Django, so the engine tests can drive it.
+Pure NumPy over the matrix's stored (sparse) pairs: a cell's independent pairs are what the
+stored ones leave of it, so no n x n array is built at any size. No Django, so the engine
+tests can drive it.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from catalog.engine.compatibility import MatrixResult
+from catalog.engine.compatibility import MatrixResult, concat_ranges, stored_verdicts
 from catalog.engine.oracle import VERDICTS
 from catalog.engine.rows import Row
 
@@ -144,23 +146,63 @@ def axis(
     return functions, 1
 
 
-def _cell_counts(verdict: np.ndarray, y: list[Group], x: list[Group]) -> np.ndarray:
-    """Pairs per verdict between every y group and every x group (a pair of one group once)."""
-    k = len(VERDICTS)
-    x_rows = np.concatenate([g.members for g in x]) if x else np.zeros(0, dtype=np.int64)
-    x_ids = np.repeat(np.arange(len(x)), [len(g.members) for g in x]) * k
-    counts = np.zeros((len(y), len(x), k), dtype=np.uint32)
-    for position, group in enumerate(y):
-        block = verdict[np.ix_(group.members, x_rows)]  # -1 where a row meets itself
-        shown = block >= 0
-        keys = np.broadcast_to(x_ids, block.shape)[shown] + block[shown]
-        counts[position] = np.bincount(keys, minlength=len(x) * k).reshape(len(x), k)
+def _group_lists(groups: list[Group], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR of row -> the groups it is in: groups of row r are gids[indptr[r]:indptr[r + 1]]."""
+    rows = np.concatenate([g.members for g in groups]) if groups else np.zeros(0, np.int64)
+    gids = np.repeat(np.arange(len(groups)), [len(g.members) for g in groups])
+    order = np.argsort(rows, kind="stable")
+    indptr = np.concatenate(([0], np.cumsum(np.bincount(rows, minlength=n))))
+    return indptr.astype(np.int64), gids[order]
+
+
+def _expand(rows: np.ndarray, lists: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """Each entry of `rows` once per group it is in: (entry position, group id)."""
+    indptr, gids = lists
+    starts, stops = indptr[rows], indptr[rows + 1]
+    which = np.repeat(np.arange(len(rows)), stops - starts)
+    return which, gids[concat_ranges(starts, stops)]
+
+
+def _cell_counts(
+    result: MatrixResult, y: list[Group], x: list[Group], hidden: Sequence[int] = ()
+) -> np.ndarray:
+    """Pairs per verdict between every y group and every x group (a pair of one group once).
+
+    Only the stored pairs are visited; the rest of each cell is `independent` by construction:
+    its ordered pairs of distinct rows minus the stored ones.
+    """
+    k, n = len(VERDICTS), len(result)
+    counts = np.zeros((len(y), len(x), k), dtype=np.int64)
+    if not y or not x:
+        return counts.astype(np.uint32)
+    y_lists, x_lists = _group_lists(y, n), _group_lists(x, n)
+    y_rows = np.unique(np.concatenate([g.members for g in y]))
+    x_rows = np.unique(np.concatenate([g.members for g in x]))
+    stored = np.zeros(len(y) * len(x), dtype=np.int64)
+    for a, b, flags in result.ordered_chunks(y_rows, x_rows):
+        which_y, gy = _expand(a, y_lists)
+        which_x, gx = _expand(b[which_y], x_lists)
+        cell = gy[which_x] * len(x) + gx
+        shown = stored_verdicts(flags)[which_y][which_x].astype(np.int64)
+        stored += np.bincount(cell, minlength=len(stored))
+        seen = shown >= 0
+        counts.reshape(-1, k)[:] += np.bincount(
+            cell[seen] * k + shown[seen], minlength=len(stored) * k
+        ).reshape(-1, k)
+    # ordered pairs of distinct rows per cell: |Y| |X| minus the rows in both
+    both = np.intersect1d(y_rows, x_rows)
+    which_y, gy = _expand(both, y_lists)
+    which_x, gx = _expand(both[which_y], x_lists)
+    shared = np.bincount(gy[which_x] * len(x) + gx, minlength=len(stored))
+    sizes = np.outer([len(g.members) for g in y], [len(g.members) for g in x]).ravel()
+    counts.reshape(-1, k)[:, _INDEPENDENT] += sizes - shared - stored
+    counts[..., list(hidden)] = 0
     x_position = {g.key: j for j, g in enumerate(x)}
     for i, group in enumerate(y):
         j = x_position.get(group.key)
         if j is not None and np.array_equal(group.members, x[j].members):
             counts[i, j] //= 2  # both orders of each pair inside one group were counted
-    return counts
+    return counts.astype(np.uint32)
 
 
 def _codes(counts: np.ndarray) -> np.ndarray:
@@ -174,23 +216,22 @@ def _codes(counts: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _totals(verdict: np.ndarray, y_rows: np.ndarray, x_rows: np.ndarray) -> np.ndarray:
+def _totals(result: MatrixResult, y_rows: np.ndarray, x_rows: np.ndarray) -> np.ndarray:
     """Pairs per verdict between the two row sets, each unordered pair once."""
-    if np.array_equal(y_rows, x_rows):
-        block = verdict[np.ix_(y_rows, y_rows)]
-        block = block[np.triu_indices(len(y_rows), k=1)]
-    else:
-        block = verdict[np.ix_(y_rows, x_rows)]
-        both = np.intersect1d(y_rows, x_rows)
-        if len(both):
-            # a pair with both rows on both axes appears twice; drop its second order
-            y_in = np.isin(y_rows, both)[:, None]
-            x_in = np.isin(x_rows, both)[None, :]
-            later = y_rows[:, None] > x_rows[None, :]
-            block = block[~(y_in & x_in & later)]
-        block = block.ravel()
-    block = block[block >= 0]
-    return np.bincount(block.astype(np.int64), minlength=len(VERDICTS))
+    n = len(result)
+    in_y, in_x = np.zeros(n, dtype=bool), np.zeros(n, dtype=bool)
+    in_y[y_rows], in_x[x_rows] = True, True
+    tally = np.zeros(len(VERDICTS), dtype=np.int64)
+    stored = 0
+    for i, j, flags in result.stored_chunks(np.union1d(y_rows, x_rows)):
+        keep = (in_y[i] & in_x[j]) | (in_y[j] & in_x[i])
+        shown = stored_verdicts(flags[keep]).astype(np.int64)
+        stored += int(keep.sum())
+        tally += np.bincount(shown[shown >= 0], minlength=len(VERDICTS))
+    both = len(np.intersect1d(y_rows, x_rows))
+    pairs = len(y_rows) * len(x_rows) - both - both * (both - 1) // 2
+    tally[_INDEPENDENT] += pairs - stored
+    return tally
 
 
 def blocks(result: MatrixResult, selection: Selection) -> Blocks:
@@ -201,12 +242,9 @@ def blocks(result: MatrixResult, selection: Selection) -> Blocks:
     x_rows = members_of(rows, base, selection.x)
     y, y_pages = axis(rows, y_rows, drilled=selection.y.partition(":")[0], page=selection.y_page)
     x, x_pages = axis(rows, x_rows, drilled=selection.x.partition(":")[0], page=selection.x_page)
-    verdict = result.verdict
-    if selection.verdicts:
-        hidden = [VERDICTS.index(v) for v in VERDICTS if v not in selection.verdicts]
-        verdict = np.where(np.isin(result.verdict, hidden), np.int8(-1), result.verdict)
-    counts = _cell_counts(verdict, y, x)
-    totals = _totals(result.verdict, np.sort(y_rows), np.sort(x_rows))
+    hidden = [VERDICTS.index(v) for v in VERDICTS if v not in selection.verdicts]
+    counts = _cell_counts(result, y, x, hidden if selection.verdicts else ())
+    totals = _totals(result, np.sort(y_rows), np.sort(x_rows))
     return Blocks(
         y=y,
         x=x,

@@ -9,8 +9,9 @@ from django.utils.translation import gettext_lazy as _
 class MatrixSnapshot(models.Model):
     """The compatibility matrix of the catalog (or of a set of rows) at one catalog revision.
 
-    Stored compactly: the engine's `ecomap.matrix/v1` bytes (one byte per pair, zlib) plus the
-    rows it was computed from, so any cell can be explained later without the live catalog.
+    Stored compactly: the engine's `ecomap.matrix/v3` bytes (the pairs that are not independent,
+    zlib) plus the rows it was computed from, so any cell can be explained later without the live
+    catalog.
     """
 
     class Status(models.TextChoices):

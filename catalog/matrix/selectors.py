@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from catalog.engine.compatibility import MatrixResult, compute_matrix
+from catalog.engine.compatibility import MatrixResult, compute_matrix, stored_verdicts
 from catalog.engine.oracle import VERDICTS, PairResult, pair_verdicts
 from catalog.engine.rows import Row
 from catalog.engine.text import render
@@ -28,6 +28,9 @@ class MatrixState:
     snapshot: MatrixSnapshot | None
     current_revision: int
     computing: MatrixSnapshot | None
+    # The current revision's latest snapshot failed as refused (too many rows or pairs, out of
+    # memory or time): the page says why instead of waiting for it.
+    refusal: MatrixSnapshot | None = None
 
     @property
     def stale(self) -> bool:
@@ -47,7 +50,29 @@ def matrix_state(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> MatrixState:
         .order_by("-id")
         .first()
     )
-    return MatrixState(snapshot=latest, current_revision=catalog_revision(), computing=computing)
+    revision = catalog_revision()
+    return MatrixState(
+        snapshot=latest,
+        current_revision=revision,
+        computing=computing,
+        refusal=None if computing else matrix_refusal(scope=scope, revision=revision),
+    )
+
+
+def matrix_refusal(
+    *, scope: str = MatrixSnapshot.CATALOG_SCOPE, revision: int | None = None
+) -> MatrixSnapshot | None:
+    """The latest failed snapshot, if it was refused for the current catalog revision."""
+    failed = (
+        MatrixSnapshot.objects.filter(scope=scope, status=Status.FAILED)
+        .defer("matrix", "rows")
+        .order_by("-id")
+        .first()
+    )
+    if failed is None or not failed.timings.get("refused"):
+        return None
+    current = catalog_revision() if revision is None else revision
+    return failed if failed.catalog_revision == current else None
 
 
 def snapshot_result(snapshot: MatrixSnapshot) -> MatrixResult:
@@ -84,16 +109,64 @@ def selected_indices(result: MatrixResult, selection: CellFilter) -> list[int]:
     return [int(i) for i in selected(result.rows or (), chosen)]
 
 
-def pair_positions(result: MatrixResult, selection: CellFilter) -> tuple[np.ndarray, np.ndarray]:
-    """(i, j) row indices of the selected pairs, i before j in display order, verdict-filtered."""
+def _pairs_per_row(result: MatrixResult, indices: np.ndarray, wanted: list[int]) -> np.ndarray:
+    """For each display position p: how many pairs (p, q > p) pass the verdict filter. The
+    stored pairs are counted; the rest of a row's later partners are `independent`."""
+    shown = len(indices)
+    later = shown - 1 - np.arange(shown, dtype=np.int64)
+    if not wanted:
+        return later
+    position = np.full(len(result), -1, dtype=np.int64)
+    position[indices] = np.arange(shown)
+    stored = np.zeros(shown, dtype=np.int64)
+    passing = np.zeros(shown, dtype=np.int64)
+    for i, j, flags in result.stored_chunks(indices):
+        a, b = position[i], position[j]
+        keep = (a >= 0) & (b >= 0)
+        first = np.minimum(a[keep], b[keep])
+        stored += np.bincount(first, minlength=shown)
+        chosen = np.isin(stored_verdicts(flags[keep]), wanted)
+        passing += np.bincount(first[chosen], minlength=shown)
+    independent = VERDICTS.index("independent") in wanted
+    return passing + (later - stored if independent else 0)
+
+
+def pair_count(result: MatrixResult, selection: CellFilter) -> int:
+    """How many selected pairs pass the verdict filter."""
     indices = np.array(selected_indices(result, selection), dtype=np.int64)
-    upper_i, upper_j = np.triu_indices(len(indices), k=1)
-    i, j = indices[upper_i], indices[upper_j]
-    if selection.verdicts:
-        wanted = [VERDICTS.index(v) for v in selection.verdicts]
-        keep = np.isin(result.verdict[i, j], wanted)
-        i, j = i[keep], j[keep]
-    return i, j
+    wanted = [VERDICTS.index(v) for v in selection.verdicts]
+    return int(_pairs_per_row(result, indices, wanted).sum())
+
+
+def pair_positions(
+    result: MatrixResult, selection: CellFilter, *, offset: int = 0, limit: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) row indices of the selected pairs, i before j in display order, verdict-filtered,
+    `limit` of them from `offset` (all when None). Only the rows of the page are visited pair by
+    pair; the others are counted from the stored pairs."""
+    indices = np.array(selected_indices(result, selection), dtype=np.int64)
+    wanted = [VERDICTS.index(v) for v in selection.verdicts]
+    ends = np.cumsum(_pairs_per_row(result, indices, wanted))
+    total = int(ends[-1]) if len(ends) else 0
+    stop = total if limit is None else min(total, offset + limit)
+    found_i: list[np.ndarray] = []
+    found_j: list[np.ndarray] = []
+    position = int(np.searchsorted(ends, offset, side="right"))
+    skip = offset - (int(ends[position - 1]) if position else 0)
+    need = stop - offset
+    while need > 0 and position < len(indices):
+        partners = indices[position + 1 :]
+        if wanted:
+            flags = result.flags_many(np.full(len(partners), indices[position]), partners)
+            partners = partners[np.isin(stored_verdicts(flags), wanted)]
+        taken = partners[skip : skip + need]
+        found_i.append(np.full(len(taken), indices[position], dtype=np.int64))
+        found_j.append(taken)
+        need -= len(taken)
+        skip, position = 0, position + 1
+    if not found_i:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    return np.concatenate(found_i), np.concatenate(found_j)
 
 
 def cells(
@@ -106,10 +179,9 @@ def cells(
 ) -> list[dict[str, Any]]:
     """Pairs i < j of the selected rows as the shell/API contract's cell dicts, `limit` of them
     from `offset` (all when None): only those are explained."""
-    i_all, j_all = pair_positions(result, selection)
-    end = len(i_all) if limit is None else offset + limit
+    i_all, j_all = pair_positions(result, selection, offset=offset, limit=limit)
     out = []
-    for i, j in zip(i_all[offset:end].tolist(), j_all[offset:end].tolist(), strict=True):
+    for i, j in zip(i_all.tolist(), j_all.tolist(), strict=True):
         a, b = result.rows[i], result.rows[j]
         cell: dict[str, Any] = {
             "a": {"project": a.project, "row": a.key},

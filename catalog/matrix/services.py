@@ -9,12 +9,14 @@ from __future__ import annotations
 import logging
 import time
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from catalog.engine.compatibility import compute_matrix
+from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
 from catalog.matrix.models import MatrixSnapshot
+from catalog.matrix.selectors import matrix_refusal
 from catalog.matrix.storage import row_to_dict
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.dispatch import COMPUTE_MATRIX_SNAPSHOT, enqueue_on_commit
@@ -22,6 +24,37 @@ from ecomap.jobs import jobs_resend
 
 logger = logging.getLogger(__name__)
 Status = MatrixSnapshot.Status
+
+
+# ---- limits -------------------------------------------------------------------------------------
+
+# Defaults of the settings MATRIX_MAX_ROWS and MATRIX_MAX_PAIRS, from bench/matrix (docs/
+# benchmarks.md, "Matrix at 100k rows"): 10,000 synthetic rows (31M stored pairs) take 27 s and
+# 0.9 GB; a job that reaches 60M stored pairs stops at 1.45 GB even at 100,000 rows; 20,000 rows
+# would scan 2e8 pairs in ~110 s (4x the 10k time, extrapolated), inside the 240 s time limit.
+DEFAULT_MAX_ROWS = 20_000
+# Pairs that are not `independent` are kept at 9 bytes each while the job runs.
+DEFAULT_MAX_PAIRS = 60_000_000
+# `timings["refused"]` of a failed snapshot that was refused, not broken: the same catalog
+# revision would be refused again, so neither the sweep nor a page view asks for it again.
+REFUSED_ROWS, REFUSED_PAIRS, REFUSED_MEMORY, REFUSED_TIME = "rows", "pairs", "memory", "time"
+REFUSED_STOPPED = "stopped"  # its worker died MAX_ATTEMPTS times (killed by the kernel, say)
+
+
+def matrix_max_rows() -> int:
+    return int(getattr(settings, "MATRIX_MAX_ROWS", DEFAULT_MAX_ROWS))
+
+
+def matrix_max_pairs() -> int:
+    return int(getattr(settings, "MATRIX_MAX_PAIRS", DEFAULT_MAX_PAIRS))
+
+
+def refusal_text(rows: int, cap: int) -> str:
+    """The stored (English) reason; pages show it translated from the numbers in `timings`."""
+    return (
+        f"The catalog has {rows} rows; the matrix is computed up to {cap}. Filter the catalog "
+        "(fewer projects or rows) or raise MATRIX_MAX_ROWS."
+    )
 
 
 # ---- requesting and computing ------------------------------------------------------------------
@@ -49,9 +82,11 @@ def _set_progress(snapshot_id: int, percent: int) -> None:
 
 def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     """Compute a requested snapshot. Safe to run twice or after a crash mid-way: the claim is a
-    conditional update, and a finished snapshot for the same revision is never duplicated."""
+    conditional update, and a finished snapshot for the same revision is never duplicated. A
+    catalog over MATRIX_MAX_ROWS rows is refused (the snapshot fails with the reason) before any
+    pair is computed; more than MATRIX_MAX_PAIRS stored pairs stop the engine the same way."""
     claimed = MatrixSnapshot.objects.filter(
-        id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING]
+        id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING], attempts__lt=MAX_ATTEMPTS
     ).update(
         status=Status.RUNNING,
         started_at=timezone.now(),
@@ -60,6 +95,16 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
         attempts=F("attempts") + 1,
     )
     if not claimed:
+        # A message delivered again and again (its worker killed each time) stops here.
+        MatrixSnapshot.objects.filter(
+            id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING], attempts__gte=MAX_ATTEMPTS
+        ).update(
+            status=Status.FAILED,
+            error=f"stopped {MAX_ATTEMPTS} times without finishing",
+            finished_at=timezone.now(),
+            catalog_revision=catalog_revision(),
+            timings={"refused": REFUSED_STOPPED},
+        )
         return None  # gone, or finished by an earlier delivery
     snapshot = MatrixSnapshot.objects.get(id=snapshot_id)
     started = time.perf_counter()
@@ -73,10 +118,39 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     if existing is not None:
         snapshot.delete()  # this revision is already computed: the request is satisfied
         return existing
-    result = compute_matrix(rows)
+    cap = matrix_max_rows()
+    if len(rows) > cap:
+        matrix_snapshot_fail(
+            snapshot_id=snapshot_id,
+            error=refusal_text(len(rows), cap),
+            revision=revision,
+            refused=REFUSED_ROWS,
+            detail={"rows": len(rows), "cap": cap},
+        )
+        return None
+    beat = [time.monotonic()]
+
+    def progress(fraction: float) -> None:
+        if time.monotonic() - beat[0] >= 1.0:  # a heartbeat a second, not one per band
+            beat[0] = time.monotonic()
+            _set_progress(snapshot_id, 20 + int(60 * fraction))
+
+    try:
+        result = compute_matrix(rows, max_pairs=matrix_max_pairs(), progress=progress)
+    except MatrixTooLarge as exc:
+        matrix_snapshot_fail(
+            snapshot_id=snapshot_id,
+            error=f"{exc}; the matrix stores at most MATRIX_MAX_PAIRS={matrix_max_pairs()}",
+            revision=revision,
+            refused=REFUSED_PAIRS,
+            detail={"rows": len(rows), "cap": cap},
+        )
+        return None
     computed = time.perf_counter()
     _set_progress(snapshot_id, 80)
     data = result.to_bytes()
+    counts = result.counts()
+    del result  # the stored bytes are what is kept; free the arrays before the rows are saved
     try:
         with transaction.atomic():
             updated = MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(
@@ -85,7 +159,7 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
                 progress=100,
                 finished_at=timezone.now(),
                 row_count=len(rows),
-                counts=result.counts(),
+                counts=counts,
                 matrix=data,
                 rows=[row_to_dict(row) for row in rows],
                 timings={
@@ -107,17 +181,50 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     return MatrixSnapshot.objects.get(id=snapshot_id)
 
 
-def matrix_snapshot_fail(*, snapshot_id: int, error: str) -> None:
-    MatrixSnapshot.objects.filter(id=snapshot_id).update(
-        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+def matrix_snapshot_fail(
+    *,
+    snapshot_id: int,
+    error: str,
+    revision: int | None = None,
+    refused: str = "",
+    detail: dict | None = None,
+) -> None:
+    """Fail a snapshot with its reason. `refused` marks a failure the same catalog revision would
+    meet again (too many rows or pairs, out of memory, out of time): nothing asks for that
+    revision again by itself."""
+    changes = {"status": Status.FAILED, "error": error[:2000], "finished_at": timezone.now()}
+    if revision is not None:
+        changes["catalog_revision"] = revision
+    if refused:
+        changes["timings"] = {"refused": refused, **(detail or {})}
+    MatrixSnapshot.objects.filter(id=snapshot_id).exclude(status=Status.SUCCEEDED).update(**changes)
 
 
 def matrix_refresh_if_missing(state) -> None:
     """No snapshot at all and none on its way (a fresh database, or snapshots dropped when the
-    verdict rule changed): ask for one, so the next look finds it."""
-    if state.snapshot is None and state.computing is None:
+    verdict rule changed): ask for one, so the next look finds it, unless this revision was
+    refused (the page says why instead)."""
+    if state.snapshot is None and state.computing is None and matrix_refusal() is None:
         matrix_refresh_request()
+
+
+def matrix_refresh_if_stale(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> bool:
+    """Issue 28 M3: after failed snapshots the matrix stayed stale until the next catalog write.
+    The sweep asks for a refresh when the latest good snapshot is of another revision, nothing is
+    pending or running, and the current revision was not refused."""
+    if MatrixSnapshot.objects.filter(
+        scope=scope, status__in=[Status.PENDING, Status.RUNNING]
+    ).exists():
+        return False
+    latest = (
+        MatrixSnapshot.objects.filter(scope=scope, status=Status.SUCCEEDED)
+        .order_by("-catalog_revision", "-id")
+        .values_list("catalog_revision", flat=True)
+        .first()
+    )
+    if latest == catalog_revision() or matrix_refusal(scope=scope) is not None:
+        return False
+    return matrix_refresh_request(scope=scope) is not None
 
 
 # A snapshot tried this often and still unfinished is failed, so the next catalog change can
@@ -127,8 +234,9 @@ MAX_ATTEMPTS = 3
 
 def matrix_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
     """Snapshots a worker never got are published again; snapshots whose worker stopped beating
-    are computed again (the job is idempotent) or, after MAX_ATTEMPTS, failed."""
-    return jobs_resend(
+    are computed again (the job is idempotent) or, after MAX_ATTEMPTS, failed; a stale matrix
+    with nothing on its way is refreshed."""
+    done = jobs_resend(
         MatrixSnapshot.objects.all(),
         task_name=COMPUTE_MATRIX_SNAPSHOT,
         now=now,
@@ -136,6 +244,10 @@ def matrix_recover(*, now, pending_grace, running_limit) -> dict[str, int]:
         running_limit=running_limit,
         max_attempts=MAX_ATTEMPTS,
         fail=lambda pk, attempts: matrix_snapshot_fail(
-            snapshot_id=pk, error=f"stopped {attempts} times without finishing"
+            snapshot_id=pk,
+            error=f"stopped {attempts} times without finishing",
+            revision=catalog_revision(),
+            refused=REFUSED_STOPPED,
         ),
     )
+    return {**done, "stale_refreshed": int(matrix_refresh_if_stale())}

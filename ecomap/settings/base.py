@@ -222,6 +222,11 @@ CELERY_TASK_ROUTES = {
     "catalog.tasks.compute_matrix_snapshot": {"queue": "matrix"},
     "evaluations.report_tasks.*": {"queue": "reports"},
 }
+# Issue 28 H1: the matrix job refuses a catalog of more rows (the snapshot fails with the reason,
+# nothing is computed) and stops the engine past this many stored (non-independent) pairs.
+# Defaults from bench/matrix, docs/benchmarks.md "Matrix at 100k rows".
+MATRIX_MAX_ROWS = env.int("MATRIX_MAX_ROWS", default=20_000)
+MATRIX_MAX_PAIRS = env.int("MATRIX_MAX_PAIRS", default=60_000_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -115,3 +115,41 @@ def _kill_a_worker_mid_job(celery_broker, tmp_path) -> int:
     finally:
         first.kill()
     return revision
+
+
+def test_a_job_that_runs_out_of_memory_fails_its_snapshot_and_the_worker_takes_the_next(
+    celery_broker, tmp_path
+):
+    """Issue 28 H1: Celery treated the MemoryError as fatal and the worker exited (and every
+    restarted worker died on the redelivered message)."""
+    marker = tmp_path / "out-of-memory-once"
+    marker.touch()
+    worker = Worker(
+        celery_broker,
+        tmp_path / "worker.log",
+        env={
+            "DJANGO_SETTINGS_MODULE": "tests.catalog.matrix.out_of_memory_settings",
+            "ECOMAP_TEST_OOM_ONCE": str(marker),
+        },
+    ).start()
+    try:
+        apply(bundle(project("hami", placement("device-plugin"))))
+        first = catalog_revision()
+        failed = wait_for(
+            lambda: MatrixSnapshot.objects.filter(status="failed", catalog_revision=first).first(),
+            timeout=60,
+            what=lambda: f"the failed snapshot\n{worker.log()}",
+        )
+        assert "out of memory" in failed.error
+        assert not marker.exists()  # the engine really ran into it
+
+        apply(bundle(project("volcano", placement("scheduler", "control_plane"))))
+        second = catalog_revision()
+        snapshot = wait_for(
+            lambda: _succeeded(second), timeout=60, what=lambda: f"the next job\n{worker.log()}"
+        )
+        assert snapshot.row_count == 2
+        assert worker.process.poll() is None, worker.log()  # the same worker process, alive
+        assert "Unrecoverable error" not in worker.log()
+    finally:
+        worker.stop()
