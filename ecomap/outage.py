@@ -11,6 +11,8 @@ import logging
 from typing import Any
 
 from django.core.cache import cache
+from django.core.cache.backends.base import DEFAULT_TIMEOUT
+from django.core.cache.backends.redis import RedisCache
 from kombu.exceptions import OperationalError as BrokerUnreachable
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
@@ -97,3 +99,48 @@ def cache_delete_quietly(key: str) -> None:
         cache.delete(key)
     except CACHE_ERRORS as exc:
         logger.warning("cache delete of %s skipped, the cache is unreachable: %r", key, exc)
+
+
+class FailOpenRedisCache(RedisCache):
+    """Django's Redis cache for what pages keep only to be fast (the map figure, page fragments,
+    API lists, rankings, vocabulary): while Redis is unreachable a read misses and a write is
+    skipped, with a warning, so a page is computed instead of answering 500. Counters (`incr`)
+    still raise: nothing here uses them, and a count that silently stops would be wrong."""
+
+    def _quietly(self, operation: str, key: object, default: Any, call, *args, **kwargs) -> Any:
+        try:
+            return call(*args, **kwargs)
+        except CACHE_ERRORS as exc:
+            logger.warning(
+                "cache %s of %s skipped, the cache is unreachable: %r", operation, key, exc
+            )
+            return default
+
+    def get(self, key, default=None, version=None):
+        return self._quietly("read", key, default, super().get, key, default, version)
+
+    def get_many(self, keys, version=None):
+        return self._quietly("read", keys, {}, super().get_many, keys, version)
+
+    def has_key(self, key, version=None):
+        return self._quietly("read", key, False, super().has_key, key, version)
+
+    def set(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        self._quietly("write", key, None, super().set, key, value, timeout, version)
+
+    def set_many(self, data, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._quietly(
+            "write", list(data), list(data), super().set_many, data, timeout, version
+        )
+
+    def add(self, key, value, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._quietly("write", key, False, super().add, key, value, timeout, version)
+
+    def touch(self, key, timeout=DEFAULT_TIMEOUT, version=None):
+        return self._quietly("write", key, False, super().touch, key, timeout, version)
+
+    def delete(self, key, version=None):
+        return self._quietly("delete", key, False, super().delete, key, version)
+
+    def delete_many(self, keys, version=None):
+        self._quietly("delete", keys, None, super().delete_many, keys, version)

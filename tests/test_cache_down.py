@@ -4,7 +4,10 @@ logged warning instead of a 500 (issue 28, M3)."""
 from __future__ import annotations
 
 import logging
+import os
 import socket
+import subprocess
+import sys
 
 import pytest
 from django.core.cache import cache
@@ -84,3 +87,50 @@ def test_catalog_writes_over_the_rate_are_refused_while_the_cache_works(throttle
 
     assert response.status_code == 429
     assert not Project.objects.filter(slug="a-three").exists()
+
+
+@pytest.fixture
+def site_cache_down(settings):
+    """The site's cache as settings build it from a redis:// CACHE_URL, with no Redis there."""
+    settings.CACHES = {
+        "default": {
+            "BACKEND": settings.FAIL_OPEN_REDIS_CACHE,
+            "LOCATION": f"redis://127.0.0.1:{_closed_port()}/0",
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("module", "environment"),
+    [
+        ("ecomap.settings.local", {"CACHE_URL": "redis://127.0.0.1:6379/2"}),
+        ("ecomap.settings.production", {"BROKER_URL": "redis://127.0.0.1:6379/0"}),
+    ],
+)
+def test_a_redis_cache_gets_the_fail_open_backend(module, environment):
+    env = {
+        **{k: v for k, v in os.environ.items() if k != "CACHE_URL"},
+        **environment,
+        "DJANGO_SETTINGS_MODULE": module,
+        "SECRET_KEY": "x" * 60,
+        "ALLOWED_HOSTS": "example.org",
+    }
+    code = "from django.conf import settings; print(settings.CACHES['default']['BACKEND'])"
+    out = subprocess.run(  # noqa: S603
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+
+    assert out.stdout.strip() == "ecomap.outage.FailOpenRedisCache"
+
+
+@pytest.mark.parametrize(
+    "path", ["/catalog/", "/map/", "/matrix/", "/api/v1/projects/", "/", "/inbox/"]
+)
+def test_pages_that_cache_answer_with_the_cache_down(site_cache_down, client, alice, path, caplog):
+    Project.objects.create(slug="kueue", name="Kueue")
+    client.force_login(alice)
+
+    with caplog.at_level(logging.WARNING, logger="ecomap.outage"):
+        response = client.get(path)
+
+    assert response.status_code == 200, path

@@ -304,6 +304,12 @@ IMPORT_INLINE_MAX_ITEMS = env.int("IMPORT_INLINE_MAX_ITEMS", default=600)
 
 # The cache carries live job progress between worker and web; Redis in production.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}
+# Redis as the cache fails open (ecomap.outage.FailOpenRedisCache): an outage makes pages slower,
+# never a 500.
+REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
+FAIL_OPEN_REDIS_CACHE = "ecomap.outage.FailOpenRedisCache"
+if CACHES["default"]["BACKEND"] == REDIS_CACHE:
+    CACHES["default"]["BACKEND"] = FAIL_OPEN_REDIS_CACHE
 
 # E-mail (review notifications, invitations): one URL, e.g. smtp+tls://user:password@host:587,
 # as django-environ reads it (EMAIL_BACKEND, EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER,

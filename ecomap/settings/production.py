@@ -3,7 +3,7 @@
 from django.core.exceptions import ImproperlyConfigured
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import FAIL_OPEN_REDIS_CACHE, env
 
 DEBUG = False
 SECRET_KEY = env.str("SECRET_KEY", default="")
@@ -34,9 +34,7 @@ SECURE_REFERRER_POLICY = "same-origin"
 # production uses the broker's Redis (Django's keys carry their own prefix).
 _BROKER = env.str("BROKER_URL", default="")
 if not env.str("CACHE_URL", default="") and _BROKER.startswith(("redis://", "rediss://")):
-    CACHES = {
-        "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _BROKER}
-    }
+    CACHES = {"default": {"BACKEND": FAIL_OPEN_REDIS_CACHE, "LOCATION": _BROKER}}
 CONN_MAX_AGE = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_MAX_AGE"] = CONN_MAX_AGE  # noqa: F405
 # Container health checks call /healthz on the loopback address.
