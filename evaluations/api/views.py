@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpResponse
@@ -11,6 +12,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import APIException
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
@@ -48,12 +50,37 @@ ERRORS = {
     ),
 }
 READ_ERRORS = {code: ERRORS[code] for code in (401, 404)}
-# Edits that say their revision: someone else saved a newer one first.
+# Issue 28 L8: an edit of the evaluation's content that does not say its revision would be
+# "last writer wins"; it is refused (428) before anything is read or saved.
+REVISION_REQUIRED = (
+    "Send `revision`: the evaluation's revision as read from GET /api/v1/evaluations/{id}/ "
+    "(or from the answer to your last save). Every save of the steps or the decision must say "
+    "which revision it was made on, so that it never silently overwrites another editor's save."
+)
+# Edits of the content (the four steps and the decision) say their revision.
 EDIT_ERRORS = {
     **ERRORS,
     409: OpenApiResponse(ErrorSerializer, description="the evaluation changed since that revision"),
+    428: OpenApiResponse(
+        ErrorSerializer, description="no `revision` in the body: read it from GET, send it back"
+    ),
 }
 STEP_RESPONSES = {200: EvaluationSerializer, **EDIT_ERRORS}
+
+
+class RevisionRequired(APIException):
+    status_code = status.HTTP_428_PRECONDITION_REQUIRED
+    default_detail = REVISION_REQUIRED
+    default_code = "revision_required"
+
+
+def revision_require(data: Any) -> None:
+    """Refuse (428) an edit body that does not say its revision, after the role and state checks
+    (a viewer hears 403, not 428). A body that is not an object is left to the serializer."""
+    if isinstance(data, Mapping) and data.get("revision") is None:
+        raise RevisionRequired()
+
+
 ADR_LANGUAGE = OpenApiParameter(
     "lang",
     str,
@@ -113,6 +140,14 @@ class EvaluationViewSet(
         # The one place evaluation domain errors become HTTP for the API.
         if isinstance(exc, EvaluationError):
             return Response({"detail": exc.message, "errors": exc.errors}, status=exc.status)
+        if isinstance(exc, RevisionRequired):
+            return Response(
+                {
+                    "detail": REVISION_REQUIRED,
+                    "errors": [{"path": "revision", "message": REVISION_REQUIRED}],
+                },
+                status=exc.status_code,
+            )
         return super().handle_exception(exc)
 
     @extend_schema(
@@ -157,6 +192,8 @@ class EvaluationViewSet(
 
     def _save_step(self, request, step: str, serializer_class) -> Response:
         evaluation = self.get_object()
+        services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
+        revision_require(request.data)
         serializer = serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
@@ -201,6 +238,8 @@ class EvaluationViewSet(
     def decision(self, request, pk=None):
         """The chosen stack; answers with the stack check of it against the profile."""
         evaluation = self.get_object()
+        services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
+        revision_require(request.data)
         serializer = DecisionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         decision = evaluation_decide(
