@@ -17,6 +17,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
+from ecomap.api import error_items
 from evaluations import selectors, services
 from evaluations.api.diff_serializers import EvaluationDiffSerializer
 from evaluations.api.serializers import (
@@ -81,12 +82,14 @@ def revision_require(data: Any) -> None:
         raise RevisionRequired()
 
 
+ADR_LANGUAGES = ("en", "zh-hans")
 ADR_LANGUAGE = OpenApiParameter(
     "lang",
     str,
-    enum=["en", "zh-hans"],
+    enum=list(ADR_LANGUAGES),
     description="language of the record (default: Accept-Language, then English)",
 )
+LANG_ERROR = OpenApiResponse(ErrorSerializer, description="a `lang` outside en, zh-hans")
 
 
 class AnyAccept(BaseContentNegotiation):
@@ -138,8 +141,9 @@ class EvaluationViewSet(
 
     def handle_exception(self, exc):
         # The one place evaluation domain errors become HTTP for the API.
-        if isinstance(exc, EvaluationError):
-            return Response({"detail": exc.message, "errors": exc.errors}, status=exc.status)
+        if isinstance(exc, EvaluationError):  # the one error shape: errors as [{path, message}]
+            errors = error_items(exc.errors) or [{"path": "$", "message": exc.message}]
+            return Response({"detail": exc.message, "errors": errors}, status=exc.status)
         if isinstance(exc, RevisionRequired):
             return Response(
                 {
@@ -340,7 +344,7 @@ class EvaluationViewSet(
             **READ_ERRORS,
         },
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def recommendations(self, request, pk=None):
         """Ranked stacks from the catalog for the evaluation's step-1 profile.
 
@@ -362,7 +366,11 @@ class EvaluationViewSet(
 
     def _decision_record(self, request) -> tuple[Evaluation, adr.DecisionRecord]:
         evaluation = self.get_object()
-        language = request.query_params.get("lang") or translation.get_language()
+        asked = request.query_params.get("lang", "")
+        if asked and asked not in ADR_LANGUAGES:
+            message = f"lang is one of {', '.join(ADR_LANGUAGES)} (or left out)"
+            raise EvaluationError(message, errors={"lang": [message]})
+        language = asked or translation.get_language()
         try:
             language = translation.get_supported_language_variant(language)
         except LookupError:
@@ -374,7 +382,7 @@ class EvaluationViewSet(
     @extend_schema(
         parameters=[ADR_LANGUAGE],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=adr.SCHEMA_NOTE),
-                   **READ_ERRORS},
+                   400: LANG_ERROR, **READ_ERRORS},
     )  # fmt: skip
     @action(detail=True, methods=["get"], url_path="adr")
     def adr(self, request, pk=None):
@@ -388,6 +396,7 @@ class EvaluationViewSet(
             (200, "text/markdown"): OpenApiResponse(
                 OpenApiTypes.STR, description="the decision record as a Markdown file"
             ),
+            400: LANG_ERROR,
             **READ_ERRORS,
         },
     )

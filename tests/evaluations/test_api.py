@@ -205,7 +205,9 @@ def test_submitting_an_incomplete_evaluation_answers_400_with_what_is_missing(ca
     response = api(cast.bob).post(endpoint(evaluation, "submit/"))
 
     assert response.status_code == 400
-    assert "Workload and SLO" in response.json()["errors"]["steps"]
+    # The one error shape: each message with the path it is about.
+    steps = [e["message"] for e in response.json()["errors"] if e["path"] == "steps"]
+    assert any("Workload and SLO" in message for message in steps)
 
 
 def test_an_author_cannot_approve_through_the_api(cast):
@@ -406,3 +408,29 @@ def test_the_schema_requires_the_revision_and_documents_428(cast):
         ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
         component = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
         assert "revision" in component["required"], suffix
+
+
+def test_a_refused_transition_answers_in_the_one_error_shape(cast, evaluation):
+    response = api(cast.alice).post(endpoint(evaluation, "review/"), {"verdict": "approve"})
+
+    assert response.status_code == 400
+    data = response.json()
+    assert data["errors"] == [{"path": "$", "message": data["detail"]}]
+
+
+def test_the_decision_record_refuses_a_language_it_does_not_speak(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+
+    for suffix in ("adr/", "adr.md"):
+        response = api(cast.dave).get(endpoint(evaluation, suffix), {"lang": "COM1"})
+
+        assert response.status_code == 400, suffix
+        assert response.json()["errors"][0]["path"] == "lang"
+
+
+def test_recommendations_are_documented_as_the_list_they_are(cast):
+    schema = api(cast.bob).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+
+    operation = schema.json()["paths"]["/api/v1/evaluations/{id}/recommendations/"]["get"]
+    body = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    assert body["type"] == "array"

@@ -6,10 +6,16 @@ faster or slower machine generated other cases and CI could turn red on an uncha
 
 Asserts no server error and no response (status, content type, headers, body) outside the
 published OpenAPI schema, with every schemathesis check on. One rule is relaxed, and only for the
-three write operations: "schema-valid data must be accepted". Their bodies are documented with
-the bundle's JSON Schema, but the API also enforces what OpenAPI cannot say: slugs and row keys
-unique across array items, a PUT body's slug equal to the URL's, an uploaded file that is UTF-8
-text, no NUL characters. Such a body is schema-valid and rightly answered 400.
+catalog's three write operations and the evaluation writes: "schema-valid data must be accepted".
+Their bodies are documented with the bundle's JSON Schema, but the API also enforces what OpenAPI
+cannot say: slugs and row keys unique across array items, a PUT body's slug equal to the URL's,
+an uploaded file that is UTF-8 text, no NUL characters, catalog rows and units that exist, the
+review state machine. Such a body is schema-valid and rightly answered 400.
+
+The fuzzing user is the admin of a team, and evaluations are created in it; the stateful phase
+follows the schema's links (evaluations.api.schema) from a created or read evaluation to its
+saves with its `id` and `revision` (issue 28 L8: a save without its revision answers 428), and
+the test checks that saves were accepted.
 """
 
 from __future__ import annotations
@@ -24,6 +30,8 @@ import pytest
 from django.core.management import call_command
 
 from ecomap.tokens import token_create_for
+from evaluations.models import AuditEntry
+from evaluations.teams.services import team_create
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -39,9 +47,30 @@ PHASES = os.environ.get("SCHEMATHESIS_PHASES", "examples,fuzzing,stateful")
 TIMEOUT_S = int(os.environ.get("SCHEMATHESIS_TIMEOUT", "900"))
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20260101")
 
+TEAM = "fuzz-team"  # the fuzzing user's team, named in CONFIG
 CONFIG = """
 [[operations]]
 include-path-regex = "^/api/v1/(projects/|projects/\\\\{slug\\\\}/|imports/)$"
+include-method-regex = "^(POST|PUT)$"
+checks.positive_data_acceptance.expected-statuses = [
+  "2xx", "400", "401", "403", "404", "409", "429",
+]
+
+# Evaluations are created in the fuzzing user's team, so the stateful phase follows the
+# schema's links from the new evaluation (its `id` and `revision`, issue 28 L8) to the saves.
+# The evaluation writes, like the catalog's, enforce what OpenAPI cannot say: rows and units
+# that exist in the catalog, the review state machine (no edit in review, submit a complete
+# draft), a title that is not blank. A schema-valid body may rightly be answered 400.
+[[operations]]
+include-path = "/api/v1/evaluations/"
+include-method = "POST"
+parameters = { "body.team" = "fuzz-team" }
+checks.positive_data_acceptance.expected-statuses = [
+  "2xx", "400", "401", "403", "404", "409", "429",
+]
+
+[[operations]]
+include-path-regex = "^/api/v1/evaluations/.+"
 include-method-regex = "^(POST|PUT)$"
 checks.positive_data_acceptance.expected-statuses = [
   "2xx", "400", "401", "403", "404", "409", "429",
@@ -51,7 +80,9 @@ checks.positive_data_acceptance.expected-statuses = [
 
 def test_the_api_keeps_to_its_schema(live_server, tmp_path):
     call_command("load_catalog", verbosity=0)
-    token = token_create_for(user=make_user("schemathesis", maintainer=True))
+    user = make_user("schemathesis", maintainer=True)
+    team = team_create(name="Fuzz", slug=TEAM, admin=user)
+    token = token_create_for(user=user)
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG)
 
@@ -94,3 +125,10 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path):
     assert generated, output[-3000:]
     assert "Server error" not in output
     assert result.returncode == 0, report[:30000]
+    # The stateful phase reached the evaluation saves and they were accepted (a save needs the
+    # revision, so the links carried one).
+    saved = AuditEntry.objects.filter(
+        evaluation__team=team, action__in=["step_saved", "decided"]
+    ).count()
+    print(f"schemathesis: {saved} evaluation saves accepted")
+    assert saved > 0
