@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -352,7 +353,9 @@ class EvaluationViewSet(
         to the end or its budget stopped it with the best stacks found so far.
         """
         evaluation = self.get_object()
-        limit = _bounded_int(request.query_params.get("limit"), default=5, low=1, high=20)
+        limit = _bounded_int(
+            request.query_params.get("limit"), name="limit", default=5, low=1, high=20
+        )
         try:
             ranked = selectors.recommendations_for(evaluation=evaluation, limit=limit)
         except ValueError as exc:
@@ -461,9 +464,12 @@ def _revision_data(record) -> dict[str, Any]:
     }
 
 
-def _bounded_int(value: Any, *, default: int, low: int, high: int) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
+def _bounded_int(value: Any, *, name: str, default: int, low: int, high: int) -> int:
+    """A query integer kept within [low, high]; left out is `default`, not a number is a 400."""
+    if value in (None, ""):
         return default
-    return max(low, min(high, number))
+    text = str(value).strip()
+    if not re.fullmatch(r"[+-]?[0-9]{1,12}", text):
+        message = f"{name} is an integer from {low} to {high}"
+        raise EvaluationError(message, errors={name: [message]})
+    return max(low, min(high, int(text)))

@@ -434,3 +434,12 @@ def test_recommendations_are_documented_as_the_list_they_are(cast):
     operation = schema.json()["paths"]["/api/v1/evaluations/{id}/recommendations/"]["get"]
     body = operation["responses"]["200"]["content"]["application/json"]["schema"]
     assert body["type"] == "array"
+
+
+def test_recommendations_refuse_a_limit_that_is_not_a_number(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+
+    refused = api(cast.dave).get(endpoint(evaluation, "recommendations/"), {"limit": "+\x94x"})
+
+    assert refused.status_code == 400
+    assert refused.json()["errors"][0]["path"] == "limit"
