@@ -51,7 +51,8 @@ def api_exception_handler(exc, context):
 
 def empty_query_values(result, generator, request, public):
     """Schema hook: an empty query value (`?state=`) means "no filter" everywhere in the API, as
-    django-filter reads it; every query parameter with a list of values says so."""
+    django-filter reads it; every query parameter with a list of values says so, and so does
+    every numeric one (an empty page, limit or revision is the default)."""
     for path_item in result.get("paths", {}).values():
         for operation in path_item.values():
             if not isinstance(operation, dict):
@@ -61,7 +62,13 @@ def empty_query_values(result, generator, request, public):
                 values = schema.get("items", {}) if schema.get("type") == "array" else schema
                 if parameter.get("in") == "query" and "" not in values.get("enum", [""]):
                     values["enum"] = [*values["enum"], ""]
+                elif parameter.get("in") == "query" and schema.get("type") in NUMBERS:
+                    # `?page=`, `?limit=`: left out, as DRF's paginator and our views read it
+                    parameter["schema"] = {"anyOf": [schema, {"type": "string", "enum": [""]}]}
     return result
+
+
+NUMBERS = ("integer", "number")
 
 
 # What ecomap.middleware.RejectNulMiddleware refuses everywhere, said in the schema's terms.

@@ -19,6 +19,8 @@ AUDIT_ACTIONS = {
     "commented": _("commented"),
     "cloned": _("created it as a copy"),
     "catalog_drift": _("the catalog changed under the decision"),
+    "snapshot_attached": _("attached a cluster snapshot to the report"),
+    "snapshot_detached": _("detached the cluster snapshot from the report"),
 }
 
 # Keys of an entry's `changes`: step-1 profile fields, step and decision parts.
@@ -60,6 +62,7 @@ AUDIT_FIELDS = {
     "removed_rows": _("rows removed from the catalog"),
     "new_findings": _("new stack-check findings"),
     "catalog_revision": _("catalog revision"),
+    "cluster_snapshot": _("cluster snapshot"),
 }
 
 

@@ -173,7 +173,7 @@ def test_decision_pools_are_bounded(site, bob):
 
     response = client.put(
         f"/api/v1/evaluations/{evaluation.pk}/decision/",
-        {"rows": ["hami/device-plugin"], "pools": pools},
+        {"rows": ["hami/device-plugin"], "pools": pools, "revision": evaluation.revision},
         content_type="application/json",
     )
 

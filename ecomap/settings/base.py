@@ -277,6 +277,7 @@ SPECTACULAR_SETTINGS = {
         "ecomap.api.empty_query_values",
         "ecomap.api.no_nul_parameters",
         "ecomap.api.every_operation_refuses_nul",
+        "evaluations.api.schema.revision_links",
     ],
 }
 

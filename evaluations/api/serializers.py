@@ -277,14 +277,17 @@ def _count(limit: int, **kwargs: Any) -> serializers.IntegerField:
 
 
 class EditSerializer(serializers.Serializer):
-    """An edit of an evaluation: it may say which revision it was made on."""
+    """An edit of an evaluation's content — the four steps (profile, units, candidates,
+    boundaries) and the decision: it says which revision it was made on (issue 28 L8; a save
+    without it answers 428, see evaluations.api.views.revision_require)."""
 
     revision = serializers.IntegerField(
-        required=False,
+        required=True,
         min_value=0,
         max_value=2**31 - 1,
-        help_text="the evaluation's revision this edit was made on; a newer saved revision makes "
-        "the edit a 409 instead of a silent overwrite",
+        help_text="required: the evaluation's `revision` as read from GET "
+        "/api/v1/evaluations/{id}/ (or the last save's answer); a newer saved revision makes "
+        "the edit a 409 instead of a silent overwrite, and a save without it answers 428",
     )
 
 

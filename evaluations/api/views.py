@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from typing import Any
 
 from django.http import HttpResponse
@@ -11,10 +13,12 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import APIException
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
+from ecomap.api import error_items
 from evaluations import selectors, services
 from evaluations.api.diff_serializers import EvaluationDiffSerializer
 from evaluations.api.serializers import (
@@ -48,18 +52,45 @@ ERRORS = {
     ),
 }
 READ_ERRORS = {code: ERRORS[code] for code in (401, 404)}
-# Edits that say their revision: someone else saved a newer one first.
+# Issue 28 L8: an edit of the evaluation's content that does not say its revision would be
+# "last writer wins"; it is refused (428) before anything is read or saved.
+REVISION_REQUIRED = (
+    "Send `revision`: the evaluation's revision as read from GET /api/v1/evaluations/{id}/ "
+    "(or from the answer to your last save). Every save of the steps or the decision must say "
+    "which revision it was made on, so that it never silently overwrites another editor's save."
+)
+# Edits of the content (the four steps and the decision) say their revision.
 EDIT_ERRORS = {
     **ERRORS,
     409: OpenApiResponse(ErrorSerializer, description="the evaluation changed since that revision"),
+    428: OpenApiResponse(
+        ErrorSerializer, description="no `revision` in the body: read it from GET, send it back"
+    ),
 }
 STEP_RESPONSES = {200: EvaluationSerializer, **EDIT_ERRORS}
+
+
+class RevisionRequired(APIException):
+    status_code = status.HTTP_428_PRECONDITION_REQUIRED
+    default_detail = REVISION_REQUIRED
+    default_code = "revision_required"
+
+
+def revision_require(data: Any) -> None:
+    """Refuse (428) an edit body that does not say its revision, after the role and state checks
+    (a viewer hears 403, not 428). A body that is not an object is left to the serializer."""
+    if isinstance(data, Mapping) and data.get("revision") is None:
+        raise RevisionRequired()
+
+
+ADR_LANGUAGES = ("en", "zh-hans")
 ADR_LANGUAGE = OpenApiParameter(
     "lang",
     str,
-    enum=["en", "zh-hans"],
+    enum=list(ADR_LANGUAGES),
     description="language of the record (default: Accept-Language, then English)",
 )
+LANG_ERROR = OpenApiResponse(ErrorSerializer, description="a `lang` outside en, zh-hans")
 
 
 class AnyAccept(BaseContentNegotiation):
@@ -111,8 +142,17 @@ class EvaluationViewSet(
 
     def handle_exception(self, exc):
         # The one place evaluation domain errors become HTTP for the API.
-        if isinstance(exc, EvaluationError):
-            return Response({"detail": exc.message, "errors": exc.errors}, status=exc.status)
+        if isinstance(exc, EvaluationError):  # the one error shape: errors as [{path, message}]
+            errors = error_items(exc.errors) or [{"path": "$", "message": exc.message}]
+            return Response({"detail": exc.message, "errors": errors}, status=exc.status)
+        if isinstance(exc, RevisionRequired):
+            return Response(
+                {
+                    "detail": REVISION_REQUIRED,
+                    "errors": [{"path": "revision", "message": REVISION_REQUIRED}],
+                },
+                status=exc.status_code,
+            )
         return super().handle_exception(exc)
 
     @extend_schema(
@@ -157,6 +197,8 @@ class EvaluationViewSet(
 
     def _save_step(self, request, step: str, serializer_class) -> Response:
         evaluation = self.get_object()
+        services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
+        revision_require(request.data)
         serializer = serializer_class(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
@@ -201,6 +243,8 @@ class EvaluationViewSet(
     def decision(self, request, pk=None):
         """The chosen stack; answers with the stack check of it against the profile."""
         evaluation = self.get_object()
+        services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
+        revision_require(request.data)
         serializer = DecisionInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         decision = evaluation_decide(
@@ -301,7 +345,7 @@ class EvaluationViewSet(
             **READ_ERRORS,
         },
     )
-    @action(detail=True, methods=["get"])
+    @action(detail=True, methods=["get"], pagination_class=None, filter_backends=[])
     def recommendations(self, request, pk=None):
         """Ranked stacks from the catalog for the evaluation's step-1 profile.
 
@@ -309,7 +353,9 @@ class EvaluationViewSet(
         to the end or its budget stopped it with the best stacks found so far.
         """
         evaluation = self.get_object()
-        limit = _bounded_int(request.query_params.get("limit"), default=5, low=1, high=20)
+        limit = _bounded_int(
+            request.query_params.get("limit"), name="limit", default=5, low=1, high=20
+        )
         try:
             ranked = selectors.recommendations_for(evaluation=evaluation, limit=limit)
         except ValueError as exc:
@@ -323,7 +369,11 @@ class EvaluationViewSet(
 
     def _decision_record(self, request) -> tuple[Evaluation, adr.DecisionRecord]:
         evaluation = self.get_object()
-        language = request.query_params.get("lang") or translation.get_language()
+        asked = request.query_params.get("lang", "")
+        if asked and asked not in ADR_LANGUAGES:
+            message = f"lang is one of {', '.join(ADR_LANGUAGES)} (or left out)"
+            raise EvaluationError(message, errors={"lang": [message]})
+        language = asked or translation.get_language()
         try:
             language = translation.get_supported_language_variant(language)
         except LookupError:
@@ -335,7 +385,7 @@ class EvaluationViewSet(
     @extend_schema(
         parameters=[ADR_LANGUAGE],
         responses={200: OpenApiResponse(OpenApiTypes.OBJECT, description=adr.SCHEMA_NOTE),
-                   **READ_ERRORS},
+                   400: LANG_ERROR, **READ_ERRORS},
     )  # fmt: skip
     @action(detail=True, methods=["get"], url_path="adr")
     def adr(self, request, pk=None):
@@ -349,6 +399,7 @@ class EvaluationViewSet(
             (200, "text/markdown"): OpenApiResponse(
                 OpenApiTypes.STR, description="the decision record as a Markdown file"
             ),
+            400: LANG_ERROR,
             **READ_ERRORS,
         },
     )
@@ -413,9 +464,12 @@ def _revision_data(record) -> dict[str, Any]:
     }
 
 
-def _bounded_int(value: Any, *, default: int, low: int, high: int) -> int:
-    try:
-        number = int(value)
-    except (TypeError, ValueError):
+def _bounded_int(value: Any, *, name: str, default: int, low: int, high: int) -> int:
+    """A query integer kept within [low, high]; left out is `default`, not a number is a 400."""
+    if value in (None, ""):
         return default
-    return max(low, min(high, number))
+    text = str(value).strip()
+    if not re.fullmatch(r"[+-]?[0-9]{1,12}", text):
+        message = f"{name} is an integer from {low} to {high}"
+        raise EvaluationError(message, errors={name: [message]})
+    return max(low, min(high, int(text)))

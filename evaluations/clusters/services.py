@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -16,7 +17,15 @@ from ecomap.parsers import MAX_INT_DIGITS
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.clusters.selectors import cluster_check
 from evaluations.errors import NotAllowed
-from evaluations.models import Evaluation, Role, Team
+from evaluations.models import Evaluation, Role, State, Team
+from evaluations.review.editing import (
+    audit_write,
+    edit_begin,
+    evaluation_lock,
+    revision_check,
+    role_require,
+)
+from evaluations.review.revisions import revision_record
 from evaluations.selectors import role_allows
 
 EMPTY_BODY = "the body is empty: send an ecomap.cluster/v1 JSON document"
@@ -70,18 +79,60 @@ def cluster_snapshot_upload(*, team: Team, actor, body: bytes, role: str | None)
     )
 
 
+def _snapshot_label(snapshot: ClusterSnapshot | None) -> str | None:
+    """How the audit names a snapshot: its id, cluster and collection time (stays readable after
+    the snapshot row is gone)."""
+    if snapshot is None:
+        return None
+    return f"#{snapshot.pk} {snapshot}"
+
+
 @transaction.atomic
 def cluster_snapshot_attach(
-    *, evaluation: Evaluation, snapshot: ClusterSnapshot | None, actor, role: str | None
+    *,
+    evaluation: Evaluation,
+    snapshot: ClusterSnapshot | None,
+    actor,
+    revision: int | None = None,
 ) -> ClusterAttachment | None:
-    """Attach a snapshot of the evaluation's team to it (None detaches)."""
-    _check_editor(role)
+    """Attach a snapshot of the evaluation's team to it (None detaches).
+
+    The attached snapshot is a chapter of the evaluation's report, so attaching or detaching is
+    an edit like a step save (issue 28, L4): editors only, refused in review or archived, made
+    on `revision` (an older one someone else saved over is an EditConflict), a new revision with
+    one audit entry naming the old and new snapshot, and an approved evaluation goes back to
+    draft with its approval withdrawn — the approved revision's PDF never changes unreviewed.
+    Attaching what is already attached changes nothing and records nothing."""
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
+    if snapshot is not None and snapshot.team_id != evaluation.team_id:
+        raise NotAllowed(_("That snapshot belongs to another team."))
+    evaluation = evaluation_lock(evaluation)
+    if evaluation.state in (State.IN_REVIEW, State.ARCHIVED):
+        edit_begin(evaluation)  # raises with the reason
+    revision_check(evaluation, revision, actor)
+    current = (
+        ClusterAttachment.objects.filter(evaluation=evaluation).select_related("snapshot").first()
+    )
+    before = current.snapshot if current else None
+    if (before.pk if before else None) == (snapshot.pk if snapshot else None):
+        return current
     if snapshot is None:
         ClusterAttachment.objects.filter(evaluation=evaluation).delete()
-        return None
-    if snapshot.team_id != evaluation.team_id:
-        raise NotAllowed(_("That snapshot belongs to another team."))
-    attachment, _created = ClusterAttachment.objects.update_or_create(
-        evaluation=evaluation, defaults={"snapshot": snapshot, "attached_by": actor}
-    )
+        attachment = None
+    else:
+        attachment, _created = ClusterAttachment.objects.update_or_create(
+            evaluation=evaluation, defaults={"snapshot": snapshot, "attached_by": actor}
+        )
+    transition = edit_begin(evaluation)
+    evaluation.revision += 1
+    evaluation.save(update_fields=["state", "revision", "updated_at"])
+    changes: dict[str, Any] = {
+        "cluster_snapshot": {"old": _snapshot_label(before), "new": _snapshot_label(snapshot)}
+    }
+    if transition and transition[0] == State.APPROVED:
+        # The same rule as editing.edit_commit: an approval covers the revision it saw.
+        changes["approval"] = _("withdrawn: the approved evaluation was edited")
+    action = "snapshot_attached" if snapshot is not None else "snapshot_detached"
+    audit_write(evaluation, actor, action, changes=changes, transition=transition)
+    revision_record(evaluation=evaluation, actor=actor)
     return attachment

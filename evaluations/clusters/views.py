@@ -20,7 +20,8 @@ from evaluations.clusters.presentation import (
     with_summary_counts,
 )
 from evaluations.errors import EvaluationError
-from evaluations.models import Role
+from evaluations.models import Role, State
+from evaluations.pages import posted_revision
 from evaluations.selectors import (
     evaluation_get_for_user,
     role_allows,
@@ -105,9 +106,13 @@ def evaluation_cluster_view(request: HttpRequest, pk: int) -> HttpResponse:
         snapshot = None
         if raw:
             snapshot = selectors.snapshot_get_for_user(user=request.user, pk=raw)
+        was_approved = evaluation.state == State.APPROVED
         try:
             services.cluster_snapshot_attach(
-                evaluation=evaluation, snapshot=snapshot, actor=request.user, role=role
+                evaluation=evaluation,
+                snapshot=snapshot,
+                actor=request.user,
+                revision=posted_revision(request),
             )
         except EvaluationError as error:
             messages.error(request, error.message)
@@ -116,6 +121,15 @@ def evaluation_cluster_view(request: HttpRequest, pk: int) -> HttpResponse:
                 messages.success(request, _("Snapshot detached from the report."))
             else:
                 messages.success(request, _("Snapshot attached: the report gains its chapter."))
+            evaluation.refresh_from_db(fields=["state"])
+            if was_approved and evaluation.state != State.APPROVED:
+                messages.warning(
+                    request,
+                    _(
+                        "The report of the approved evaluation changed: the approval is "
+                        "withdrawn and the evaluation is a draft again; submit it for review."
+                    ),
+                )
         target = f"?snapshot={snapshot.pk}" if snapshot else ""
         return redirect(request.path + target)
 

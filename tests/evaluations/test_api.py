@@ -50,11 +50,11 @@ def endpoint(evaluation, suffix: str = "") -> str:
 
 READS = ["", "comparison/", "recommendations/"]
 WRITES = [
-    ("put", "steps/profile/", {"tenancy": "multi"}),
-    ("put", "steps/units/", {"units": [{"unit": "whole_gpu"}]}),
-    ("put", "steps/candidates/", {"candidates": [{"row": "volcano/scheduler"}]}),
-    ("put", "steps/boundaries/", {"boundaries": []}),
-    ("put", "decision/", {"rows": ["hami/device-plugin"]}),
+    ("put", "steps/profile/", {"tenancy": "multi", "revision": 1}),
+    ("put", "steps/units/", {"units": [{"unit": "whole_gpu"}], "revision": 1}),
+    ("put", "steps/candidates/", {"candidates": [{"row": "volcano/scheduler"}], "revision": 1}),
+    ("put", "steps/boundaries/", {"boundaries": [], "revision": 1}),
+    ("put", "decision/", {"rows": ["hami/device-plugin"], "revision": 1}),
     ("post", "submit/", {}),
     ("post", "review/", {"verdict": "approve"}),
     ("post", "archive/", {}),
@@ -116,16 +116,24 @@ def test_the_four_steps_decision_and_review_through_the_api(cast):
     client = api(cast.bob)
     pk = client.post(BASE, {"title": "API flow", "team": "platform"}, format="json").json()["id"]
     url = f"{BASE}{pk}/"
+    revision = client.get(url).json()["revision"]  # every save says the revision it was made on
 
-    assert client.put(f"{url}steps/profile/", MIXED_PROFILE, format="json").status_code == 200
-    client.put(f"{url}steps/units/", {"units": [{"unit": "memory_compute_quota"}]}, format="json")
+    profile = {**MIXED_PROFILE, "revision": revision}
+    response = client.put(f"{url}steps/profile/", profile, format="json")
+    assert response.status_code == 200
+    body = client.put(
+        f"{url}steps/units/",
+        {"units": [{"unit": "memory_compute_quota"}], "revision": response.json()["revision"]},
+        format="json",
+    ).json()
     body = client.put(
         f"{url}steps/candidates/",
         {
             "candidates": [
                 {"row": "hami/device-plugin", "points_confirmed": True},
                 {"row": "volcano/scheduler", "points_confirmed": True},
-            ]
+            ],
+            "revision": body["revision"],
         },
         format="json",
     ).json()
@@ -136,7 +144,11 @@ def test_the_four_steps_decision_and_review_through_the_api(cast):
         {"row": c["row"], "promise": c["promise"], "non_promise": c["non_promise"]}
         for c in body["candidates"]
     ]
-    body = client.put(f"{url}steps/boundaries/", {"boundaries": boundaries}, format="json").json()
+    body = client.put(
+        f"{url}steps/boundaries/",
+        {"boundaries": boundaries, "revision": body["revision"]},
+        format="json",
+    ).json()
     assert body["steps_done"] == {
         "profile": True,
         "units": True,
@@ -145,7 +157,11 @@ def test_the_four_steps_decision_and_review_through_the_api(cast):
     }
     decided = client.put(
         f"{url}decision/",
-        {"rows": ["hami/device-plugin", "volcano/scheduler"], "rationale": "compose"},
+        {
+            "rows": ["hami/device-plugin", "volcano/scheduler"],
+            "rationale": "compose",
+            "revision": body["revision"],
+        },
         format="json",
     ).json()
     assert decided["report"]["ok"] is True
@@ -163,7 +179,9 @@ def test_the_four_steps_decision_and_review_through_the_api(cast):
 
 def test_an_invalid_profile_answers_400_naming_the_field(cast, evaluation):
     response = api(cast.bob).put(
-        endpoint(evaluation, "steps/profile/"), {"tenancy": "many"}, format="json"
+        endpoint(evaluation, "steps/profile/"),
+        {"tenancy": "many", "revision": evaluation.revision},
+        format="json",
     )
 
     assert response.status_code == 400
@@ -173,7 +191,7 @@ def test_an_invalid_profile_answers_400_naming_the_field(cast, evaluation):
 def test_an_unknown_candidate_row_answers_400(cast, evaluation):
     response = api(cast.bob).put(
         endpoint(evaluation, "steps/candidates/"),
-        {"candidates": [{"row": "nope/nope"}]},
+        {"candidates": [{"row": "nope/nope"}], "revision": evaluation.revision},
         format="json",
     )
 
@@ -187,7 +205,9 @@ def test_submitting_an_incomplete_evaluation_answers_400_with_what_is_missing(ca
     response = api(cast.bob).post(endpoint(evaluation, "submit/"))
 
     assert response.status_code == 400
-    assert "Workload and SLO" in response.json()["errors"]["steps"]
+    # The one error shape: each message with the path it is about.
+    steps = [e["message"] for e in response.json()["errors"] if e["path"] == "steps"]
+    assert any("Workload and SLO" in message for message in steps)
 
 
 def test_an_author_cannot_approve_through_the_api(cast):
@@ -228,7 +248,8 @@ def test_the_comparison_endpoint_reports_misjudgements(cast):
                 {"row": "hami/device-plugin", "alternative_group": "x"},
                 {"row": "volcano/scheduler", "alternative_group": "x"},
                 {"row": "time-slicer/plugin"},
-            ]
+            ],
+            "revision": evaluation.revision,
         },
         format="json",
     )
@@ -258,7 +279,11 @@ def test_the_schema_documents_the_evaluation_endpoints_and_their_errors(cast):
 def test_an_api_edit_on_an_older_revision_is_a_409(cast):
     evaluation = make_evaluation(cast)
     loaded = evaluation.revision
-    api(cast.alice).put(endpoint(evaluation, "steps/profile/"), {"tenancy": "multi"}, format="json")
+    api(cast.alice).put(
+        endpoint(evaluation, "steps/profile/"),
+        {"tenancy": "multi", "revision": loaded},
+        format="json",
+    )
 
     stale = api(cast.bob).put(
         endpoint(evaluation, "steps/profile/"),
@@ -282,6 +307,7 @@ def test_the_decision_says_which_pools_serve_one_tenant(cast, evaluation):
         "rows": ["hami/device-plugin", "volcano/scheduler"],
         "pools": {"notebooks": ["hami/device-plugin"]},
         "pool_tenant_sharing": {"notebooks": "within_tenant"},
+        "revision": evaluation.revision,
     }
 
     response = api(cast.bob).put(url, body, format="json")
@@ -295,6 +321,7 @@ def test_tenant_sharing_outside_the_vocabulary_answers_400_naming_it(cast, evalu
         "rows": ["hami/device-plugin"],
         "pools": {"notebooks": ["hami/device-plugin"]},
         "pool_tenant_sharing": {"notebooks": "sometimes"},
+        "revision": evaluation.revision,
     }
 
     response = api(cast.bob).put(endpoint(evaluation, "decision/"), body, format="json")
@@ -316,3 +343,103 @@ def test_the_recommendations_schema_documents_pool_details(client):
         "acceptance_checks",
     }
     assert "pool_details" in schema["components"]["schemas"]["Recommendation"]["properties"]
+
+
+# Issue 28 L8: a content save that does not say its revision is refused, never last-writer-wins.
+CONTENT_WRITES = WRITES[:5]
+
+
+@pytest.mark.parametrize(("method", "suffix", "body"), CONTENT_WRITES)
+def test_a_save_without_its_revision_answers_428_and_saves_nothing(
+    cast, evaluation, method, suffix, body
+):
+    before = AuditEntry.objects.filter(evaluation=evaluation).count()
+    without = {key: value for key, value in body.items() if key != "revision"}
+
+    response = getattr(api(cast.bob), method)(endpoint(evaluation, suffix), without, format="json")
+
+    assert response.status_code == 428
+    data = response.json()
+    assert data["errors"] == [{"path": "revision", "message": data["detail"]}]
+    assert "GET /api/v1/evaluations/{id}/" in data["detail"]
+    assert Evaluation.objects.get(pk=evaluation.pk).revision == evaluation.revision
+    assert AuditEntry.objects.filter(evaluation=evaluation).count() == before
+
+
+def test_a_null_revision_is_no_revision(cast, evaluation):
+    response = api(cast.bob).put(
+        endpoint(evaluation, "steps/profile/"),
+        {"tenancy": "multi", "revision": None},
+        format="json",
+    )
+
+    assert response.status_code == 428
+
+
+def test_a_viewer_without_a_revision_still_hears_403(cast, evaluation):
+    response = api(cast.dave).put(
+        endpoint(evaluation, "steps/profile/"), {"tenancy": "multi"}, format="json"
+    )
+
+    assert response.status_code == 403
+
+
+def test_the_second_of_two_saves_from_one_read_is_a_409_not_an_overwrite(cast, evaluation):
+    read = api(cast.bob).get(endpoint(evaluation)).json()["revision"]
+    first = api(cast.alice).put(
+        endpoint(evaluation, "steps/profile/"), {"tenancy": "multi", "revision": read}, "json"
+    )
+
+    second = api(cast.bob).put(
+        endpoint(evaluation, "steps/profile/"), {"tenancy": "single", "revision": read}, "json"
+    )
+
+    assert (first.status_code, second.status_code) == (200, 409)
+    assert Evaluation.objects.get(pk=evaluation.pk).engine_profile().tenancy == "multi"
+
+
+def test_the_schema_requires_the_revision_and_documents_428(cast):
+    schema = api(cast.bob).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    schema = schema.json()
+
+    for _method, suffix, _body in CONTENT_WRITES:
+        operation = schema["paths"][f"/api/v1/evaluations/{{id}}/{suffix}"]["put"]
+        assert {"409", "428"} <= set(operation["responses"]), suffix
+        ref = operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        component = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+        assert "revision" in component["required"], suffix
+
+
+def test_a_refused_transition_answers_in_the_one_error_shape(cast, evaluation):
+    response = api(cast.alice).post(endpoint(evaluation, "review/"), {"verdict": "approve"})
+
+    assert response.status_code == 400
+    data = response.json()
+    assert data["errors"] == [{"path": "$", "message": data["detail"]}]
+
+
+def test_the_decision_record_refuses_a_language_it_does_not_speak(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+
+    for suffix in ("adr/", "adr.md"):
+        response = api(cast.dave).get(endpoint(evaluation, suffix), {"lang": "COM1"})
+
+        assert response.status_code == 400, suffix
+        assert response.json()["errors"][0]["path"] == "lang"
+
+
+def test_recommendations_are_documented_as_the_list_they_are(cast):
+    schema = api(cast.bob).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+
+    operation = schema.json()["paths"]["/api/v1/evaluations/{id}/recommendations/"]["get"]
+    body = operation["responses"]["200"]["content"]["application/json"]["schema"]
+    assert body["type"] == "array"
+
+
+def test_recommendations_refuse_a_limit_that_is_not_a_number(cast):
+    evaluation = fill_steps(make_evaluation(cast), cast.bob)
+
+    refused = api(cast.dave).get(endpoint(evaluation, "recommendations/"), {"limit": "+\x94x"})
+
+    assert refused.status_code == 400
+    assert refused.json()["errors"][0]["path"] == "limit"

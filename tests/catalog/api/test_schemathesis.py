@@ -6,24 +6,36 @@ faster or slower machine generated other cases and CI could turn red on an uncha
 
 Asserts no server error and no response (status, content type, headers, body) outside the
 published OpenAPI schema, with every schemathesis check on. One rule is relaxed, and only for the
-three write operations: "schema-valid data must be accepted". Their bodies are documented with
-the bundle's JSON Schema, but the API also enforces what OpenAPI cannot say: slugs and row keys
-unique across array items, a PUT body's slug equal to the URL's, an uploaded file that is UTF-8
-text, no NUL characters. Such a body is schema-valid and rightly answered 400.
+catalog's three write operations and the evaluation writes: "schema-valid data must be accepted".
+Their bodies are documented with the bundle's JSON Schema, but the API also enforces what OpenAPI
+cannot say: slugs and row keys unique across array items, a PUT body's slug equal to the URL's,
+an uploaded file that is UTF-8 text, no NUL characters, catalog rows and units that exist, the
+review state machine. Such a body is schema-valid and rightly answered 400.
+
+The fuzzing user is an editor of a team, and evaluations are created in it; the stateful phase
+follows the schema's links (evaluations.api.schema) from a created or read evaluation to its
+saves with its `id` and `revision` (issue 28 L8: a save without its revision answers 428), and
+the test checks that saves were accepted.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from django.core.management import call_command
 
+from ecomap import dispatch
 from ecomap.tokens import token_create_for
+from evaluations.models import Role
+from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
@@ -39,6 +51,7 @@ PHASES = os.environ.get("SCHEMATHESIS_PHASES", "examples,fuzzing,stateful")
 TIMEOUT_S = int(os.environ.get("SCHEMATHESIS_TIMEOUT", "900"))
 SEED = os.environ.get("SCHEMATHESIS_SEED", "20260101")
 
+TEAM = "fuzz-team"  # the fuzzing user's team, named in CONFIG
 CONFIG = """
 [[operations]]
 include-path-regex = "^/api/v1/(projects/|projects/\\\\{slug\\\\}/|imports/)$"
@@ -46,12 +59,53 @@ include-method-regex = "^(POST|PUT)$"
 checks.positive_data_acceptance.expected-statuses = [
   "2xx", "400", "401", "403", "404", "409", "429",
 ]
+
+# Evaluations are created in the fuzzing user's team, so the stateful phase follows the
+# schema's links from the new evaluation (its `id` and `revision`, issue 28 L8) to the saves.
+# The evaluation writes, like the catalog's, enforce what OpenAPI cannot say: rows and units
+# that exist in the catalog, the review state machine (no edit in review, submit a complete
+# draft), a title that is not blank. A schema-valid body may rightly be answered 400.
+[[operations]]
+include-path = "/api/v1/evaluations/"
+include-method = "POST"
+parameters = { "body.team" = "fuzz-team" }
+checks.positive_data_acceptance.expected-statuses = [
+  "2xx", "400", "401", "403", "404", "409", "429",
+]
+
+[[operations]]
+include-path-regex = "^/api/v1/evaluations/.+"
+include-method-regex = "^(POST|PUT)$"
+checks.positive_data_acceptance.expected-statuses = [
+  "2xx", "400", "401", "403", "404", "409", "429",
+]
 """
 
 
-def test_the_api_keeps_to_its_schema(live_server, tmp_path):
+def _reports_stay_queued(monkeypatch) -> None:
+    """No worker runs here, and eager mode would build each requested report's PDF inside the
+    request (seconds each, over schemathesis' 10 s on a busy machine) now that the fuzzer reaches
+    real evaluations. Report jobs stay queued, as on a busy worker: the API answers 202 with the
+    pending report either way. The build itself is tested with a worker in tests/evaluations/
+    reports. Every other job still runs eagerly, inside the request, errors and all."""
+    publish = dispatch._publish
+
+    def publish_but_reports(task_name, args):
+        if task_name != dispatch.BUILD_REPORT:
+            publish(task_name, args)
+
+    monkeypatch.setattr(dispatch, "_publish", publish_but_reports)
+
+
+def test_the_api_keeps_to_its_schema(live_server, tmp_path, monkeypatch):
+    _reports_stay_queued(monkeypatch)
     call_command("load_catalog", verbosity=0)
-    token = token_create_for(user=make_user("schemathesis", maintainer=True))
+    user = make_user("schemathesis", maintainer=True)
+    # An editor of the team, as an API client that writes evaluations is: an admin's archive
+    # (a valid request the fuzzer sends early) would leave every later save a refused edit.
+    team = team_create(name="Fuzz", slug=TEAM, admin=make_user("fuzz-admin"))
+    membership_set(team=team, user=user, role=Role.EDITOR)
+    token = token_create_for(user=user)
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG)
 
@@ -77,6 +131,10 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path):
             "--no-shrink",
             "--workers",
             "1",
+            "--report",
+            "har",
+            "--report-har-path",
+            str(tmp_path / "run.har"),
         ],
         capture_output=True,
         text=True,
@@ -94,3 +152,28 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path):
     assert generated, output[-3000:]
     assert "Server error" not in output
     assert result.returncode == 0, report[:30000]
+    # The saves reached the team's real evaluations, most with the revision a link carried.
+    reached = _saves_of(tmp_path / "run.har", set(team.evaluations.values_list("pk", flat=True)))
+    print(f"schemathesis: saves of real evaluations by status {dict(sorted(reached.items()))}")
+    assert sum(reached.values()) > 0
+    assert reached.get(200, 0) > 0, reached
+
+
+SAVE = re.compile(r"/api/v1/evaluations/(\d+)/(?:steps/\w+|decision)/$")
+
+
+def _saves_of(har: Path, evaluations: set[int]) -> Counter:
+    """Status counts of the content saves (PUT) of `evaluations` that sent a revision."""
+    statuses: Counter = Counter()
+    for entry in json.loads(har.read_text())["log"]["entries"]:
+        request = entry["request"]
+        match = SAVE.search(urlsplit(request["url"]).path)
+        if request["method"] != "PUT" or not match or int(match.group(1)) not in evaluations:
+            continue
+        try:
+            body = json.loads((request.get("postData") or {}).get("text") or "null")
+        except ValueError:
+            continue
+        if isinstance(body, dict) and isinstance(body.get("revision"), int):
+            statuses[entry["response"]["status"]] += 1
+    return statuses

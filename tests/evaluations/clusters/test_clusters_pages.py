@@ -181,9 +181,7 @@ def test_the_report_gains_a_deployed_state_chapter_once_a_snapshot_is_attached(c
     assert 'id="deployed"' not in render_to_string(
         TEMPLATE, report_context(evaluation=evaluation, with_map=False)
     )
-    cluster_snapshot_attach(
-        evaluation=evaluation, snapshot=stored(cast), actor=cast.bob, role="editor"
-    )
+    cluster_snapshot_attach(evaluation=evaluation, snapshot=stored(cast), actor=cast.bob)
 
     html = render_to_string(TEMPLATE, report_context(evaluation=evaluation, with_map=False))
 

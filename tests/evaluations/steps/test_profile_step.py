@@ -265,6 +265,7 @@ def test_the_api_takes_the_new_fields(client, cast, evaluation):
             "time_windows": {"training": "weekend"},
             "gpu_memory_gb": 40,
             "tenant_count": 2,
+            "revision": evaluation.revision,
         },
         content_type="application/json",
     )
@@ -282,7 +283,11 @@ def test_the_api_refuses_an_unknown_time_window(client, cast, evaluation):
 
     response = client.put(
         f"/api/v1/evaluations/{evaluation.pk}/steps/profile/",
-        {"workload_types": ["training"], "time_windows": {"training": "lunch"}},
+        {
+            "workload_types": ["training"],
+            "time_windows": {"training": "lunch"},
+            "revision": evaluation.revision,
+        },
         content_type="application/json",
     )
 

@@ -100,7 +100,11 @@ def test_the_api_takes_the_versions(client, cast, evaluation):
 
     response = client.put(
         f"/api/v1/evaluations/{evaluation.pk}/steps/profile/",
-        {"kubernetes_version": "1.34", "component_versions": {"kueue": "0.19.3"}},
+        {
+            "kubernetes_version": "1.34",
+            "component_versions": {"kueue": "0.19.3"},
+            "revision": evaluation.revision,
+        },
         content_type="application/json",
     )
 
@@ -115,7 +119,7 @@ def test_the_api_refuses_a_version_that_is_not_one(client, cast, evaluation):
 
     response = client.put(
         f"/api/v1/evaluations/{evaluation.pk}/steps/profile/",
-        {"kubernetes_version": "soon"},
+        {"kubernetes_version": "soon", "revision": evaluation.revision},
         content_type="application/json",
     )
 
