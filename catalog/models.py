@@ -80,6 +80,9 @@ class InterfaceKind(models.TextChoices):
     CAPABILITY = "capability", _("capability")
     OWNER = "owner", _("ownership token")
     ASSIGNER = "assigner", _("device assigner (scheduler)")
+    # A DRA driver's named DeviceClass (`deviceclass:gpu.nvidia.com`): the generic DeviceClass API
+    # is the Kubernetes baseline, a named class ties a consumer to one driver.
+    DEVICECLASS = "deviceclass", _("DRA DeviceClass")
 
 
 class Interface(models.Model):

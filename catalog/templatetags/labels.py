@@ -67,6 +67,7 @@ INTERFACE_KINDS = {
     "capability": _("capability"),
     "owner": _("owns"),
     "assigner": _("assigner"),
+    "deviceclass": _("DeviceClass"),
 }
 
 # Capabilities are names people say, not identifiers they type: they read as words.
@@ -80,6 +81,8 @@ CAPABILITIES = {
     "nvidia-container-toolkit": _("NVIDIA Container Toolkit"),
     "gpu-uuid-device-ids": _("GPU UUIDs as device IDs"),
     "gpu-node-labels": _("GPU node labels"),
+    "hami-core": _("HAMi-core (libvgpu.so)"),
+    "mig-devices-as-gpu": _("MIG devices advertised as nvidia.com/gpu"),
     "default-scheduler": _("default scheduler"),
 }
 

@@ -13,6 +13,7 @@ from catalog.engine.oracle import (
     COMPETES,
     COMPLEMENTS,
     COMPOSES,
+    CONFLICTS,
     INCOMPARABLE,
     INDEPENDENT,
     NO_UNIT,
@@ -223,7 +224,9 @@ def compare(
     per_project: dict[tuple[str, str], list[PairResult]] = {}
     for a, b in combinations(rows, 2):
         result = pair_verdicts(a, b)
-        if result.shared_exclusive:
+        # The rule's conflict, not any shared token: two modes of one component that compose
+        # (time-slicing the device plugin's own MIG devices) share its owner token jointly.
+        if CONFLICTS in result.holds:
             holding = tuple(
                 sorted(
                     pool

@@ -203,15 +203,20 @@ def _data_plane(presenter: Row, index: _Index) -> list[Row]:
 
     A partner shares a unit with the presenter, holds none of its ownership tokens and is tied
     to it by a contract (a MIG layout manager and the device plugin strategy advertising it).
+    One row per contract: forks of one library (HAMi-core) hold no ownership token, so only the
+    first that ties to the presenter through contracts not yet covered joins.
     """
     bundle = [presenter]
     units = set(_known_units(presenter))
+    covered: set[str] = set()
     for row in index.linked(presenter, "data_plane"):
+        contracts = set(index.links(presenter, row))
         if (
             row.id != presenter.id
             and units & row.resource_units
             and not any(row.exclusive & member.exclusive for member in bundle)
-            and index.links(presenter, row)
+            and contracts - covered
         ):
             bundle.append(row)
+            covered |= contracts
     return bundle

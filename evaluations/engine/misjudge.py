@@ -7,7 +7,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalog.engine.functions import comparable_functions
-from catalog.engine.oracle import COMPLEMENTS, INCOMPARABLE, Link, pair_verdicts, presents_no_unit
+from catalog.engine.oracle import (
+    COMPLEMENTS,
+    CONFLICTS,
+    INCOMPARABLE,
+    Link,
+    pair_verdicts,
+    presents_no_unit,
+)
 from catalog.engine.rows import LAYERS, Row
 from catalog.engine.text import _, joined
 from catalog.engine.words import FUNCTION_WORDS, LAYER_WORDS, words
@@ -89,7 +96,7 @@ def _cross_layer(a: Row, b: Row) -> Misjudgement:
             "interface contracts",
             head=head,
         )
-    if result.shared_exclusive:
+    if CONFLICTS in result.holds:
         message = _(
             "%(message)s; note they cannot share a node pool (%(tokens)s)",
             message=message,

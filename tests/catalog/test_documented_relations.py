@@ -226,3 +226,56 @@ def test_the_contract_details_of_issue_27_are_recorded_with_their_sources():
     assert any(
         e["url"].endswith("/LICENSE#L1") for p in slinky["placements"] for e in p["evidence"]
     )
+
+
+# Issue 27 items 2-3 (round three): named DeviceClasses, HAMi-core, time-sliced single-strategy MIG.
+
+
+@pytest.mark.parametrize(
+    ("consumer", "driver", "deviceclass"),
+    [
+        ("kueue/controller", "nvidia-dra-driver-gpu/gpu-kubelet-plugin", "gpu.nvidia.com"),
+        ("kueue/controller", "amd-gpu-dra-driver/kubelet-plugin", "gpu.amd.com"),
+        ("volcano/scheduler", "hami-dra-driver/kubelet-plugin", "hami-core-gpu.project-hami.io"),
+        ("kai-scheduler/scheduler", "nvidia-dra-driver-gpu/gpu-kubelet-plugin", "gpu.nvidia.com"),
+    ],
+)
+def test_a_consumer_composes_with_a_specific_dra_driver_through_its_named_deviceclass(
+    consumer, driver, deviceclass
+):
+    detail = pair_verdicts(ROWS[consumer], ROWS[driver])
+
+    assert detail.verdict == "composes"
+    # The generic DeviceClass API is Kubernetes' own: only the named class links the two.
+    assert f"deviceclass:{deviceclass}" in {link.interface for link in detail.links}
+    assert "api:resource.k8s.io/v1/DeviceClass" not in {link.interface for link in detail.links}
+
+
+def test_the_device_plugin_time_slices_the_mig_devices_of_the_single_strategy():
+    detail = pair_verdicts(
+        ROWS["nvidia-device-plugin/time-slicing"], ROWS["nvidia-device-plugin/mig-single"]
+    )
+
+    assert detail.holds == ("composes", "complements")
+    assert MATRIX.holds_of(
+        MATRIX.index("nvidia-device-plugin/time-slicing"),
+        MATRIX.index("nvidia-device-plugin/mig-single"),
+    ) == ("composes", "complements")
+
+
+@pytest.mark.parametrize(
+    "user",
+    [
+        "hami/device-plugin",
+        "volcano-vgpu-device-plugin/device-plugin",
+        "hami-dra-driver/kubelet-plugin",
+        "koordinator/koordlet-device",
+        "kai-scheduler/scheduler",
+    ],
+)
+def test_every_project_that_preloads_hami_core_composes_with_it(user):
+    detail = pair_verdicts(ROWS["hami-core/libvgpu"], ROWS[user])
+
+    assert detail.verdict == "composes"
+    assert "competes" not in detail.holds
+    assert "capability:hami-core" in {link.interface for link in detail.links}

@@ -339,6 +339,7 @@ BUILTIN_VENDORS = {
     "ascend-device-plugin/static-vnpu": HUAWEI,
     # https://github.com/Project-HAMi/HAMi-core/blob/017dd59b9c045977837ef5681a5a40dbd03269fe/README.md
     "hami/device-plugin": NVIDIA,
+    "hami-core/libvgpu": NVIDIA,
     # https://github.com/Project-HAMi/HAMi/blob/v2.10.0/docs/develop/dynamic-mig-migration.md
     "hami/dynamic-mig": NVIDIA,
     # https://github.com/Project-HAMi/website/blob/0d64adad4e9da89c3626c2e35ef9cc466ef62dbc/docs/userguide/device-supported.md

@@ -61,9 +61,10 @@ def test_docs_catalog_md_is_generated_from_the_current_catalog(builtin_catalog):
 
 
 OPERATOR = "nvidia-gpu-operator:clusterpolicy"
-# HAMi's vGPU path: the device plugin and the scheduler that assigns its slices (its dynamic-MIG
-# mode is another owner of the same GPUs, so a pool takes one or the other).
-HAMI_VGPU = "hami:device-plugin,hami:scheduler-extender"
+# HAMi's vGPU path: the device plugin, the HAMi-core library it mounts and the scheduler that
+# assigns its slices (its dynamic-MIG mode is another owner of the same GPUs, so a pool takes one
+# or the other).
+HAMI_VGPU = "hami:device-plugin,hami-core:libvgpu,hami:scheduler-extender"
 
 
 @pytest.mark.parametrize(

@@ -102,7 +102,7 @@ def test_check_stack_passes_for_shape_c_and_fails_with_two_device_plugins(builti
     call_command(
         "check_stack", "nvidia-gpu-operator:clusterpolicy", "volcano:scheduler",
         "--pool", "hard=nvidia-mig,nvidia-device-plugin:mig-mixed",
-        "--pool", "shared=hami:device-plugin,hami:scheduler-extender", "--json",
+        "--pool", "shared=hami:device-plugin,hami-core:libvgpu,hami:scheduler-extender", "--json",
     )  # fmt: skip
     report = json.loads(capsys.readouterr().out)
     assert report["ok"] is True

@@ -56,6 +56,7 @@ def test_json_prints_the_report_and_keeps_the_exit_status(builtin_catalog):
     assert error["nodes"] == ["gpu-inf-1", "gpu-inf-2", "gpu-inf-3"]
     assert {d["row"] for d in report["detected"]} == {
         "hami/device-plugin",
+        "hami-core/libvgpu",  # installed by the device plugin's DaemonSet
         "hami/scheduler-extender",
         "kueue/controller",
     }
@@ -78,7 +79,9 @@ def test_against_an_evaluation_it_reports_drift_from_the_decision(builtin_catalo
     assert [f["rows"] for f in findings if f["code"] == "decided-row-absent"] == [
         ["volcano/scheduler"]
     ]
+    # The decision names HAMi's device plugin but not the HAMi-core library it mounts.
     assert sorted(f["rows"][0] for f in findings if f["code"] == "row-not-decided") == [
+        "hami-core/libvgpu",
         "hami/scheduler-extender",
         "kueue/controller",
     ]

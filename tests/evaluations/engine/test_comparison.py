@@ -88,3 +88,15 @@ def test_the_comparison_of_many_mig_profiles_stays_short(catalog):
     assert len(facts.pairs) == 1
     assert len(facts.pairs[0].links) > 10
     assert "more" in facts.pairs[0].summary
+
+
+@pytest.mark.parametrize(
+    "mig", ["nvidia-device-plugin/mig-single", "nvidia-device-plugin/mig-mixed"]
+)
+def test_time_slicing_the_mig_devices_of_one_device_plugin_is_no_conflict(catalog, mig):
+    # k8s-device-plugin v0.20.0 README: time-slicing shares single- and mixed-strategy MIG devices.
+    facts = compare(rows(catalog, "nvidia-device-plugin/time-slicing", mig))
+
+    assert facts.conflicts == []
+    assert not facts.incomparable
+    assert not facts.groups

@@ -81,7 +81,13 @@ def test_a_correct_cluster_gives_no_error_and_no_warning(name):
 def test_the_hami_kueue_cluster_resolves_to_hami_and_kueue_with_versions_and_nodes():
     report = check("hami-kueue-ok.json")
     by_row = {d.row: d for d in report.detected}
-    assert set(by_row) == {"hami/device-plugin", "hami/scheduler-extender", "kueue/controller"}
+    # HAMi-core is installed by the device plugin's DaemonSet: found with it.
+    assert set(by_row) == {
+        "hami/device-plugin",
+        "hami-core/libvgpu",
+        "hami/scheduler-extender",
+        "kueue/controller",
+    }
     assert by_row["hami/device-plugin"].nodes == ("gpu-inf-1", "gpu-inf-2", "gpu-inf-3")
     assert by_row["hami/device-plugin"].version == "2.10.0"
     assert by_row["kueue/controller"].version == "v0.19.2"
@@ -213,7 +219,14 @@ def test_a_required_label_the_nodes_carry_is_met_and_a_missing_one_is_an_error()
 
 
 def test_rows_decided_but_absent_and_present_but_not_decided():
-    decision = Decided(rows=("hami/device-plugin", "hami/scheduler-extender", "volcano/scheduler"))
+    decision = Decided(
+        rows=(
+            "hami/device-plugin",
+            "hami-core/libvgpu",
+            "hami/scheduler-extender",
+            "volcano/scheduler",
+        )
+    )
     report = check("hami-kueue-ok.json", decision=decision)
     [absent] = found(report, "decided-row-absent")
     assert (absent.severity, absent.rows) == ("error", ("volcano/scheduler",))
@@ -473,8 +486,13 @@ def test_a_cost_tool_that_does_not_account_for_hamis_slices_is_a_warning():
 
 def test_a_cluster_wide_row_decided_for_a_pool_serves_that_pool():
     decision = Decided(
-        rows=("hami/device-plugin", "hami/scheduler-extender", "kueue/controller"),
-        pools={"inference": ("hami/device-plugin", "kueue/controller")},
+        rows=(
+            "hami/device-plugin",
+            "hami-core/libvgpu",
+            "hami/scheduler-extender",
+            "kueue/controller",
+        ),
+        pools={"inference": ("hami/device-plugin", "hami-core/libvgpu", "kueue/controller")},
     )
     report = check("hami-kueue-ok.json", decision=decision)
     assert not found(report, "pool-row-missing")
