@@ -38,7 +38,7 @@ _EXCLUDES = (
 )
 QUOTE_CHARS = 200
 # Identifier kinds whose value names something another repository could mention.
-_SEARCHED_KINDS = ("resource", "crd", "label", "annotation", "signal")
+_SEARCHED_KINDS = ("resource", "crd", "label", "annotation", "signal", "deviceclass")
 _GITHUB = re.compile(r"https://github\.com/([^/]+)/([^/#]+)/(?:blob|tree)/([^/]+)/")
 _MIN_TERM = 4
 

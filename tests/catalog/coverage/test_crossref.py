@@ -265,4 +265,20 @@ def test_the_committed_review_has_every_hit_group_resolved():
     counts = summary["counts"]
     assert counts["unresolved_groups"] == 0
     assert counts["hit_groups"] == counts["relation_groups"] + counts["dismissed_groups"] > 0
-    assert {m["project"] for m in summary["not_searched"]} == {"kubernetes-dra", "runai"}
+    # kubernetes/kubernetes (DRA core and workload-aware scheduling) and run-ai/docs exceed the
+    # mirror limit; every other project is searched.
+    assert {m["project"] for m in summary["not_searched"]} == {
+        "kubernetes-dra",
+        "kubernetes-workload-scheduling",
+        "runai",
+    }
+
+
+def test_a_named_deviceclass_a_row_provides_is_searched(catalog):
+    # A DRA driver's `deviceclass:<name>` is how a scheduler's quota or docs name that driver
+    # (Volcano's quota guide names hami-core-gpu.project-hami.io); it must be a search term.
+    data, _, terms, _ = catalog
+    bundle = _bundle("delta", "acme/delta", "v1.0.0", ["deviceclass:gpu.delta.example.com"])
+    (data / "delta.yaml").write_text(yaml.safe_dump(bundle), encoding="utf-8")
+    delta = next(p for p in crossref.load_projects(data, terms) if p.slug == "delta")
+    assert delta.terms["gpu.delta.example.com"] == "deviceclass:gpu.delta.example.com"
