@@ -32,6 +32,7 @@ from evaluations.engine.drafting import (
     TRAINING_POOL,
     _Draft,
     _draft,
+    _pool_signals,
     _Slots,
     _slots,
     _weights,
@@ -393,23 +394,26 @@ def _sound(verdict: _Verdict, draft: _Draft, profile: Profile) -> bool:
 
 
 def _with_alternatives(
-    ranked: list[tuple[tuple[object, ...], Recommendation, bool, tuple[object, ...]]], limit: int
+    ranked: list[tuple[tuple[object, ...], Recommendation, bool, tuple[object, ...], bool]],
+    limit: int,
 ) -> list[Recommendation]:
     """Best first, where the first three are alternatives a review can weigh: the best stack of
     each of METHOD's shapes that makes sense for the profile, then stacks whose data plane
-    differs from those already shown (another governor alone is a smaller difference), then the
-    rest by score."""
+    differs from those already shown (another governor alone is a smaller difference) and that
+    can stand as an alternative (a plane that meters nothing is none for a profile that asks to
+    observe), then the rest by score."""
     best_of_shape: dict[str, tuple[Recommendation, tuple[object, ...]]] = {}
-    for _order, rec, sound, plane in ranked:
+    for _order, rec, sound, plane, _alternative in ranked:
         if sound and rec.shape not in best_of_shape:
             best_of_shape[rec.shape] = (rec, plane)
     top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:ALTERNATIVES]
-    rest = [(rec, plane) for _order, rec, _sound, plane in ranked if (rec, plane) not in top]
-    sound = {id(rec) for _order, rec, is_sound, _plane in ranked if is_sound}
+    rest = [(rec, plane) for _order, rec, _sound, plane, _alt in ranked if (rec, plane) not in top]
+    sound = {id(rec) for _order, rec, is_sound, _plane, _alt in ranked if is_sound}
+    alternatives = {id(rec) for _order, rec, _sound, _plane, alternative in ranked if alternative}
     while len(top) < ALTERNATIVES and rest:
         planes = {plane for _rec, plane in top}
         pick = next(
-            (item for item in rest if id(item[0]) in sound and item[1] not in planes),
+            (item for item in rest if id(item[0]) in alternatives and item[1] not in planes),
             next((item for item in rest if id(item[0]) in sound), rest[0]),
         )
         rest.remove(pick)
@@ -458,7 +462,9 @@ def recommend(
         key=lambda item: order(item[1].score, item[0]),
     )
     shapes = {draft.shape for draft, _verdict in queue}
-    kinds: dict[tuple[object, ...], tuple[tuple[object, ...], Recommendation, bool, object]] = {}
+    kinds: dict[
+        tuple[object, ...], tuple[tuple[object, ...], Recommendation, bool, object, bool]
+    ] = {}
     seen_shapes: set[str] = set()
     after_full = 0
     for draft, verdict in queue:
@@ -466,10 +472,11 @@ def recommend(
             after_full += 1
             here = order(verdict.score, draft)
             worst = max(item[0] for item in kinds.values())
-            # The first three are settled once three sound data planes rank before this draft
+            # The first three are settled once three data planes fit to be alternatives (see
+            # _with_alternatives) rank before this draft
             # (checks only lower a score, so no later draft can rank before them): without it a
             # short list would stop before the alternatives a long one shows (its head differs).
-            planes = {item[3] for item in kinds.values() if item[2] and item[0] < here}
+            planes = {item[3] for item in kinds.values() if item[4] and item[0] < here}
             settled = len(planes) >= ALTERNATIVES
             if seen_shapes >= shapes and settled and here > worst:
                 break
@@ -515,7 +522,10 @@ def recommend(
             trade_off=trade_off(draft, details, profile),
         )
         kind = _kind(recommendation, by_id)
-        placed = (order(verdict.score, draft), recommendation, sound, kind[:2])
+        # A plane that cannot meter its pools is no alternative when the profile asks to observe.
+        meters = all(_pool_signals(index, draft, plan.name) for plan in draft.plans)
+        alternative = sound and (meters or "observability" not in profile.priorities)
+        placed = (order(verdict.score, draft), recommendation, sound, kind[:2], alternative)
         if kind not in kinds or placed[0] < kinds[kind][0]:
             kinds[kind] = placed
     ranked = _with_alternatives(sorted(kinds.values(), key=lambda item: item[0]), limit)
