@@ -210,7 +210,7 @@ def matrix_refresh_if_missing(state) -> None:
 
 def matrix_refresh_if_stale(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> bool:
     """Issue 28 M3: after failed snapshots the matrix stayed stale until the next catalog write.
-    The sweep asks for a refresh when the latest good snapshot is of another revision, nothing is
+    The sweep asks for a refresh when the latest good snapshot is of an older revision, nothing is
     pending or running, and the current revision was not refused."""
     if MatrixSnapshot.objects.filter(
         scope=scope, status__in=[Status.PENDING, Status.RUNNING]
@@ -222,7 +222,9 @@ def matrix_refresh_if_stale(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> boo
         .values_list("catalog_revision", flat=True)
         .first()
     )
-    if latest == catalog_revision() or matrix_refusal(scope=scope) is not None:
+    # No good snapshot at all is the first reader's to ask for (matrix_refresh_if_missing): the
+    # sweep refreshes only a matrix that exists and is behind the catalog.
+    if latest is None or latest == catalog_revision() or matrix_refusal(scope=scope) is not None:
         return False
     return matrix_refresh_request(scope=scope) is not None
 
