@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import gzip
+import secrets
+import string
+import struct
+import zlib
 from urllib.parse import unquote_to_bytes
 
 from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
+from django.middleware.gzip import GZipMiddleware, re_accepts_gzip
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 
 from ecomap.errors import API_PREFIX
 
@@ -118,3 +126,45 @@ class QueueUnavailableMiddleware:
         if request.path.startswith(API_PREFIX):
             return JsonResponse({"detail": str(exception.detail)}, status=503)
         return render(request, "503.html", {"message": exception.detail}, status=503)
+
+
+_LETTERS = string.ascii_letters.encode()
+
+
+class CachedGZipMiddleware(GZipMiddleware):
+    """Django's GZipMiddleware, except that a response naming `gzip_cache_key` (a body the same
+    for every reader: the API's cached lists, 520 kB of JSON) is compressed once and its
+    compressed stream reused from the cache, checked against the body's CRC-32 and length in the
+    gzip trailer. Every response still gets its own random padding (a random file name in the
+    gzip header, as Django adds against BREACH)."""
+
+    def process_response(self, request, response):
+        key = getattr(response, "gzip_cache_key", None)
+        if (
+            key is None
+            or response.streaming
+            or response.has_header("Content-Encoding")
+            or len(response.content) < 200
+        ):
+            return super().process_response(request, response)
+        patch_vary_headers(response, ("Accept-Encoding",))
+        if not re_accepts_gzip.search(request.META.get("HTTP_ACCEPT_ENCODING", "")):
+            return response
+        content = response.content
+        trailer = struct.pack("<II", zlib.crc32(content), len(content) & 0xFFFFFFFF)
+        stream = cache.get(key)
+        if not isinstance(stream, bytes) or stream[-8:] != trailer:
+            stream = gzip.compress(content, compresslevel=6, mtime=0)
+            cache.set(key, stream, getattr(response, "gzip_cache_seconds", 600))
+        if len(stream) >= len(content):
+            return response
+        header = bytearray(stream[:10])
+        header[3] = gzip.FNAME
+        padding = bytes(secrets.choice(_LETTERS) for _ in range(secrets.randbelow(100) + 1))
+        response.content = bytes(header) + padding + b"\x00" + stream[10:]
+        response.headers["Content-Length"] = str(len(response.content))
+        etag = response.get("ETag")
+        if etag and etag.startswith('"'):
+            response.headers["ETag"] = "W/" + etag
+        response.headers["Content-Encoding"] = "gzip"
+        return response

@@ -6,7 +6,7 @@ import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from django.core.cache import cache
@@ -20,7 +20,12 @@ from catalog.engine.units import ASPECTS as ISOLATION_ASPECTS
 from catalog.engine.units import LEVELS as ISOLATION_LEVELS
 from catalog.engine.units import unit_isolation
 from catalog.models import PlacementRow, ResourceUnit
-from catalog.selectors import catalog_revision, engine_rows, recommendable_rows
+from catalog.selectors import (
+    catalog_cache_key,
+    catalog_revision,
+    engine_rows,
+    recommendable_rows,
+)
 from evaluations.models import (
     ROLE_RANK,
     AuditEntry,
@@ -210,9 +215,27 @@ def placement_search(
 # Comparison, recommendations, decision
 
 
+# The candidates' rows as the engines read them, per catalog revision and set of rows: the
+# comparison, the report and the recommendations read the same few rows on every view.
+ENGINE_ROWS_SECONDS = 600
+
+
 def candidate_engine_rows(candidates: Sequence[Candidate]) -> list[Row]:
-    ids = [candidate.row_id for candidate in candidates]
-    return engine_rows(rows=PlacementRow.objects.filter(id__in=ids)) if ids else []
+    ids = sorted({candidate.row_id for candidate in candidates})
+    if not ids:
+        return []
+    key = catalog_cache_key("candidate-engine-rows:v1", ids)
+    stored = cache.get(key)
+    if stored is None:
+        rows = engine_rows(rows=PlacementRow.objects.filter(id__in=ids))
+        # A Row's isolation is a read-only mapping, which pickle refuses: kept as a dict.
+        stored = [
+            {f.name: getattr(row, f.name) for f in fields(Row)} | {"isolation": dict(row.isolation)}
+            for row in rows
+        ]
+        cache.set(key, stored, ENGINE_ROWS_SECONDS)
+        return rows
+    return [Row(**row) for row in stored]
 
 
 @dataclass

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import django_filters
@@ -17,6 +18,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import mixins, status, viewsets
 from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -138,17 +140,63 @@ def _apply_project(request, body) -> None:
 LIST_CACHE_SECONDS = 600
 
 
+class _CachedListResponse(Response):
+    """A list page whose JSON body is rendered once per key and media type and kept; on a hit the
+    page's data is read only if something asks for it. Names its compressed form's key for
+    ecomap.middleware.CachedGZipMiddleware."""
+
+    def __init__(self, load, body_key: str | None, body: bytes | None = None):
+        self._load, self._data, self._body_key, self._body = load, None, body_key, body
+        super().__init__(None)
+
+    @property
+    def data(self):
+        if self._data is None:
+            self._data = self._load()
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        self._data = value
+
+    @property
+    def rendered_content(self):
+        if self._body_key is None:
+            return super().rendered_content  # the browsable API renders per request
+        if self._body is None:
+            self._body = super().rendered_content
+            cache.set(self._body_key, self._body, LIST_CACHE_SECONDS)
+        else:
+            self["Content-Type"] = self.accepted_renderer.media_type
+        self.gzip_cache_key = f"{self._body_key}:gzip"
+        self.gzip_cache_seconds = LIST_CACHE_SECONDS
+        return self._body
+
+
 class CatalogListCacheMixin:
     """Lists answered from the cache, per catalog revision and full URL (host, filters, page,
-    ordering: the links to the next and previous page are absolute)."""
+    ordering: the links to the next and previous page are absolute); the JSON body too, per
+    media type (`; indent=`)."""
 
     def list(self, request, *args, **kwargs):
         key = catalog_cache_key(f"api:{self.basename}", request.build_absolute_uri())
-        data = cache.get(key)
-        if data is None:
-            data = super().list(request, *args, **kwargs).data
-            cache.set(key, data, LIST_CACHE_SECONDS)
-        return Response(data)
+
+        def load():
+            data = cache.get(key)
+            if data is None:
+                data = super(CatalogListCacheMixin, self).list(request, *args, **kwargs).data
+                cache.set(key, data, LIST_CACHE_SECONDS)
+            return data
+
+        body_key = body = None
+        if type(request.accepted_renderer) is JSONRenderer:
+            media = hashlib.sha256(request.accepted_media_type.encode()).hexdigest()[:16]
+            body_key = f"{key}:{media}"
+            body = cache.get(body_key)
+        if not isinstance(body, bytes):
+            data = load()  # errors (a page past the end) raise here, where DRF answers them
+            return _CachedListResponse(lambda: data, body_key)
+        return _CachedListResponse(load, body_key, body)
 
 
 @extend_schema_view(

@@ -138,6 +138,13 @@ def _vocabulary() -> dict[str, dict[str, tuple[str, str]]]:
     return _this_request.vocabulary
 
 
+def vocabulary_names(kind: str) -> dict[str, str]:
+    """Key → name of one seeded table ("layer", "unit", "point", "function") in the reader's
+    language, in the table's order; from the same cache as the labels (no query once warm)."""
+    chinese = _chinese()
+    return {key: (zh if chinese else en) for key, (en, zh) in _vocabulary()[kind].items()}
+
+
 def _chinese() -> bool:
     return (translation.get_language() or "en").lower().startswith("zh")
 

@@ -54,8 +54,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "ecomap.middleware.PermissionsPolicyMiddleware",
-    # Pages compressed (Django adds random padding to every gzip body against BREACH).
-    "django.middleware.gzip.GZipMiddleware",
+    # Pages compressed (Django adds random padding to every gzip body against BREACH); bodies
+    # the same for every reader (the API's cached lists) are compressed once per revision.
+    "ecomap.middleware.CachedGZipMiddleware",
     "ecomap.middleware.BodySizeMiddleware",
     "ecomap.middleware.RejectNulMiddleware",
     "csp.middleware.CSPMiddleware",

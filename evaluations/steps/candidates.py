@@ -13,21 +13,22 @@ from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_POST
 
-from catalog.models import EnforcementPoint, Function
+from catalog.models import Function
+from catalog.templatetags.labels import vocabulary_names
 from evaluations import selectors
 from evaluations.errors import EditConflict, EvaluationError
 from evaluations.models import Candidate, Evaluation, Step
 from evaluations.pages import evaluation_for, posted_revision
 from evaluations.steps.forms import NAMED_GROUP, CandidatesForm, alternative_group_choices
 from evaluations.steps.services import evaluation_candidate_add, evaluation_candidate_remove
-from evaluations.steps.suggestions import candidate_suggestions
+from evaluations.steps.suggestions import candidate_suggestions, evaluation_unit_keys
 
 # A search term longer than this is not a name anyone types.
 MAX_QUERY = 200
 
 
 def candidates_form(candidates: list[Candidate], data=None) -> CandidatesForm:
-    points = [(point.key, point.name) for point in EnforcementPoint.objects.all()]
+    points = list(vocabulary_names("point").items())
     return CandidatesForm(data, candidates=candidates, point_choices=points)
 
 
@@ -57,12 +58,17 @@ def group_labels() -> dict[str, str]:
     }
 
 
-def suggestions_context(evaluation: Evaluation) -> dict[str, Any]:
+def suggestions_context(
+    evaluation: Evaluation, candidates: list[Candidate] | None = None
+) -> dict[str, Any]:
+    """The suggestions panel; `candidates` (the page's, already read) spares a query."""
     profile = evaluation.profile or {}
+    units = evaluation_unit_keys(evaluation)
+    chosen = None if candidates is None else {candidate.row_id for candidate in candidates}
     return {
-        "suggestions": candidate_suggestions(evaluation=evaluation),
+        "suggestions": candidate_suggestions(evaluation=evaluation, units=units, chosen=chosen),
         # Nothing answered yet is a different empty panel from everything fitting already chosen.
-        "suggestions_basis": evaluation.units.exists()
+        "suggestions_basis": bool(units)
         or any(value not in (None, "", [], {}) for value in profile.values()),
     }
 

@@ -11,8 +11,9 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from catalog.engine.profile import Profile
-from catalog.models import Function, Layer, PlacementInterface, PlacementRow, ResourceUnit
+from catalog.models import PlacementInterface, PlacementRow
 from catalog.selectors import UNMAINTAINED_TAG, catalog_cache_key
+from catalog.templatetags.labels import vocabulary_names
 from evaluations.models import Evaluation
 
 # A handful per layer keeps the panel a short list to pick from, not a second catalog.
@@ -229,31 +230,45 @@ def _maintained_rows() -> list[RowFacts]:
     ]
 
 
+def evaluation_unit_keys(evaluation: Evaluation) -> set[str]:
+    return set(evaluation.units.values_list("unit__key", flat=True))
+
+
 def candidate_suggestions(
-    *, evaluation: Evaluation, per_layer: int = SUGGESTIONS_PER_LAYER
+    *,
+    evaluation: Evaluation,
+    per_layer: int = SUGGESTIONS_PER_LAYER,
+    units: set[str] | None = None,
+    chosen: set[int] | None = None,
 ) -> list[SuggestionGroup]:
-    """Rows to add in step 3, grouped by layer (the map's order), excluding chosen ones."""
+    """Rows to add in step 3, grouped by layer (the map's order), excluding chosen ones. A caller
+    that has read the evaluation's unit keys or chosen row ids passes them (fewer queries).
+    Vocabulary names come from the labels' cache."""
     try:
         profile = evaluation.engine_profile()
     except ValueError:
         profile = Profile()
-    units = set(evaluation.units.values_list("unit__key", flat=True))
-    chosen = set(evaluation.candidates.values_list("row_id", flat=True))
-    unit_names = {unit.key: unit.name for unit in ResourceUnit.objects.all()}
+    if units is None:
+        units = evaluation_unit_keys(evaluation)
+    if chosen is None:
+        chosen = set(evaluation.candidates.values_list("row_id", flat=True))
+    unit_names = vocabulary_names("unit")
     ranked = rank_suggestions(
         _catalog_candidates(chosen), profile, units, unit_names=unit_names, per_layer=per_layer
     )
     if not ranked:
         return []
-    function_names = {function.key: function.name for function in Function.objects.all()}
+    function_names = vocabulary_names("function")
     groups = []
     # Bottom up, as a stack is built: the resource, who gets it, how it is delivered.
-    layers = sorted(Layer.objects.all(), key=lambda layer: _LAYER_ORDER.get(layer.key, 99))
-    for layer in layers:
-        entries = ranked.get(layer.key)
+    layers = sorted(
+        vocabulary_names("layer").items(), key=lambda item: _LAYER_ORDER.get(item[0], 99)
+    )
+    for layer, label in layers:
+        entries = ranked.get(layer)
         if not entries:
             continue
-        group = SuggestionGroup(layer=layer.key, label=layer.name)
+        group = SuggestionGroup(layer=layer, label=label)
         for row, score, reason in entries:
             group.suggestions.append(
                 Suggestion(

@@ -265,7 +265,7 @@ def _candidates_step(request, evaluation) -> HttpResponse:
         guide={"step": guidance("step_candidates"), "group": guidance("alternative_group")},
     )
     if context["can_edit"]:
-        context.update(step_candidates.suggestions_context(evaluation))
+        context.update(step_candidates.suggestions_context(evaluation, candidates))
     remove = {int(request.POST["remove"])} if request.POST.get("remove", "").isdigit() else set()
     return _step_response(
         request, evaluation, form, Step.CANDIDATES, template, context, data={"remove": remove}

@@ -1,6 +1,9 @@
 """The busiest catalog reads answer from caches keyed on the catalog revision: few queries once
 warm, yet a catalog write, another language or another query shows at once."""
 
+import gzip
+import json
+
 import pytest
 from django.test import Client
 from django.urls import reverse
@@ -137,3 +140,68 @@ def test_the_placement_list_api_shows_a_write_at_once(bob_client):
     apply(bundle(project("first", placement(), placement("second", "control_plane"))))
 
     assert bob_client.get("/api/v1/placements/").json()["count"] == 2
+
+
+def _gzipped_projects(client, **extra):
+    response = client.get(PROJECTS_API, HTTP_ACCEPT_ENCODING="gzip, deflate", **extra)
+    assert response["Content-Encoding"] == "gzip"
+    assert "Accept-Encoding" in response["Vary"]
+    return response
+
+
+def test_the_project_list_api_compresses_once_yet_pads_each_answer(bob_client, monkeypatch):
+    apply(synthetic_bundle(20, rows_per_project=2))
+    plain = bob_client.get(PROJECTS_API)
+    assert "Content-Encoding" not in plain
+
+    compressions = []
+    compress = gzip.compress
+    monkeypatch.setattr(
+        "ecomap.middleware.gzip.compress",
+        lambda *args, **kwargs: compressions.append(1) or compress(*args, **kwargs),
+    )
+
+    answers = [_gzipped_projects(bob_client) for _ in range(3)]
+
+    # The same document, compressed once, but with a fresh random padding each time (a file
+    # name of 1-100 letters in the gzip header, as Django adds against BREACH).
+    assert len(compressions) == 1
+    assert all(gzip.decompress(answer.content) == plain.content for answer in answers)
+    assert len({answer.content for answer in answers}) > 1
+    first = answers[0]
+    assert int(first["Content-Length"]) == len(first.content) < len(plain.content)
+
+
+def test_the_compressed_project_list_shows_a_write_at_once(bob_client):
+    apply(bundle(project("first", placement())))
+    _gzipped_projects(bob_client)
+
+    apply(bundle(project("first", placement(), name="First, renamed"), project("second")))
+    results = json.loads(gzip.decompress(_gzipped_projects(bob_client).content))["results"]
+
+    assert [p["slug"] for p in results] == ["first", "second"]
+    assert results[0]["name"] == "First, renamed"
+
+
+def test_the_browsable_project_list_stays_html(bob_client):
+    apply(bundle(project("first", placement())))
+    bob_client.get(PROJECTS_API)
+
+    page = bob_client.get(PROJECTS_API, HTTP_ACCEPT="text/html")
+    indented = bob_client.get(PROJECTS_API, HTTP_ACCEPT="application/json; indent=2")
+
+    assert page["Content-Type"].startswith("text/html")
+    assert b"first" in page.content
+    assert indented["Content-Type"] == "application/json"
+    assert indented.content.startswith(b'{\n  "count": 1')
+
+
+def test_a_page_past_the_end_of_a_cached_list_is_still_a_404(bob_client):
+    apply(bundle(project("first", placement())))
+    bob_client.get(PROJECTS_API)
+
+    response = bob_client.get(PROJECTS_API, {"page": 9})
+    again = bob_client.get(PROJECTS_API, {"page": 9})
+
+    assert response.status_code == again.status_code == 404
+    assert again.json() == {"detail": "Invalid page."}

@@ -401,3 +401,22 @@ def test_the_step_page_costs_the_same_queries_with_more_candidates(client, cast,
 def page_of(client, user, evaluation) -> str:
     client.force_login(user)
     return client.get(url("step", evaluation, 3)).content.decode()
+
+
+def test_the_step_page_answers_in_few_queries_once_warm(
+    client, cast, evaluation, django_assert_max_num_queries
+):
+    evaluation_step_save(
+        evaluation=evaluation, actor=cast.bob, step="profile", data={"tenancy": "multi"}
+    )
+    evaluation_candidate_add(evaluation=evaluation, actor=cast.bob, row="hami/device-plugin")
+    client.force_login(cast.bob)
+    client.get(url("step", evaluation, 3))
+
+    # The session, the user, the evaluation, its candidates (4: with their rows' units and
+    # points), its decision, its comments, its units, the catalog revision and the unread count;
+    # the vocabulary's names and the catalog's side of the suggestions come from the cache.
+    with django_assert_max_num_queries(13):
+        page = client.get(url("step", evaluation, 3)).content.decode()
+
+    assert 'data-suggestion="volcano/scheduler"' in page

@@ -8,6 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import translation
 
+from catalog.templatetags.labels import vocabulary_names
 from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_candidate_add, evaluation_step_save
 from evaluations.steps.suggestions import SUGGESTIONS_PER_LAYER, candidate_suggestions
@@ -185,6 +186,7 @@ def test_each_layer_shows_a_few_in_the_same_queries_at_any_catalog_size(cast):
     evaluation = evaluation_with(
         cast, profile={"tenancy": "multi", "workload_types": ["training"]}, units=["whole_gpu"]
     )
+    vocabulary_names("unit")  # the names come from the labels' cache, warm on any page
     with CaptureQueriesContext(connection) as few:
         candidate_suggestions(evaluation=evaluation)
     apply(
@@ -211,6 +213,7 @@ def test_each_layer_shows_a_few_in_the_same_queries_at_any_catalog_size(cast):
 
 def test_the_catalog_side_of_the_suggestions_is_read_once_per_revision(cast):
     evaluation = evaluation_with(cast, profile={"tenancy": "multi"}, units=["whole_gpu"])
+    vocabulary_names("unit")  # the names come from the labels' cache, warm on any page
     with CaptureQueriesContext(connection) as cold:
         first = candidate_suggestions(evaluation=evaluation)
     with CaptureQueriesContext(connection) as warm:
@@ -231,3 +234,15 @@ def test_before_step_two_demanded_isolation_is_looked_for_on_any_unit(cast):
     data = suggested(evaluation)["data_plane"]
 
     assert data == [("mig-plugin/main", "Hard memory isolation on MIG slice, as step 1 demands")]
+
+
+def test_layer_and_function_names_follow_the_language(cast):
+    evaluation = evaluation_with(cast, profile={"tenancy": "multi"}, units=["mig_slice"])
+    english = candidate_suggestions(evaluation=evaluation)
+
+    with translation.override("zh-hans"):
+        chinese = candidate_suggestions(evaluation=evaluation)
+
+    assert [group.label for group in english][:1] == ["Data plane"]
+    assert [group.label for group in chinese][:1] == ["数据平面"]
+    assert english[0].suggestions[0].functions != chinese[0].suggestions[0].functions
