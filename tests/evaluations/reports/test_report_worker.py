@@ -14,7 +14,9 @@ from tests.worker import Worker, wait_for
 pytestmark = [pytest.mark.celery_worker, pytest.mark.django_db(transaction=True)]
 
 
-def test_a_requested_report_is_built_by_the_worker_and_downloadable(celery_broker, tmp_path):
+def _built_by_a_worker(celery_broker, tmp_path, *, timeout: float) -> tuple[Report, str]:
+    """A report of a filled evaluation, requested and built by a real worker: the report once
+    it succeeded, and the whole worker log."""
     small_catalog()
     cast = make_cast()
     evaluation = fill_steps(make_evaluation(cast), cast.bob)
@@ -23,12 +25,17 @@ def test_a_requested_report_is_built_by_the_worker_and_downloadable(celery_broke
         report = reports.report_request(evaluation=evaluation, actor=cast.bob)
         built = wait_for(
             lambda: Report.objects.filter(pk=report.pk, status="succeeded").first(),
-            timeout=120,
+            timeout=timeout,
             interval=0.5,
             what=lambda: f"the report\n{worker.log()}",
         )
     finally:
         worker.stop()
+    return built, (tmp_path / "worker.log").read_text(errors="replace")
+
+
+def test_a_requested_report_is_built_by_the_worker_and_downloadable(celery_broker, tmp_path):
+    built, _log = _built_by_a_worker(celery_broker, tmp_path, timeout=120)
 
     pdf = tmp_path / "media" / built.file.name
     assert pdf.read_bytes().startswith(b"%PDF")
@@ -47,21 +54,8 @@ def test_a_report_is_built_while_the_cache_redis_is_down(celery_broker, tmp_path
     is built at its first attempt (issue 28, M3). The retry of a build an outage does cut off
     (the broker, or a cache without the fail-open backend) is tested in test_reports.py."""
     monkeypatch.setenv("CACHE_URL", f"redis://127.0.0.1:{_free_port()}/0")  # the worker's only
-    small_catalog()
-    cast = make_cast()
-    evaluation = fill_steps(make_evaluation(cast), cast.bob)
-    worker = Worker(celery_broker, tmp_path / "worker.log", media_root=tmp_path / "media").start()
-    try:
-        report = reports.report_request(evaluation=evaluation, actor=cast.bob)
-        built = wait_for(
-            lambda: Report.objects.filter(pk=report.pk, status="succeeded").first(),
-            timeout=180,
-            interval=0.5,
-            what=lambda: f"the report with the cache down\n{worker.log()}",
-        )
-    finally:
-        worker.stop()
+    built, log = _built_by_a_worker(celery_broker, tmp_path, timeout=180)
 
     assert built.attempts == 1
-    assert "the cache is unreachable" in worker.log()
+    assert "the cache is unreachable" in log
     assert (tmp_path / "media" / built.file.name).read_bytes().startswith(b"%PDF")
