@@ -44,12 +44,14 @@ def catalog_revision() -> int:
     return CatalogChange.objects.aggregate(revision=Max("id"))["revision"] or 0
 
 
-def catalog_cache_key(name: str, *parts: Any) -> str:
-    """A cache key for data computed from the catalog: it names the current revision, so any
-    catalog write makes a new key (old entries simply expire), and a stable digest of `parts`
-    (unlike hash(), the same in every worker)."""
+def catalog_cache_key(name: str, *parts: Any, revision: int | None = None) -> str:
+    """A cache key for data computed from the catalog: it names the current revision (or the
+    `revision` the caller has just read), so any catalog write makes a new key (old entries
+    simply expire), and a stable digest of `parts` (unlike hash(), the same in every worker)."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
-    return f"catalog:{name}:{catalog_revision()}:{digest}"
+    if revision is None:
+        revision = catalog_revision()
+    return f"catalog:{name}:{revision}:{digest}"
 
 
 @dataclass(frozen=True)

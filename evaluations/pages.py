@@ -117,7 +117,11 @@ def wants_json(request) -> bool:
 
 
 def evaluation_for(request, pk: int):
-    return selectors.evaluation_get_for_user(user=request.user, pk=pk)
+    """The evaluation of an evaluation page; a page read (GET) reads its decision with it: the
+    progress bar asks whether there is one. A write leaves it to be read after the write."""
+    return selectors.evaluation_get_for_user(
+        user=request.user, pk=pk, with_decision=request.method == "GET"
+    )
 
 
 def posted_revision(request) -> int | None:

@@ -40,10 +40,12 @@ from evaluations.models import (
 # Access
 
 
-def evaluation_get_for_user(*, user, pk: int) -> Evaluation:
+def evaluation_get_for_user(*, user, pk: int, with_decision: bool = False) -> Evaluation:
     """The evaluation if the user is in its team, with `user_role` set; else Http404.
 
     Another team's evaluation and a missing one look the same, so ids leak nothing.
+    `with_decision` reads its decision (or that it has none) in the same query, for pages that
+    show the progress bar.
     """
     if not getattr(user, "is_authenticated", False):
         raise Http404("No such evaluation")
@@ -53,7 +55,7 @@ def evaluation_get_for_user(*, user, pk: int) -> Evaluation:
         raise Http404("No such evaluation") from None  # /evaluations/abc/ is just not found
     evaluation = (
         Evaluation.objects.filter(pk=pk, team__memberships__user=user)
-        .select_related("team", "created_by")
+        .select_related("team", "created_by", *(("decision",) if with_decision else ()))
         .annotate(user_role=F("team__memberships__role"))
         .first()
     )
@@ -115,18 +117,41 @@ def placement_rows_by_ref(refs: Iterable[str]) -> dict[str, PlacementRow]:
     return {row.ref: row for row in rows.prefetch_related("enforcement_points")}
 
 
-def candidates_of(evaluation: Evaluation, *, with_contracts: bool = True) -> list[Candidate]:
+# The candidates' catalog rows without their contracts, per catalog revision and set of rows:
+# step 3 and the comparison show them on every view.
+CANDIDATE_ROWS_SECONDS = 600
+
+
+def candidates_of(
+    evaluation: Evaluation, *, with_contracts: bool = True, revision: int | None = None
+) -> list[Candidate]:
     """The evaluation's candidates with their rows as cards show them; `with_contracts=False`
-    leaves out the rows' interface identifiers (step 3 and the comparison table show none)."""
+    leaves out the rows' interface identifiers (step 3 and the comparison table show none) and
+    reads those rows from the cache of the catalog `revision` (read now if not given)."""
     if with_contracts:
         rows = PlacementRow.objects.with_cards()
-    else:
-        rows = PlacementRow.objects.select_related("project", "layer").prefetch_related(
-            "resource_units", "enforcement_points"
+        return list(
+            evaluation.candidates.prefetch_related(
+                "enforcement_points", Prefetch("row", queryset=rows)
+            )
         )
-    return list(
-        evaluation.candidates.prefetch_related("enforcement_points", Prefetch("row", queryset=rows))
-    )
+    candidates = list(evaluation.candidates.prefetch_related("enforcement_points"))
+    ids = sorted({candidate.row_id for candidate in candidates})
+    if not ids:
+        return candidates
+    key = catalog_cache_key("candidate-rows:v1", ids, revision=revision)
+    rows = cache.get(key)
+    if rows is None:
+        rows = list(
+            PlacementRow.objects.filter(id__in=ids)
+            .select_related("project", "layer")
+            .prefetch_related("resource_units", "enforcement_points")
+        )
+        cache.set(key, rows, CANDIDATE_ROWS_SECONDS)
+    by_id = {row.id: row for row in rows}
+    for candidate in candidates:
+        candidate.row = by_id[candidate.row_id]
+    return candidates
 
 
 @dataclass
@@ -220,11 +245,13 @@ def placement_search(
 ENGINE_ROWS_SECONDS = 600
 
 
-def candidate_engine_rows(candidates: Sequence[Candidate]) -> list[Row]:
+def candidate_engine_rows(
+    candidates: Sequence[Candidate], *, revision: int | None = None
+) -> list[Row]:
     ids = sorted({candidate.row_id for candidate in candidates})
     if not ids:
         return []
-    key = catalog_cache_key("candidate-engine-rows:v1", ids)
+    key = catalog_cache_key("candidate-engine-rows:v1", ids, revision=revision)
     stored = cache.get(key)
     if stored is None:
         rows = engine_rows(rows=PlacementRow.objects.filter(id__in=ids))
@@ -257,8 +284,9 @@ def comparison_for(evaluation: Evaluation, *, with_contracts: bool = True) -> Co
     from evaluations.engine.comparison import compare
     from evaluations.engine.misjudge import misjudgements
 
-    candidates = candidates_of(evaluation, with_contracts=with_contracts)
-    rows = candidate_engine_rows(candidates)
+    revision = catalog_revision()
+    candidates = candidates_of(evaluation, with_contracts=with_contracts, revision=revision)
+    rows = candidate_engine_rows(candidates, revision=revision)
     by_id = {row.id: row for row in rows}
     candidate_by_ref = {candidate.row.ref: candidate for candidate in candidates}
     decision = getattr(evaluation, "decision", None)

@@ -23,17 +23,17 @@ def home_view(request):
     if not request.user.is_authenticated:
         return render(request, "home.html", {"overview": True})
     user = request.user
-    return render(
-        request,
-        "home.html",
-        {
-            "drafts": selectors.drafts_for_user(user=user),
-            "to_review": selectors.waiting_for_review(user=user),
-            "decisions": selectors.recent_decisions(user=user),
-            "catalog_changes": selectors.catalog_changes_for_user(user=user),
-            "in_a_team": selectors.in_a_team(user=user),
-        },
-    )
+    lists = {
+        "drafts": selectors.drafts_for_user(user=user),
+        "to_review": selectors.waiting_for_review(user=user),
+        "decisions": selectors.recent_decisions(user=user),
+        "catalog_changes": selectors.catalog_changes_for_user(user=user),
+    }
+    # Each of the first three lists shows only the work of the user's teams: any item in them
+    # already says the user is in a team, without asking the database again.
+    in_a_team = any(lists[name] for name in ("drafts", "to_review", "decisions"))
+    lists["in_a_team"] = in_a_team or selectors.in_a_team(user=user)
+    return render(request, "home.html", lists)
 
 
 @login_required

@@ -42,9 +42,27 @@ def candidate_fields(candidates: list[Candidate], form: CandidatesForm) -> None:
         candidate.group_name_field = form[f"group_name_{candidate.pk}"]
         candidate.group_value = candidate.group_field.value() or ""
         candidate.catalog_points = {point.key for point in candidate.row.enforcement_points.all()}
+        candidate.point_options = _point_options(candidate.points_field, candidate.catalog_points)
     choices = alternative_group_choices(candidate.group_value for candidate in candidates)
     for candidate in candidates:
         candidate.group_choices = choices
+
+
+def _point_options(field, catalog_points: set[str]) -> list[dict[str, Any]]:
+    """The enforcement-point checkboxes of one candidate as the row partial writes them: the
+    names, values and ids Django's CheckboxSelectMultiple gives them, without rendering a widget
+    template per checkbox (step 3 shows five per candidate)."""
+    checked = {str(value) for value in field.value() or ()}
+    return [
+        {
+            "id": f"{field.auto_id}_{index}",
+            "value": value,
+            "label": label,
+            "checked": value in checked,
+            "from_catalog": value in catalog_points,
+        }
+        for index, (value, label) in enumerate(field.field.choices)
+    ]
 
 
 def group_labels() -> dict[str, str]:
