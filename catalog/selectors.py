@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from django.db import transaction
 from django.db.models import Count, Max, Q, QuerySet
 
 from catalog.engine import kubernetes
@@ -26,6 +27,7 @@ from catalog.models import (
     ResourceUnit,
     Tag,
 )
+from ecomap.outage import cache_add_quietly, cache_delete_quietly, cache_get_or
 
 REQUIRED_PLACEMENT_KEYS = ("key", "layer", "resource_units", "enforcement_points", "promise")
 
@@ -40,8 +42,33 @@ def vocabulary_current() -> Vocabulary:
 
 
 def catalog_revision() -> int:
-    """The id of the latest catalog change: bumps with every write, 0 for an empty catalog."""
+    """The id of the latest catalog change: bumps with every write, 0 for an empty catalog.
+    Read from the database: what a job or a write compares against."""
     return CatalogChange.objects.aggregate(revision=Max("id"))["revision"] or 0
+
+
+# Pages name the revision in their cache keys on every view; they read it from the cache, where
+# every catalog write deletes it (catalog_revision_forget). A reader that raced a write may
+# store the revision before it for at most this long: a page then shows the catalog as it was
+# a few seconds earlier, never a mix.
+CATALOG_REVISION_KEY = "catalog:revision:v1"
+CATALOG_REVISION_SECONDS = 5
+
+
+def catalog_revision_for_pages() -> int:
+    """catalog_revision() through the cache: for keys of cached page data, not for decisions."""
+    revision = cache_get_or(CATALOG_REVISION_KEY)
+    if revision is None:
+        revision = catalog_revision()
+        cache_add_quietly(CATALOG_REVISION_KEY, revision, CATALOG_REVISION_SECONDS)
+    return revision
+
+
+def catalog_revision_forget() -> None:
+    """Called by every catalog write once its changes are recorded: now, for the rest of the
+    writer's transaction, and after commit, for readers that raced it."""
+    cache_delete_quietly(CATALOG_REVISION_KEY)
+    transaction.on_commit(lambda: cache_delete_quietly(CATALOG_REVISION_KEY))
 
 
 def catalog_cache_key(name: str, *parts: Any, revision: int | None = None) -> str:
@@ -50,7 +77,7 @@ def catalog_cache_key(name: str, *parts: Any, revision: int | None = None) -> st
     simply expire), and a stable digest of `parts` (unlike hash(), the same in every worker)."""
     digest = hashlib.blake2b(repr(parts).encode(), digest_size=12).hexdigest()
     if revision is None:
-        revision = catalog_revision()
+        revision = catalog_revision_for_pages()
     return f"catalog:{name}:{revision}:{digest}"
 
 

@@ -45,6 +45,7 @@ from catalog.models import (
 from catalog.selectors import (
     StoredProject,
     catalog_revision,
+    catalog_revision_forget,
     stored_projects,
     vocabulary_current,
 )
@@ -506,6 +507,7 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
 
 
 def _notify_catalog_changed(refs: set[str]) -> None:
+    catalog_revision_forget()
     for callback in _on_catalog_change:
         transaction.on_commit(callback)
     transaction.on_commit(lambda: _send_rows_changed(refs))

@@ -11,7 +11,7 @@ from django.utils.functional import SimpleLazyObject
 from catalog.forms import CatalogFilterForm
 from catalog.models import Project
 from catalog.selectors import (
-    catalog_revision,
+    catalog_revision_for_pages,
     catalog_totals,
     facet_counts,
     project_get,
@@ -37,7 +37,7 @@ def project_list_view(request):
         {
             "form": form,
             "filters": filters,
-            "revision": catalog_revision(),
+            "revision": catalog_revision_for_pages(),
             "page": SimpleLazyObject(lambda: paginator.get_page(request.GET.get("page"))),
             "facets": SimpleLazyObject(lambda: facet_counts(filters=filters)),
             "totals": SimpleLazyObject(catalog_totals),

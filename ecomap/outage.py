@@ -94,11 +94,19 @@ def cache_set_quietly(key: str, value: Any, timeout: int) -> None:
         logger.warning("cache write of %s skipped, the cache is unreachable: %r", key, exc)
 
 
-def cache_delete_quietly(key: str) -> None:
+def cache_add_quietly(key: str, value: Any, timeout: int) -> None:
+    """cache.add for values a page can recompute: skipped when the cache is down."""
     try:
-        cache.delete(key)
+        cache.add(key, value, timeout=timeout)
     except CACHE_ERRORS as exc:
-        logger.warning("cache delete of %s skipped, the cache is unreachable: %r", key, exc)
+        logger.warning("cache write of %s skipped, the cache is unreachable: %r", key, exc)
+
+
+def cache_delete_quietly(*keys: str) -> None:
+    try:
+        cache.delete_many(keys)
+    except CACHE_ERRORS as exc:
+        logger.warning("cache delete of %s skipped, the cache is unreachable: %r", keys, exc)
 
 
 class FailOpenRedisCache(RedisCache):

@@ -19,3 +19,13 @@ class EvaluationsConfig(AppConfig):
 
         # The catalog never imports evaluations: it announces its writes, and drift listens.
         catalog_rows_changed.connect(on_catalog_rows_changed, dispatch_uid="evaluations-drift")
+
+        from django.db.models.signals import post_delete, post_save
+
+        from evaluations.inbox.selectors import forget_unread_of
+        from evaluations.models import Notification
+
+        # The services forget the cached unread counts they change (bulk writes send no
+        # signals); a notification saved or deleted one by one (the admin, a cascade) too.
+        post_save.connect(forget_unread_of, sender=Notification, dispatch_uid="inbox-unread")
+        post_delete.connect(forget_unread_of, sender=Notification, dispatch_uid="inbox-unread")

@@ -23,6 +23,7 @@ from catalog.models import PlacementRow, ResourceUnit
 from catalog.selectors import (
     catalog_cache_key,
     catalog_revision,
+    catalog_revision_for_pages,
     engine_rows,
     recommendable_rows,
 )
@@ -284,7 +285,7 @@ def comparison_for(evaluation: Evaluation, *, with_contracts: bool = True) -> Co
     from evaluations.engine.comparison import compare
     from evaluations.engine.misjudge import misjudgements
 
-    revision = catalog_revision()
+    revision = catalog_revision_for_pages()
     candidates = candidates_of(evaluation, with_contracts=with_contracts, revision=revision)
     rows = candidate_engine_rows(candidates, revision=revision)
     by_id = {row.id: row for row in rows}

@@ -34,7 +34,7 @@ from catalog.map.draw import (
     _title,
 )
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow, Project, ResourceUnit
-from catalog.selectors import catalog_revision, engine_rows
+from catalog.selectors import catalog_revision_for_pages, engine_rows
 
 # Every catalog write bumps the revision in the cache key; the timeout only bounds how long an
 # admin's rename of a vocabulary term (which is not a catalog change) can take to show.
@@ -273,7 +273,7 @@ def map_page_data(
     language = translation.get_language() or ""
     # A stable digest, unlike hash(), so every worker shares the entry.
     query = hashlib.blake2b(repr((tuple(highlight), filters)).encode(), digest_size=12)
-    key = f"map:page:v1:{catalog_revision()}:{language}:{query.hexdigest()}"
+    key = f"map:page:v1:{catalog_revision_for_pages()}:{language}:{query.hexdigest()}"
     data = cache.get(key)
     if data is None:
         catalog = map_catalog()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.utils import timezone
 
+from evaluations.inbox.selectors import unread_count_forget
 from evaluations.models import Notification
 
 
@@ -16,11 +17,14 @@ def notification_open(*, user, pk: int) -> Notification | None:
     if notification is not None and notification.read_at is None:
         notification.read_at = timezone.now()
         notification.save(update_fields=["read_at"])
+        unread_count_forget([user.pk])
     return notification
 
 
 def notifications_mark_all_read(*, user) -> int:
     """Mark every unread notification of the user read; returns how many were unread."""
-    return Notification.objects.filter(recipient=user, read_at__isnull=True).update(
+    marked = Notification.objects.filter(recipient=user, read_at__isnull=True).update(
         read_at=timezone.now()
     )
+    unread_count_forget([user.pk])
+    return marked

@@ -10,6 +10,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from ecomap.dispatch import DELIVER_WEBHOOK, SEND_NOTIFICATION_EMAIL, enqueue_on_commit
+from evaluations.inbox.selectors import unread_count_forget
 from evaluations.models import (
     PLACEMENT_STEPS,
     Comment,
@@ -162,6 +163,7 @@ def evaluation_announce(
         )
         for user_id in sorted(user_ids)
     )
+    unread_count_forget(user_ids)
     mailable = set(
         get_user_model()
         .objects.filter(pk__in=user_ids)

@@ -77,14 +77,20 @@ def group_labels() -> dict[str, str]:
 
 
 def suggestions_context(
-    evaluation: Evaluation, candidates: list[Candidate] | None = None
+    evaluation: Evaluation,
+    candidates: list[Candidate] | None = None,
+    *,
+    revision: int | None = None,
 ) -> dict[str, Any]:
-    """The suggestions panel; `candidates` (the page's, already read) spares a query."""
+    """The suggestions panel; `candidates` and the catalog `revision` (the page's, already read)
+    spare queries."""
     profile = evaluation.profile or {}
     units = evaluation_unit_keys(evaluation)
     chosen = None if candidates is None else {candidate.row_id for candidate in candidates}
     return {
-        "suggestions": candidate_suggestions(evaluation=evaluation, units=units, chosen=chosen),
+        "suggestions": candidate_suggestions(
+            evaluation=evaluation, units=units, chosen=chosen, revision=revision
+        ),
         # Nothing answered yet is a different empty panel from everything fitting already chosen.
         "suggestions_basis": bool(units)
         or any(value not in (None, "", [], {}) for value in profile.values()),

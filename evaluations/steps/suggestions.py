@@ -177,9 +177,9 @@ def rank_suggestions(
 CATALOG_FACTS_SECONDS = 600
 
 
-def _catalog_candidates(exclude: set[int]) -> list[RowFacts]:
+def _catalog_candidates(exclude: set[int], revision: int | None = None) -> list[RowFacts]:
     """Maintained catalog rows not yet chosen (the catalog's rows cached per revision)."""
-    key = catalog_cache_key("suggestions:v1")
+    key = catalog_cache_key("suggestions:v1", revision=revision)
     facts = cache.get(key)
     if facts is None:
         facts = _maintained_rows()
@@ -240,9 +240,11 @@ def candidate_suggestions(
     per_layer: int = SUGGESTIONS_PER_LAYER,
     units: set[str] | None = None,
     chosen: set[int] | None = None,
+    revision: int | None = None,
 ) -> list[SuggestionGroup]:
     """Rows to add in step 3, grouped by layer (the map's order), excluding chosen ones. A caller
-    that has read the evaluation's unit keys or chosen row ids passes them (fewer queries).
+    that has read the evaluation's unit keys, chosen row ids or the catalog revision passes them
+    (fewer queries).
     Vocabulary names come from the labels' cache."""
     try:
         profile = evaluation.engine_profile()
@@ -253,9 +255,8 @@ def candidate_suggestions(
     if chosen is None:
         chosen = set(evaluation.candidates.values_list("row_id", flat=True))
     unit_names = vocabulary_names("unit")
-    ranked = rank_suggestions(
-        _catalog_candidates(chosen), profile, units, unit_names=unit_names, per_layer=per_layer
-    )
+    rows = _catalog_candidates(chosen, revision)
+    ranked = rank_suggestions(rows, profile, units, unit_names=unit_names, per_layer=per_layer)
     if not ranked:
         return []
     function_names = vocabulary_names("function")

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.gpus import gpu_model_find
 from catalog.engine.text import render as render_text
+from catalog.selectors import catalog_revision_for_pages
 from evaluations import selectors, services
 from evaluations.errors import EditConflict, InvalidInput
 from evaluations.models import Step
@@ -247,7 +248,8 @@ def _candidates_step(request, evaluation) -> HttpResponse:
         query = request.POST.get("q", "").strip()[: step_candidates.MAX_QUERY]
         url = reverse("evaluations:step", args=[evaluation.pk, 3])
         return redirect(f"{url}?{urlencode({'q': query})}" if query else url)
-    candidates = selectors.candidates_of(evaluation, with_contracts=False)
+    revision = catalog_revision_for_pages()
+    candidates = selectors.candidates_of(evaluation, with_contracts=False, revision=revision)
     form = step_candidates.candidates_form(candidates, request.POST or None)
     step_candidates.candidate_fields(candidates, form)
     query = request.GET.get("q", "").strip()[: step_candidates.MAX_QUERY]
@@ -265,7 +267,9 @@ def _candidates_step(request, evaluation) -> HttpResponse:
         guide={"step": guidance("step_candidates"), "group": guidance("alternative_group")},
     )
     if context["can_edit"]:
-        context.update(step_candidates.suggestions_context(evaluation, candidates))
+        context.update(
+            step_candidates.suggestions_context(evaluation, candidates, revision=revision)
+        )
     remove = {int(request.POST["remove"])} if request.POST.get("remove", "").isdigit() else set()
     return _step_response(
         request, evaluation, form, Step.CANDIDATES, template, context, data={"remove": remove}

@@ -245,3 +245,28 @@ def test_the_home_page_reads_no_stored_documents_it_does_not_show(client, cast):
     sql = " ".join(query["sql"] for query in queries.captured_queries)
     for column in ('"approved_rows"', '"approved_findings"', '"catalog_drift"', '"profile"'):
         assert column not in sql
+
+
+def test_the_inbox_badge_follows_new_and_read_notifications_with_its_count_cached(client, cast):
+    """The nav's unread count is cached per person (issue 28, throughput): a new notification,
+    opening one and marking all read each show at once, whichever path wrote them."""
+    from evaluations.inbox.services import notification_open, notifications_mark_all_read
+    from evaluations.notifications.services import evaluation_announce
+
+    evaluation = make_evaluation(cast)
+    client.force_login(cast.carol)
+
+    def badge() -> int:
+        return client.get("/").context["inbox_unread"]
+
+    assert badge() == 0
+    _notify(cast, evaluation, cast.carol)  # saved one by one (a signal forgets the count)
+    assert badge() == 1
+    evaluation_announce(evaluation=evaluation, actor=cast.bob, event=Event.SUBMITTED)
+    announced = Notification.objects.filter(recipient=cast.carol).count()
+    assert announced >= 2, "carol is a reviewer of the team: the submission reaches her"
+    assert badge() == announced
+    notification_open(user=cast.carol, pk=Notification.objects.filter(recipient=cast.carol)[0].pk)
+    assert badge() == announced - 1
+    notifications_mark_all_read(user=cast.carol)
+    assert badge() == 0
