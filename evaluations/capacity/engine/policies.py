@@ -2,9 +2,10 @@
 node that can take the task at once.
 
 Each policy gives each feasible node an integer score; the task goes to a node of the highest
-score, ties broken uniformly at random (as the Kubernetes scheduler does), then to devices on
-that node by the policy's own rule. Scores follow the definitions the paper's simulator uses,
-computed in exact integers:
+score, ties going to the node ranked first in an order drawn once per seed (the paper's
+simulator names nodes with a random prefix and takes the smallest name among equals), then to
+devices on that node by the policy's own rule. Scores follow the definitions the paper's
+simulator uses, computed in exact integers:
 - bestfit: least CPU and GPU left after placing (each normalised by 128 cores / 8 GPUs, 50/50);
 - dotprod: smallest dot product of the node's free (CPU, GPU) and the task's request, same norms;
 - packing: partly used GPUs first, then GPUs of partly used nodes, then idle nodes;

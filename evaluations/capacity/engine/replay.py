@@ -67,6 +67,7 @@ class ClusterState:
         self.version = np.zeros(len(self.free), dtype=np.int64)
         self.fragmentation = self._fragmentation(np.arange(len(self.free)))
         self.held = 0  # milli-GPU held by tasks, all nodes
+        self.rank = np.arange(len(self.free))  # tie-break order among equal scores
 
     def _fragmentation(self, nodes: np.ndarray) -> np.ndarray:
         rows = np.column_stack(
@@ -178,6 +179,11 @@ def simulate(
         else [(i, 0) for i in indexes]
     )
     state = ClusterState(devices, target_workload(tasks, devices))
+    # Equal scores go to the node ranked first in an order drawn once per seed: the paper's
+    # simulator prefixes node names with a random permutation and takes the smallest name.
+    rank = list(range(len(nodes)))
+    rng.shuffle(rank)
+    state.rank = np.array(rank, dtype=np.int64)
     requests = [_request(task, devices) for task in tasks]
     fgd = FgdScorer(state) if policy == "fgd" else None
     how = DEVICE_CHOICE.get(policy, "best")
@@ -261,7 +267,7 @@ def _choose(state, request, nodes_ok, policy, how, fgd, rng) -> tuple[int, tuple
         else:
             scores = SCORERS[policy](state, request, nodes_ok)
         best = np.flatnonzero(scores == scores.max())
-        pick = int(best[rng.randrange(len(best))]) if len(best) > 1 else int(best[0])
+        pick = int(best[np.argmin(state.rank[nodes_ok[best]])]) if len(best) > 1 else int(best[0])
         node = int(nodes_ok[pick])
         if fgd is not None:
             chosen = (
