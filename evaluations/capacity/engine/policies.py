@@ -33,6 +33,7 @@ MAX_GPU = 8 * MILLI  # … and 8 GPUs
 # FGD's score is int(100 * sigmoid(x)); it is k exactly when x >= ln(k / (100 - k)). Comparing
 # against these thresholds gives the same integers with no rounding of exp near the edges.
 FGD_THRESHOLDS = np.array([math.log(k / (100 - k)) for k in range(1, 100)])
+DEDUPLICATE_FROM = 64  # nodes to rescore at once before looking for repeated states pays
 SHARE_TAG = 0  # clustering's shape column for tasks sharing a GPU; column g is "g-gpu"
 
 
@@ -159,12 +160,15 @@ class FgdScorer:
     def _compute(self, task: Request, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         state = self.state
         target = state.target
-        # Nodes in the same state score the same: compute each distinct state once.
         rows = np.column_stack(
             (state.devices.model_index[nodes], state.cpu_left[nodes], state.left[nodes])
         )
-        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        if len(nodes) > DEDUPLICATE_FROM:
+            # Nodes in the same state score the same: compute each distinct state once.
+            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+        else:
+            unique, inverse = rows, np.arange(len(nodes))
         model, cpu, left = unique[:, 0], unique[:, 1], unique[:, 2:]
         before = node_fragmentation(left, cpu, model, target)
         cpu_after = cpu - task.cpu

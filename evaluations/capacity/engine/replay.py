@@ -70,6 +70,10 @@ class ClusterState:
         self.rank = np.arange(len(self.free))  # tie-break order among equal scores
 
     def _fragmentation(self, nodes: np.ndarray) -> np.ndarray:
+        if len(nodes) == 1:
+            return node_fragmentation(
+                self.left[nodes], self.cpu_left[nodes], self.devices.model_index[nodes], self.target
+            )
         rows = np.column_stack(
             (self.devices.model_index[nodes], self.cpu_left[nodes], self.left[nodes])
         )
