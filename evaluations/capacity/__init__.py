@@ -50,6 +50,18 @@ Result: total_gpus, tasks (replayed, after inflation), alloc_curve / frag_curve 
     per_tenant {tenant: tasks, placed, unscheduled, gpu_milli, gpu_milli_placed},
     per_pool {pool: nodes, gpus, alloc_pct, frag_pct}, seconds; value_at(percent), as_dict().
 
+Sizing a pool (also importable from evaluations.capacity):
+nodes_needed(template: Node, tasks, *, policy="fgd", allowed_unscheduled=0, max_nodes=256,
+             **simulate_options) -> (count, Result)
+    the fewest copies of `template` on which the replay leaves at most `allowed_unscheduled`
+    tasks unplaced (max_nodes and its result when even that is not enough).
+mig_geometries(gpu_model) -> [geometry, …]: every maximal valid MIG layout of one GPU.
+best_mig_geometry(template, count, tasks, *, policy="fgd", **options) -> (geometry, Result):
+    the layout under which `count` nodes place the most GPU demand.
+pool_of(template, count) -> [Node, …]: numbered copies of a node.
+Under mig_slice, compare requested_pct and unscheduled: alloc_pct counts whole instances held,
+and FGD, scoring free capacity only, may hold a large instance for a small task.
+
 What the numbers do not model: no departures (tasks stay once placed), no preemption or retries,
 no interference between tasks sharing a GPU, no GPU memory as a separate dimension, no NVLink or
 PCIe topology, no node failures. See docs/capacity.md.
@@ -66,5 +78,23 @@ from evaluations.capacity.engine.shapes import (
     Result,
     Task,
 )
+from evaluations.capacity.engine.sizing import (
+    best_mig_geometry,
+    mig_geometries,
+    nodes_needed,
+    pool_of,
+)
 
-__all__ = ["POLICIES", "UNITS", "CapacityError", "Node", "Result", "Task", "simulate"]
+__all__ = [
+    "POLICIES",
+    "UNITS",
+    "CapacityError",
+    "Node",
+    "Result",
+    "Task",
+    "best_mig_geometry",
+    "mig_geometries",
+    "nodes_needed",
+    "pool_of",
+    "simulate",
+]
