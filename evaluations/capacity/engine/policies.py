@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -48,16 +49,29 @@ def fgd_quantize(delta: np.ndarray, total: int) -> np.ndarray:
     return np.searchsorted(FGD_THRESHOLDS, x, side="right").astype(np.int64)
 
 
+@dataclass(frozen=True, slots=True)
 class Request:
-    """One task as the policies see it: CPU, memory, GPUs, per-device demand, shape column."""
+    """One task as the policies see it under the unit: what it needs from a node."""
 
-    __slots__ = ("cpu", "memory", "gpus", "demand", "milli", "tag", "share", "key", "allowed")
+    cpu: int
+    memory: int
+    gpus: int
+    demand: int  # milli a device must have left, per GPU, under the unit
+    milli: int  # the task's own per-GPU share (clustering tells shapes apart by it)
+    allowed: np.ndarray  # [models] the GPU models its type constraint accepts
+    key: tuple  # what FGD's scores depend on: (cpu, demand, gpus, type constraint)
 
-    def __init__(self, *, cpu, memory, gpus, demand, milli, allowed, key):
-        self.cpu, self.memory, self.gpus, self.demand, self.milli = cpu, memory, gpus, demand, milli
-        self.share = gpus == 1 and demand < MILLI
-        self.tag = -1 if not gpus else (SHARE_TAG if gpus == 1 and milli < MILLI else gpus)
-        self.allowed, self.key = allowed, key
+    @property
+    def share(self) -> bool:
+        """Whether the task takes part of one device (else whole devices, or none)."""
+        return self.gpus == 1 and self.demand < MILLI
+
+    @property
+    def tag(self) -> int:
+        """Clustering's shape column: -1 none, SHARE_TAG a shared GPU, g for g whole GPUs."""
+        if not self.gpus:
+            return -1
+        return SHARE_TAG if self.gpus == 1 and self.milli < MILLI else self.gpus
 
 
 def best_device(left_row: np.ndarray, need: int) -> int:

@@ -57,7 +57,7 @@ DEVICE_CHOICE = {"random": "random", "firstfit": "first"}  # others: "best" (fgd
 class ClusterState:
     """What is left on every node while a replay runs."""
 
-    def __init__(self, devices, target):
+    def __init__(self, devices, target, rank: list[int] | None = None):
         self.devices, self.target = devices, target
         self.left = devices.capacity.copy()
         self.cpu_left = devices.cpu.copy()
@@ -67,7 +67,8 @@ class ClusterState:
         self.version = np.zeros(len(self.free), dtype=np.int64)
         self.fragmentation = self._fragmentation(np.arange(len(self.free)))
         self.held = 0  # milli-GPU held by tasks, all nodes
-        self.rank = np.arange(len(self.free))  # tie-break order among equal scores
+        # Equal scores go to the node ranked first: the order of ties among equal scores.
+        self.rank = np.array(rank if rank is not None else range(len(self.free)), dtype=np.int64)
 
     def _fragmentation(self, nodes: np.ndarray) -> np.ndarray:
         if len(nodes) == 1:
@@ -182,12 +183,11 @@ def simulate(
         if inflation is not None and tasks
         else [(i, 0) for i in indexes]
     )
-    state = ClusterState(devices, target_workload(tasks, devices))
     # Equal scores go to the node ranked first in an order drawn once per seed: the paper's
     # simulator prefixes node names with a random permutation and takes the smallest name.
     rank = list(range(len(nodes)))
     rng.shuffle(rank)
-    state.rank = np.array(rank, dtype=np.int64)
+    state = ClusterState(devices, target_workload(tasks, devices), rank)
     requests = [_request(task, devices) for task in tasks]
     fgd = FgdScorer(state) if policy == "fgd" else None
     how = DEVICE_CHOICE.get(policy, "best")
