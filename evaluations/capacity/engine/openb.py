@@ -1,7 +1,8 @@
 """Readers for the CSV formats of Alibaba's GPU trace (`cluster-trace-gpu-v2023`, "openb").
 
 Nodes: `sn,cpu_milli,memory_mib,gpu,model` (one line per node; `model` empty or "nan" when it
-has no GPU). Tasks: `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec` plus optional
+has no GPU) plus our optional `pool` and `mig_geometry` (one GPU's profiles, ";"-separated).
+Tasks: `name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec` plus optional
 `qos,pod_phase,creation_time,deletion_time,scheduled_time` (and our own optional `tenant` and
 `workload`). Columns may come in any order; unknown columns are ignored. Every problem raises
 CapacityError naming the file, the line and the column, and nothing past the line cap is read.
@@ -18,6 +19,7 @@ from evaluations.capacity.engine.shapes import MILLI, CapacityError, Node, Task
 
 MAX_LINES = 200_000  # data lines per file; the openb trace has 1,213 nodes and 8,152 tasks
 MAX_FIELD = 1_000  # characters per field
+MAX_LINE = 20 * MAX_FIELD  # characters per line
 MAX_NAME = 200  # characters of a node or task name
 NODE_COLUMNS = ("sn", "cpu_milli", "memory_mib", "gpu", "model")
 TASK_COLUMNS = ("name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "gpu_spec")
@@ -47,7 +49,9 @@ class _Lines:
             except OSError as error:
                 raise CapacityError(f"{self.label}: cannot open: {error.strerror}") from error
             with handle:
-                yield from handle
+                # Bounded reads: a file that is one endless line stops at the limit.
+                while line := handle.readline(MAX_LINE + 1):
+                    yield line
         else:
             yield from self.source
 
@@ -89,7 +93,7 @@ class _Lines:
 
     def _guarded(self, lines: Iterator[str]) -> Iterator[str]:
         for number, text in enumerate(lines, start=1):
-            if len(text) > MAX_FIELD * 20:
+            if len(text) > MAX_LINE:
                 raise CapacityError(f"{self.label}, line {number}: line too long")
             if "\x00" in text:
                 raise CapacityError(f"{self.label}, line {number}: contains a NUL byte")
@@ -146,6 +150,7 @@ def read_nodes(source: str | Path | Iterable[str], label: str | None = None) -> 
                 cpu_milli=_integer(row, "cpu_milli", where),
                 memory_mib=_integer(row, "memory_mib", where),
                 pool=row.get("pool") or None,
+                mig_geometry=_geometry(row.get("mig_geometry", ""), where),
             )
         )
     if not nodes:
@@ -203,6 +208,16 @@ def read_tasks(
     if not tasks:
         raise CapacityError(f"{label}: no tasks")
     return tasks
+
+
+def _geometry(text: str, where: str) -> tuple[str, ...] | None:
+    """Our optional `mig_geometry` column: one GPU's MIG profiles separated by ";"."""
+    if text.lower() in NO_VALUE:
+        return None
+    names = tuple(name.strip() for name in text.split(";") if name.strip())
+    if len(names) > 16:
+        raise CapacityError(f"{where}: column 'mig_geometry' lists more than 16 instances")
+    return names
 
 
 def _optional(row: dict[str, str], column: str, where: str) -> int | None:

@@ -104,3 +104,16 @@ def test_ten_million_lines_stop_at_the_cap_without_reading_them_all(monkeypatch)
 def test_the_documented_cap_is_two_hundred_thousand_lines():
     # docs/import-formats.md states this figure.
     assert openb.MAX_LINES == 200_000
+
+
+def test_one_endless_line_stops_at_the_line_limit(tmp_path):
+    path = tmp_path / "pods.csv"
+    path.write_text("name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n" + "x" * 100_000)
+    with pytest.raises(CapacityError, match="line 2: line too long"):
+        read_tasks(path)
+
+
+def test_a_node_may_carry_its_mig_geometry():
+    text = "sn,cpu_milli,memory_mib,gpu,model,mig_geometry\nn1,1,1,8,H100,3g.40gb;3g.40gb\n"
+    (node,) = read_nodes(io.StringIO(text))
+    assert node.mig_geometry == ("3g.40gb", "3g.40gb")
