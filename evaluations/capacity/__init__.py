@@ -47,8 +47,9 @@ Result: total_gpus, tasks (replayed, after inflation), alloc_curve / frag_curve 
     placements [(task, node, device indexes)], alloc_pct (held at the end), requested_pct (what
     the placed tasks asked for; below alloc_pct when a unit rounds demands up, e.g. whole_gpu,
     MIG), frag_pct (the paper's fragmentation measure at the end, % of capacity),
-    per_tenant {tenant: tasks, placed, unscheduled, gpu_milli, gpu_milli_placed},
-    per_pool {pool: nodes, gpus, alloc_pct, frag_pct}, seconds; value_at(percent), as_dict().
+    per_tenant {tenant ("" for None): tasks, placed, unscheduled, gpu_milli, gpu_milli_placed},
+    per_pool {pool ("" for None): nodes, gpus, alloc_pct, frag_pct}, seconds; value_at(percent),
+    as_dict().
 
 Sizing a pool (also importable from evaluations.capacity):
 nodes_needed(template: Node, tasks, *, policy="fgd", allowed_unscheduled=0, max_nodes=256,

@@ -93,3 +93,25 @@ def test_fgd_allocates_more_than_random_on_the_synthetic_trace(tmp_path):
             values.append(json.loads(out)["alloc_at_100"])
         at_100[policy] = sum(values) / len(values)
     assert at_100["fgd"] > at_100["random"] + 2
+
+
+def test_mig_nodes_replay_with_their_geometry_from_the_node_list(tmp_path):
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text(
+        "sn,cpu_milli,memory_mib,gpu,model,mig_geometry\nn1,64000,262144,1,A100,3g.20gb;3g.20gb\n"
+    )
+    pods = tmp_path / "pods.csv"
+    pods.write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec\n"
+        + "".join(f"p{i},1000,1024,1,140,\n" for i in range(3))
+    )
+    args = ("--nodes", nodes, "--pods", pods, "--policy", "bestfit", "--unit", "mig_slice")
+    data = json.loads(run(*args, "--json"))
+    # Two 3g instances take two one-slice tasks; the third waits (see test_units).
+    assert data["unscheduled"] == 1
+
+
+def test_mig_nodes_without_a_geometry_are_a_command_error(trace):
+    nodes, pods = trace
+    with pytest.raises(CommandError, match="has no MIG|needs a mig_geometry"):
+        run("--nodes", nodes, "--pods", pods, "--policy", "fgd", "--unit", "mig_slice")
