@@ -60,8 +60,8 @@ mig_geometries(gpu_model) -> [geometry, …]: every maximal valid MIG layout of 
 best_mig_geometry(template, count, tasks, *, policy="fgd", **options) -> (geometry, Result):
     the layout under which `count` nodes place the most GPU demand.
 pool_of(template, count) -> [Node, …]: numbered copies of a node.
-Under mig_slice, compare requested_pct and unscheduled: alloc_pct counts whole instances held,
-and FGD, scoring free capacity only, may hold a large instance for a small task.
+Under mig_slice, compare requested_pct and unscheduled: alloc_pct counts whole instances held
+(a small task on a large instance holds all of it).
 
 What the numbers do not model: no departures (tasks stay once placed), no preemption or retries,
 no interference between tasks sharing a GPU, no GPU memory as a separate dimension, no NVLink or

@@ -12,7 +12,8 @@ simulator uses, computed in exact integers:
 - clustering: nodes already running tasks of the same GPU shape ("share", "1-gpu", "2-gpu" …);
 - random: any feasible node, any device that fits;
 - fgd: the node, and the GPU inside it, whose fragmentation grows least (measured against the
-  workload's popular task shapes, see fragmentation.py), through the paper's sigmoid;
+  workload's popular task shapes, see fragmentation.py), through the paper's sigmoid; on MIG
+  the part of an instance a smaller task leaves unused counts as fragment too;
 - firstfit (not in the paper): the first feasible node in the order given, the first device.
 Devices inside the node: "best" (the device with least left that fits) for bestfit, dotprod,
 packing and clustering; whole-GPU and multi-GPU tasks take the lowest-numbered free GPUs.
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluations.capacity.engine.fragmentation import node_fragmentation
+from evaluations.capacity.engine.fragmentation import CHUNK_CELLS, node_fragmentation
 from evaluations.capacity.engine.shapes import MILLI
 
 MAX_CPU = 128_000  # the simulator's normalisers: the largest node spec, 128 cores …
@@ -190,10 +191,23 @@ class FgdScorer:
             b, d = left.shape
             fits = left >= task.demand
             take = left if state.devices.exclusive else np.full_like(left, task.demand)
-            after = left[:, None, :] - self.eye[None, :, :] * take[:, :, None]  # [B, D, D]
-            frag = node_fragmentation(
-                after.reshape(b * d, d), np.repeat(cpu_after, d), np.repeat(model, d), target
-            ).reshape(b, d)
+            frag = np.empty((b, d), dtype=np.int64)
+            step = max(1, CHUNK_CELLS // (d * d * max(1, target.size)))
+            for i in range(0, b, step):  # in chunks: [states, D, D] grows with D squared
+                part = slice(i, i + step)
+                after = left[part, None, :] - self.eye[None, :, :] * take[part, :, None]
+                n = len(after)
+                frag[part] = node_fragmentation(
+                    after.reshape(n * d, d),
+                    np.repeat(cpu_after[part], d),
+                    np.repeat(model[part], d),
+                    target,
+                ).reshape(n, d)
+            if state.devices.exclusive:
+                # A MIG instance held by a smaller task wastes the rest of it: no other task
+                # can use that part either, so FGD counts it as fragment (the paper's
+                # definition; its simulator has no exclusive devices).
+                frag += (left - task.demand).clip(min=0) * target.total
             per_device = np.where(fits, fgd_quantize(before[:, None] - frag, target.total), -1)
             best = np.argmax(per_device, axis=1)
             scores = per_device[np.arange(b), best]

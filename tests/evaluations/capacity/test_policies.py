@@ -144,3 +144,25 @@ def test_the_target_workload_keeps_the_shapes_that_cover_95_percent_of_tasks():
     # 90 + 6 = 96 of 100 tasks reach 95 %: the 100-milli shape is left out.
     assert target.demand.tolist() == [500, 300]
     assert target.weight.tolist() == [90, 6]
+
+
+def test_fgd_on_mig_puts_a_small_task_on_the_smallest_instance_that_fits():
+    # One H100 split 4g + 2g + 1g: a one-slice task on the 4g instance would waste three
+    # slices no task can use; FGD counts that waste and takes the 1g instance.
+    node_ = Node(
+        name="h",
+        gpu_model="H100",
+        gpus=1,
+        cpu_milli=64_000,
+        memory_mib=262_144,
+        mig_geometry=("4g.40gb", "2g.20gb", "1g.10gb"),
+    )
+    result = simulate([node_], [task("small", 140)], "fgd", unit="mig_slice")
+    assert result.placements[0][2] == (2,)
+    assert result.alloc_pct == 14.3
+
+
+def test_a_long_tailed_workload_keeps_at_most_128_shapes():
+    devices = build_devices([node("A", "X")], "share")
+    tasks = [task(f"t{i}", 500, cpu=1000 + i) for i in range(1000)]
+    assert target_workload(tasks, devices).size == 128
