@@ -152,3 +152,32 @@ def test_per_tenant_and_per_pool_figures_add_up():
     }
     assert result.per_pool["mig"]["alloc_pct"] == 60.0
     assert result.per_pool["shared"]["gpus"] == 1
+
+
+def test_the_allocation_curve_reads_each_percent_of_arrived_demand():
+    # Four quarter-GPU tasks on one GPU: after each, demand and allocation are 25, 50, 75, 100 %.
+    # A percent no task lands on takes the tasks within one percent (the paper's scripts), and
+    # stays empty beyond that; the demand never passes 100 %, so 101 … 130 are empty too.
+    result = simulate([gpu_node()], tasks_of(4, 250), "firstfit", order="given")
+    curve = result.alloc_curve
+    assert len(curve) == 131
+    assert (curve[25], curve[50], curve[75], curve[100]) == (25.0, 50.0, 75.0, 100.0)
+    assert curve[26] == 25.0
+    assert curve[30] is None
+    assert curve[102] is None
+    assert result.value_at(100) == 100.0
+
+
+def test_inflation_clones_tasks_until_the_demand_reaches_the_target():
+    # 2 GPUs, tasks of 0.5 GPU: 130 % of 2,000 milli is 2,600, so five tasks arrive (2,500)
+    # and the sixth would pass it; four fit, one is unscheduled.
+    nodes = [gpu_node(gpus=2)]
+    result = simulate(nodes, tasks_of(2, 500), "bestfit", inflation=1.3, seed=5)
+    assert result.tasks == 5
+    assert result.unscheduled == 1
+
+
+def test_inflation_below_the_demand_drops_tasks_at_random():
+    result = simulate([gpu_node(gpus=2)], tasks_of(8, 500), "bestfit", inflation=1.0, seed=5)
+    assert result.tasks == 4
+    assert result.unscheduled == 0
