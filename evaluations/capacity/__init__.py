@@ -70,6 +70,12 @@ PCIe topology, no node failures. See docs/capacity.md.
 
 from __future__ import annotations
 
+from evaluations.capacity.engine.pool_search import (
+    best_mig_geometry,
+    mig_geometries,
+    nodes_needed,
+    pool_of,
+)
 from evaluations.capacity.engine.replay import simulate
 from evaluations.capacity.engine.shapes import (
     POLICIES,
@@ -78,12 +84,6 @@ from evaluations.capacity.engine.shapes import (
     Node,
     Result,
     Task,
-)
-from evaluations.capacity.engine.sizing import (
-    best_mig_geometry,
-    mig_geometries,
-    nodes_needed,
-    pool_of,
 )
 
 __all__ = [

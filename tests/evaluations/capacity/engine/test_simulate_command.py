@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
-from tests.evaluations.capacity.synthetic import write_trace
+from tests.evaluations.capacity.engine.synthetic import write_trace
 
 
 def run(*args):

@@ -1,4 +1,4 @@
-"""Sizing a pool by replaying: node counts and MIG geometries (evaluations.capacity)."""
+"""Sizing a pool by replaying: node counts and MIG geometries (evaluations.capacity.engine)."""
 
 from __future__ import annotations
 
