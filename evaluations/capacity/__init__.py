@@ -26,10 +26,10 @@ Task(name, gpus, gpu_milli, cpu_milli, memory_mib, gpu_type=None, tenant=None, w
     gpu_milli < 1000 shares a GPU; gpus > 1 needs gpu_milli == 1000; gpus == 0 is a CPU task.
     For a HAMi-style quota give the larger of the memory and compute fractions.
     `gpu_type`: None, or models separated by "|". `arrival` orders tasks with order="arrival";
-    `duration` is carried but not replayed (no departures, see below).
+    `duration` is replayed only with departures=True.
 
 simulate(nodes, tasks, policy, *, seed=0, inflation=None, unit="share", replicas=1,
-         order="shuffle") -> Result
+         order="shuffle", departures=False) -> Result
     policy: "fgd", "bestfit", "packing", "clustering", "dotprod", "random", "firstfit".
     unit: "memory_compute_quota" (alias "share", the paper's model), "whole_gpu", "mig_slice",
           "time_slice" / "mps_share" (with `replicas` per GPU, a divisor of 1000).
@@ -37,6 +37,9 @@ simulate(nodes, tasks, policy, *, seed=0, inflation=None, unit="share", replicas
           r x the cluster's GPU capacity first (clones of random tasks, or random tasks dropped),
           as the paper does with 1.3.
     order: "shuffle" (by the seed, the paper's setting), "given", or "arrival".
+    departures: False (the paper: placed tasks stay). True replays the tasks' own times: needs
+          order="arrival", every task's `arrival`, no inflation; a task leaves at
+          arrival + duration (none: it stays) and frees its devices for later arrivals.
     Same inputs and seed -> same result. Raises CapacityError (a ValueError) naming the node or
     task at fault for input it cannot replay. ~24 nodes x 8 GPUs and a few hundred tasks take
     well under a second with any policy.
@@ -63,7 +66,8 @@ pool_of(template, count) -> [Node, …]: numbered copies of a node.
 Under mig_slice, compare requested_pct and unscheduled: alloc_pct counts whole instances held
 (a small task on a large instance holds all of it).
 
-What the numbers do not model: no departures (tasks stay once placed), no preemption or retries,
+What the numbers do not model: no departures unless asked (departures=True), no preemption or
+retries,
 no interference between tasks sharing a GPU, no GPU memory as a separate dimension, no NVLink or
 PCIe topology, no node failures. See docs/capacity.md.
 """

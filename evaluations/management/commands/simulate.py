@@ -35,6 +35,12 @@ class Command(BaseCommand):
             "--unit", default="share", choices=(*UNITS, "share"), help="data-plane unit"
         )
         parser.add_argument("--replicas", type=int, default=1, help="time_slice / mps_share")
+        parser.add_argument(
+            "--departures",
+            action="store_true",
+            help="replay in creation_time order and let tasks leave at deletion_time "
+            "(the paper's experiment has no departures)",
+        )
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **options):
@@ -49,6 +55,8 @@ class Command(BaseCommand):
                 inflation=options["inflation"],
                 unit=options["unit"],
                 replicas=options["replicas"],
+                order="arrival" if options["departures"] else "shuffle",
+                departures=options["departures"],
             )
         except CapacityError as error:
             raise CommandError(str(error)) from error

@@ -115,3 +115,17 @@ def test_mig_nodes_without_a_geometry_are_a_command_error(trace):
     nodes, pods = trace
     with pytest.raises(CommandError, match="has no MIG|needs a mig_geometry"):
         run("--nodes", nodes, "--pods", pods, "--policy", "fgd", "--unit", "mig_slice")
+
+
+def test_departures_replay_the_trace_in_time_and_free_gpus(tmp_path):
+    nodes = tmp_path / "nodes.csv"
+    nodes.write_text("sn,cpu_milli,memory_mib,gpu,model\nn1,64000,262144,1,T4\n")
+    pods = tmp_path / "pods.csv"
+    pods.write_text(
+        "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,creation_time,deletion_time\n"
+        "late,1000,1024,1,1000,,20,30\n"
+        "early,1000,1024,1,1000,,0,10\n"
+    )
+    args = ("--nodes", nodes, "--pods", pods, "--policy", "fgd", "--json")
+    assert json.loads(run(*args))["unscheduled"] == 1
+    assert json.loads(run(*args, "--departures"))["unscheduled"] == 0
