@@ -68,5 +68,6 @@ class Command(BaseCommand):
             f"policy={result.policy} unit={result.unit} seed={result.seed} "
             f"gpus={result.total_gpus} tasks={result.tasks} "
             f"alloc_at_100={at(100)} frag_at_100={at(100, 'frag')} "
+            f"alloc_end={result.alloc_pct} frag_end={result.frag_pct} "
             f"unscheduled={result.unscheduled} seconds={result.seconds}"
         )
