@@ -47,7 +47,7 @@ from evaluations.capacity.engine.shapes import (
 )
 
 CURVE_PERCENTS = 131  # 0 … 130 % of the cluster's GPU capacity
-MAX_TASKS = 2_000_000  # after inflation: beyond this a replay is refused, not attempted
+MAX_TASKS = 500_000  # after inflation: beyond this a replay is refused, not attempted
 SCORERS = {
     "bestfit": bestfit_scores,
     "dotprod": dotprod_scores,
@@ -285,7 +285,10 @@ def _name(tasks: Sequence[Task], item: tuple[int, int]) -> str:
 
 
 def _request(task: Task, devices) -> Request:
-    allowed = np.array([type_allows(task.gpu_type, model) for model in devices.models])
+    # A GPU-type constraint binds GPU tasks only (the simulator's filter skips CPU tasks).
+    allowed = np.array(
+        [not task.gpus or type_allows(task.gpu_type, model) for model in devices.models]
+    )
     need = demand(task, devices)
     key = (task.cpu_milli, need, task.gpus, task.gpu_type or "")
     return Request(
