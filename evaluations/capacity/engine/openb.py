@@ -89,7 +89,7 @@ class _Lines:
         except csv.Error as error:
             raise CapacityError(f"{self.label}, line {reader.line_num}: {error}") from error
         except UnicodeDecodeError as error:
-            raise CapacityError(f"{self.label}, after line {line}: not UTF-8 text") from error
+            raise CapacityError(f"{self.label}, line {line + 1}: not UTF-8 text") from error
 
     def _guarded(self, lines: Iterator[str]) -> Iterator[str]:
         for number, text in enumerate(lines, start=1):

@@ -79,7 +79,7 @@ def test_a_nul_byte_is_refused():
 def test_a_file_that_is_not_utf8_is_refused(tmp_path):
     path = tmp_path / "pods.csv"
     path.write_bytes(PODS.encode() + b"p4,1,1,1,\xff\xfe,,LS\n")
-    with pytest.raises(CapacityError, match="not UTF-8"):
+    with pytest.raises(CapacityError, match="line 5: not UTF-8"):
         read_tasks(path)
 
 
