@@ -4,11 +4,12 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ecomap.health import healthz
+from ecomap.health import healthz, readyz
 
 urlpatterns = [
     path("", include("evaluations.inbox.home_urls")),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),

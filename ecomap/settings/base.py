@@ -321,5 +321,7 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="EcoMap <ecomap@local
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # A worker waiting on a dead mail server gives up and retries instead of hanging.
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+# /readyz gives each dependency (database, broker, cache) this many seconds to answer.
+READYZ_TIMEOUT = env.float("READYZ_TIMEOUT", default=2.0)
 # Links in e-mails and webhook payloads are absolute: the address people reach the site at.
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")

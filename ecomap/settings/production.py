@@ -37,5 +37,5 @@ if not env.str("CACHE_URL", default="") and _BROKER.startswith(("redis://", "red
     CACHES = {"default": {"BACKEND": FAIL_OPEN_REDIS_CACHE, "LOCATION": _BROKER}}
 CONN_MAX_AGE = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_MAX_AGE"] = CONN_MAX_AGE  # noqa: F405
-# Container health checks call /healthz on the loopback address.
+# Container health checks call /healthz and /readyz on the loopback address.
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1", "localhost"]
