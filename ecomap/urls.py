@@ -22,6 +22,8 @@ urlpatterns = [
     path("evaluations/", include("evaluations.urls")),
     path("teams/", include("evaluations.teams.urls")),
     path("inbox/", include("evaluations.inbox.urls")),
+    # read-only share links of a decision: the key in the path is the only credential
+    path("shared/", include("evaluations.sharing.urls")),
     # /clusters/ and an evaluation's /evaluations/<pk>/cluster/ comparison
     path("", include("evaluations.clusters.urls")),
     path("reports/", include("evaluations.reports.urls")),

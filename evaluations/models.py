@@ -471,3 +471,6 @@ class EvaluationRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evaluation} @ {self.revision}"
+
+
+from evaluations.sharing.models import ShareAccess, ShareLink  # noqa: E402, F401
