@@ -379,6 +379,9 @@ class Event(models.TextChoices):
     CHANGES_REQUESTED = "changes_requested", _("changes requested")
     COMMENTED = "commented", _("commented")
     CATALOG_DRIFT = "catalog_drift", _("catalog changed under the decision")
+    REVIEW_REQUESTED = "review_requested", _("review requested")
+    # Not a review event: the "send a test event" button of the team's webhook log.
+    TEST = "test", _("test event")
 
 
 class Notification(models.Model):
@@ -473,4 +476,9 @@ class EvaluationRevision(models.Model):
         return f"{self.evaluation} @ {self.revision}"
 
 
+from evaluations.approvals.models import (  # noqa: E402, F401
+    ApprovalPolicy,
+    ApprovalRule,
+    ReviewRequest,
+)
 from evaluations.sharing.models import ShareAccess, ShareLink  # noqa: E402, F401

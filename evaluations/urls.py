@@ -3,6 +3,7 @@
 from django.urls import path
 
 from evaluations import views
+from evaluations.approvals import views as approval_views
 from evaluations.decisions import views as decision_views
 from evaluations.review import views as review_views
 from evaluations.sharing import views as share_views
@@ -44,6 +45,11 @@ urlpatterns = [
     path("<int:pk>/what-if/", decision_views.evaluation_whatif_view, name="what-if"),
     path("<int:pk>/submit/", review_views.evaluation_submit_view, name="submit"),
     path("<int:pk>/review/", review_views.evaluation_review_view, name="review"),
+    path(
+        "<int:pk>/review-requests/",
+        approval_views.review_request_view,
+        name="review-request",
+    ),
     path("<int:pk>/archive/", review_views.evaluation_archive_view, name="archive"),
     path("<int:pk>/clone/", decision_views.evaluation_clone_view, name="clone"),
     path("<int:pk>/diff/", review_views.evaluation_diff_view, name="diff"),

@@ -2,6 +2,7 @@
 
 from django.urls import path, re_path
 
+from evaluations.approvals import views as approval_views
 from evaluations.teams import views
 
 app_name = "teams"
@@ -26,4 +27,9 @@ urlpatterns = [
         name="invitation-withdraw",
     ),
     path("<slug:slug>/webhook/", views.webhook_view, name="webhook"),
+    path(
+        "<slug:slug>/approval-policy/",
+        approval_views.approval_policy_view,
+        name="approval-policy",
+    ),
 ]
