@@ -135,6 +135,8 @@ def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) 
         "team": evaluation.team.slug,
         "actor": actor_name,
         "text": f"{_slack_escape(sentence)} <{url}|{_slack_escape(_open_label())}>",
+        # The same sentence as plain text, for chat formats without Slack's link syntax.
+        "summary": sentence,
     }
     if comment is not None:
         payload["comment"] = {"id": comment.pk, "anchor": comment.anchor, "body": comment.body}
@@ -192,6 +194,7 @@ def evaluation_announce(
             event=event,
             url=team.webhook_url,
             secret=team.webhook_secret,
+            format=team.webhook_format or "generic",
             payload=webhook_payload(
                 evaluation=evaluation, actor=actor, event=event, comment=comment
             ),

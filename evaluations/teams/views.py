@@ -78,7 +78,9 @@ def _detail(request: HttpRequest, team: Team, *, status: int = 200, **context) -
         "new_invitation": new_invitation,
         "role_choices": Role.choices,
         "invite_form": InvitationForm(),
-        "webhook_form": WebhookForm(initial={"url": team.webhook_url}),
+        "webhook_form": WebhookForm(
+            initial={"url": team.webhook_url, "format": team.webhook_format or "generic"}
+        ),
         **context,
     }
     return render(request, "teams/detail.html", context, status=status)
@@ -236,6 +238,7 @@ def webhook_view(request: HttpRequest, slug: str) -> HttpResponse:
                 actor=request.user,
                 url=form.cleaned_data["url"],
                 secret=form.cleaned_data["secret"],
+                format=form.cleaned_data["format"] or None,
             ),
         )
         if saved:
