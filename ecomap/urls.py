@@ -4,6 +4,8 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from ecomap.account_views import SignInView
+from ecomap.accounts.oidc import SignInCallbackView, SignInRequestView
 from ecomap.health import healthz, readyz
 
 urlpatterns = [
@@ -11,7 +13,11 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("readyz", readyz, name="readyz"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", SignInView.as_view(), name="login"),
+    # Single sign-on (OIDC): start at the provider, come back with a code. The names are the
+    # ones mozilla-django-oidc reverses.
+    path("oidc/authenticate/", SignInRequestView.as_view(), name="oidc_authentication_init"),
+    path("oidc/callback/", SignInCallbackView.as_view(), name="oidc_authentication_callback"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/", include("ecomap.api")),

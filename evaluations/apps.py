@@ -19,3 +19,8 @@ class EvaluationsConfig(AppConfig):
 
         # The catalog never imports evaluations: it announces its writes, and drift listens.
         catalog_rows_changed.connect(on_catalog_rows_changed, dispatch_uid="evaluations-drift")
+        from ecomap.accounts.signals import sso_signed_in
+        from evaluations.teams.sso import on_sso_signed_in
+
+        # Single sign-on lives in ecomap; the teams its groups map to are evaluations'.
+        sso_signed_in.connect(on_sso_signed_in, dispatch_uid="evaluations-sso-teams")
