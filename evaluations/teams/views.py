@@ -299,7 +299,7 @@ def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
             ),
         )
         if saved:
-            login(request, made[0], backend="django.contrib.auth.backends.ModelBackend")
+            login(request, made[0], backend="ecomap.accounts.oidc.LocalPasswordBackend")
             messages.success(
                 request,
                 _("Welcome! You are now a member of %(team)s.") % {"team": invitation.team.name},
