@@ -133,6 +133,19 @@ def test_an_existing_account_is_linked_by_a_verified_address_only(configure, pla
     assert ExternalIdentity.objects.get(subject="ana-0001").user == bob
 
 
+def test_a_deactivated_account_cannot_sign_in_nor_come_back_as_a_new_one(configure, platform):
+    with oidc_issuer(ANA) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+        get_user_model().objects.filter(username="ana").update(is_active=False)
+        client = Client()
+        done = sign_in(client, issuer)
+
+    assert done["Location"] == "/accounts/login/?sso=failed"
+    assert "_auth_user_id" not in client.session
+    assert get_user_model().objects.count() == 2  # the team's owner and ana, nobody new
+
+
 @pytest.mark.parametrize("wrong", ["issuer", "audience"])
 def test_an_id_token_for_another_issuer_or_client_signs_nobody_in(configure, platform, wrong):
     client = Client()

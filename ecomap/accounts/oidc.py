@@ -170,7 +170,9 @@ class OIDCBackend(OIDCAuthenticationBackend):
         ).select_related("user")
         found = identity.first()
         if found is not None:
-            return self.UserModel.objects.filter(pk=found.user_id, is_active=True)
+            # A deactivated account stays the match (and is refused by the callback), so that
+            # signing in again never makes a fresh account for the same person.
+            return self.UserModel.objects.filter(pk=found.user_id)
         email = claims.get("email")
         if email and claims.get("email_verified") is True:
             matches = self.UserModel.objects.filter(email__iexact=email, is_active=True)
@@ -192,6 +194,8 @@ class OIDCBackend(OIDCAuthenticationBackend):
 
     @transaction.atomic
     def update_user(self, user, claims):
+        if not user.is_active:
+            return user  # refused by the callback; nothing of theirs changes
         ExternalIdentity.objects.update_or_create(
             issuer=settings.OIDC_ISSUER,
             subject=claims["sub"],
