@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
@@ -283,7 +284,9 @@ def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
         return _accept_signed_in(request, key, invitation, context)
     login_url = f"{reverse('login')}?{urlencode({'next': request.path})}"
     context["login_url"] = login_url
-    if selectors.account_exists_for(email=invitation.email):
+    # With password sign-in off (LOCAL_LOGIN), an account is made by signing in through the
+    # company's provider, never here: the person signs in first, then opens the link again.
+    if selectors.account_exists_for(email=invitation.email) or not settings.LOCAL_LOGIN:
         return render(request, "teams/invitation.html", {**context, "mode": "sign-in"})
     form = InvitationSignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
