@@ -87,15 +87,14 @@ def approval_policy_view(request: HttpRequest, slug: str) -> HttpResponse:
 @maps_domain_errors
 def review_request_view(request: HttpRequest, pk: int) -> HttpResponse:
     evaluation = evaluation_for(request, pk)
-    reviewer = (
-        get_user_model()
-        .objects.filter(
-            pk=request.POST.get("reviewer") if str(request.POST.get("reviewer", "")).isdigit()
-            else None,
-            memberships__team_id=evaluation.team_id,
+    chosen = request.POST.get("reviewer", "")
+    reviewer = None
+    if chosen.isdigit() and len(chosen) < 19:
+        reviewer = (
+            get_user_model()
+            .objects.filter(pk=int(chosen), memberships__team_id=evaluation.team_id)
+            .first()
         )
-        .first()
-    )  # fmt: skip
     if reviewer is None:
         raise Http404("No such member")
     review_request_create(evaluation=evaluation, actor=request.user, reviewer=reviewer)

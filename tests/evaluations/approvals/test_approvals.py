@@ -271,3 +271,20 @@ def test_a_member_reads_the_policy_but_cannot_post_it(cast):
 
     assert client.get(url).status_code == 200
     assert client.post(url, {"required_approvals": "5"}).status_code == 403
+
+
+def test_an_editor_asks_a_reviewer_from_the_review_panel(cast):
+    evaluation = submitted(cast)
+    client = Client()
+    client.force_login(cast.bob)
+
+    response = client.post(
+        reverse("evaluations:review-request", args=[evaluation.pk]), {"reviewer": cast.sam.pk}
+    )
+    outsider = client.post(
+        reverse("evaluations:review-request", args=[evaluation.pk]), {"reviewer": cast.charlie.pk}
+    )
+
+    assert response.status_code == 302
+    assert Notification.objects.filter(recipient=cast.sam, event="review_requested").exists()
+    assert outsider.status_code == 404  # not a member of the team
