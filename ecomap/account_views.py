@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from axes.utils import reset as axes_reset
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
@@ -23,6 +24,29 @@ from ecomap.tokens import token_create_for, token_get_for, token_revoke_for
 
 # The new key waits in the (server-side) session for the one page view that shows it.
 NEW_TOKEN_SESSION_KEY = "account:new-api-token"  # noqa: S105 (a session key name, not a secret)
+
+
+class SignInView(auth_views.LoginView):
+    """The sign-in page: username and password (unless LOCAL_LOGIN is off) and, with
+    OIDC_ISSUER set, a button that signs in through the company's identity provider."""
+
+    def get_context_data(self, **kwargs):
+        context = super().get_context_data(**kwargs)
+        context.update(
+            sso=bool(settings.OIDC_ISSUER),
+            sso_name=settings.OIDC_PROVIDER_NAME,
+            local_login=settings.LOCAL_LOGIN,
+            sso_failed=self.request.GET.get("sso") == "failed",
+        )
+        return context
+
+    def post(self, request, *args, **kwargs):
+        if not settings.LOCAL_LOGIN:
+            # The password backend refuses anyway; the page says why instead of "no match".
+            context = self.get_context_data(form=self.get_form())
+            context["local_refused"] = True
+            return self.render_to_response(context, status=403)
+        return super().post(request, *args, **kwargs)
 
 
 @login_required

@@ -4,13 +4,20 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ecomap.health import healthz
+from ecomap.account_views import SignInView
+from ecomap.accounts.oidc import SignInCallbackView, SignInRequestView
+from ecomap.health import healthz, readyz
 
 urlpatterns = [
     path("", include("evaluations.inbox.home_urls")),
     path("healthz", healthz, name="healthz"),
+    path("readyz", readyz, name="readyz"),
     path("i18n/", include("django.conf.urls.i18n")),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", SignInView.as_view(), name="login"),
+    # Single sign-on (OIDC): start at the provider, come back with a code. The names are the
+    # ones mozilla-django-oidc reverses.
+    path("oidc/authenticate/", SignInRequestView.as_view(), name="oidc_authentication_init"),
+    path("oidc/callback/", SignInCallbackView.as_view(), name="oidc_authentication_callback"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("admin/", admin.site.urls),
     path("api/", include("ecomap.api")),
@@ -21,6 +28,8 @@ urlpatterns = [
     path("evaluations/", include("evaluations.urls")),
     path("teams/", include("evaluations.teams.urls")),
     path("inbox/", include("evaluations.inbox.urls")),
+    # read-only share links of a decision: the key in the path is the only credential
+    path("shared/", include("evaluations.sharing.urls")),
     # /clusters/ and an evaluation's /evaluations/<pk>/cluster/ comparison
     path("", include("evaluations.clusters.urls")),
     path("reports/", include("evaluations.reports.urls")),

@@ -29,3 +29,9 @@ class EvaluationsConfig(AppConfig):
         # signals); a notification saved or deleted one by one (the admin, a cascade) too.
         post_save.connect(forget_unread_of, sender=Notification, dispatch_uid="inbox-unread")
         post_delete.connect(forget_unread_of, sender=Notification, dispatch_uid="inbox-unread")
+
+        from ecomap.accounts.signals import sso_signed_in
+        from evaluations.teams.sso import on_sso_signed_in
+
+        # Single sign-on lives in ecomap; the teams its groups map to are evaluations'.
+        sso_signed_in.connect(on_sso_signed_in, dispatch_uid="evaluations-sso-teams")

@@ -21,11 +21,19 @@ AUDIT_ACTIONS = {
     "catalog_drift": _("the catalog changed under the decision"),
     "snapshot_attached": _("attached a cluster snapshot to the report"),
     "snapshot_detached": _("detached the cluster snapshot from the report"),
+    "share_created": _("created a read-only share link"),
+    "share_revoked": _("revoked a share link"),
+    "approval_recorded": _("approved (more approvals needed)"),
+    "review_requested": _("asked for a review"),
 }
 
 # Keys of an entry's `changes`: step-1 profile fields, step and decision parts.
 AUDIT_FIELDS = {
     "title": _("title"),
+    "shared_with": _("shared with"),
+    "days": _("days valid"),
+    "approvals": _("approvals of this revision"),
+    "reviewer": _("reviewer"),
     "workload_types": _("workload types"),
     "primary_objective": _("primary objective"),
     "p99_target_ms": _("P99 target"),

@@ -33,6 +33,19 @@ class Team(models.Model):
     # Optional outgoing webhook for review events: JSON signed with HMAC-SHA256 of the secret.
     webhook_url = models.URLField(_("webhook URL"), max_length=500, blank=True)
     webhook_secret = models.CharField(_("webhook secret"), max_length=128, blank=True)
+    # What the POST body looks like (evaluations.notifications.formats): EcoMap's signed JSON,
+    # a Slack-compatible incoming webhook, or a Feishu/Lark custom bot.
+    webhook_format = models.CharField(
+        _("webhook format"),
+        max_length=10,
+        default="generic",
+        blank=True,
+        choices=[
+            ("generic", _("EcoMap JSON")),
+            ("slack", _("Slack-compatible")),
+            ("feishu", _("Feishu / Lark")),
+        ],
+    )
 
     class Meta:
         ordering = ["name"]
@@ -379,6 +392,9 @@ class Event(models.TextChoices):
     CHANGES_REQUESTED = "changes_requested", _("changes requested")
     COMMENTED = "commented", _("commented")
     CATALOG_DRIFT = "catalog_drift", _("catalog changed under the decision")
+    REVIEW_REQUESTED = "review_requested", _("review requested")
+    # Not a review event: the "send a test event" button of the team's webhook log.
+    TEST = "test", _("test event")
 
 
 class Notification(models.Model):
@@ -425,8 +441,16 @@ class WebhookDelivery(models.Model):
     url = models.URLField(max_length=500)
     secret = models.CharField(max_length=128, blank=True, editable=False)
     payload = models.JSONField(default=dict)
+    # The team's body format when the event happened, kept like the URL and secret.
+    format = models.CharField(max_length=10, default="generic")
     status = models.CharField(max_length=10, default="pending")
     attempts = models.PositiveSmallIntegerField(default=0)
+    # When a failed attempt is tried again (the log shows it); empty otherwise.
+    next_attempt_at = models.DateTimeField(null=True, blank=True)
+    # A delivery sent again by hand from the log points at the one it repeats.
+    resend_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     response_status = models.PositiveSmallIntegerField(null=True, blank=True)
     last_error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -438,7 +462,11 @@ class WebhookDelivery(models.Model):
         ordering = ["-created_at", "-id"]
         verbose_name = _("webhook delivery")
         verbose_name_plural = _("webhook deliveries")
-        indexes = [models.Index(fields=["status", "created_at"], name="webhook_by_status_idx")]
+        indexes = [
+            models.Index(fields=["status", "created_at"], name="webhook_by_status_idx"),
+            # the team's delivery log, newest first
+            models.Index(fields=["team", "-created_at"], name="webhook_by_team_idx"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.event} to {self.url} ({self.status})"
@@ -471,3 +499,11 @@ class EvaluationRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evaluation} @ {self.revision}"
+
+
+from evaluations.approvals.models import (  # noqa: E402, F401
+    ApprovalPolicy,
+    ApprovalRule,
+    ReviewRequest,
+)
+from evaluations.sharing.models import ShareAccess, ShareLink  # noqa: E402, F401

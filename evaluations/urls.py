@@ -3,8 +3,10 @@
 from django.urls import path
 
 from evaluations import views
+from evaluations.approvals import views as approval_views
 from evaluations.decisions import views as decision_views
 from evaluations.review import views as review_views
+from evaluations.sharing import views as share_views
 from evaluations.steps import candidates as step_candidates
 from evaluations.steps import views as step_views
 
@@ -34,9 +36,20 @@ urlpatterns = [
         name="recommendations",
     ),
     path("<int:pk>/decision/", decision_views.evaluation_decision_view, name="decision"),
+    path("<int:pk>/shares/", share_views.share_list_view, name="shares"),
+    path(
+        "<int:pk>/shares/<int:link_id>/revoke/",
+        share_views.share_revoke_view,
+        name="share-revoke",
+    ),
     path("<int:pk>/what-if/", decision_views.evaluation_whatif_view, name="what-if"),
     path("<int:pk>/submit/", review_views.evaluation_submit_view, name="submit"),
     path("<int:pk>/review/", review_views.evaluation_review_view, name="review"),
+    path(
+        "<int:pk>/review-requests/",
+        approval_views.review_request_view,
+        name="review-request",
+    ),
     path("<int:pk>/archive/", review_views.evaluation_archive_view, name="archive"),
     path("<int:pk>/clone/", decision_views.evaluation_clone_view, name="clone"),
     path("<int:pk>/diff/", review_views.evaluation_diff_view, name="diff"),

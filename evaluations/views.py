@@ -13,6 +13,12 @@ from django.utils.translation import gettext_lazy
 from catalog.engine.profile import PROFILE_FIELDS
 from catalog.engine.text import Text, joined
 from evaluations import selectors, services
+from evaluations.approvals.services import (
+    approval_status,
+    possible_reviewers,
+    review_requests_for,
+    status_in_words,
+)
 from evaluations.decisions.drift import drift_view
 from evaluations.engine.recommend import POOL_LABELS
 from evaluations.forms import EvaluationCreateForm
@@ -117,8 +123,30 @@ def evaluation_detail_view(request, pk: int):
             step_labels=dict(Step.choices),
             profile_summary=_profile_summary(evaluation.profile or {}),
             drift=drift_view(evaluation),
+            **_approval_context(evaluation, role, request.user),
         ),
     )
+
+
+def _approval_context(evaluation, role, user) -> dict[str, Any]:
+    """The review panel's approval status and "ask for a review" form (while in review)."""
+    if evaluation.state != State.IN_REVIEW:
+        return {"approval": None}
+    status = status_in_words(approval_status(evaluation))
+    choices = []
+    if selectors.role_allows(role, Role.EDITOR):
+        # Not those who approved this revision already, nor the person asking.
+        choices = [
+            person
+            for person in possible_reviewers(evaluation)
+            if person.get_username() not in status["approved_by"] and person.pk != user.pk
+        ]
+    return {
+        "approval": status,
+        "approved_already": user.get_username() in status["approved_by"],
+        "review_requests": review_requests_for(evaluation),
+        "request_choices": choices,
+    }
 
 
 def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:

@@ -6,7 +6,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q, QuerySet
 
 from catalog.imports.models import ImportJob
 from catalog.models import Tag
@@ -20,6 +21,22 @@ def import_job_list() -> QuerySet[ImportJob]:
         .defer("payload", "changes", "errors", "linked")
         .order_by("-created_at")
     )
+
+
+def catalog_maintainers(*, limit: int = 8) -> list[str]:
+    """Who a reader without the permission can ask to import: active accounts holding the
+    catalog-maintainer permission (directly, through a group, or as superuser), by name."""
+    perm = Q(user_permissions__codename="maintain_catalog") | Q(
+        groups__permissions__codename="maintain_catalog"
+    )
+    users = (
+        get_user_model()
+        .objects.filter(is_active=True)
+        .filter(perm | Q(is_superuser=True))
+        .distinct()
+        .order_by("username")[:limit]
+    )
+    return [user.get_full_name() or user.get_username() for user in users]
 
 
 def import_job_get(*, job_id) -> ImportJob:

@@ -21,6 +21,7 @@ from catalog.forms import CatalogFilterForm
 from catalog.imports.forms import ImportUploadForm
 from catalog.imports.models import ImportJob
 from catalog.imports.selectors import (
+    catalog_maintainers,
     import_job_changes,
     import_job_get,
     import_job_list,
@@ -43,7 +44,13 @@ def _list_page(request: HttpRequest, form: ImportUploadForm | None, status: int 
     return render(
         request,
         "catalog/import_list.html",
-        {"page": page, "form": form if can_import else None, "formats": ImportJob.Format},
+        {
+            "page": page,
+            "form": form if can_import else None,
+            "formats": ImportJob.Format,
+            # Without the permission the page says why there is no form and whom to ask.
+            "maintainers": None if can_import else catalog_maintainers(),
+        },
         status=status,
     )
 

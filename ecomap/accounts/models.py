@@ -39,3 +39,31 @@ class ApiToken(models.Model):
     @property
     def expired(self) -> bool:
         return self.expires_at <= timezone.now()
+
+
+class ExternalIdentity(models.Model):
+    """A person at the single sign-on provider (issuer and subject, the OIDC `iss` and `sub`),
+    and the account they sign in as. Signing in finds the account by this pair, never by a
+    name or an address the provider lets its users change."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="external_identities",
+        verbose_name=_("user"),
+    )
+    issuer = models.CharField(_("issuer"), max_length=255)
+    subject = models.CharField(_("subject"), max_length=255)
+    created_at = models.DateTimeField(_("linked"), auto_now_add=True)
+    last_login_at = models.DateTimeField(_("last sign-in"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("single sign-on identity")
+        verbose_name_plural = _("single sign-on identities")
+        constraints = [
+            # every sign-in looks the account up by this pair
+            models.UniqueConstraint(fields=["issuer", "subject"], name="identity_unique_subject"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.subject} at {self.issuer}"

@@ -113,7 +113,10 @@ PERMISSIONS_POLICY: dict[str, list[str]] = {
 # price: guesses spread over many addresses are slowed per address only (docs/security.md).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's password sign-in, refused while LOCAL_LOGIN is off (permissions always checked).
+    "ecomap.accounts.oidc.LocalPasswordBackend",
+    # Single sign-on through OIDC_ISSUER; does nothing while it is unset.
+    "ecomap.accounts.oidc.OIDCBackend",
 ]
 AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
 AXES_COOLOFF_TIME = timedelta(minutes=env.int("AXES_COOLOFF_MINUTES", default=15))
@@ -324,5 +327,27 @@ DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="EcoMap <ecomap@local
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # A worker waiting on a dead mail server gives up and retries instead of hanging.
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+# Single sign-on with OpenID Connect (ecomap/accounts/oidc.py, mozilla-django-oidc). Unset
+# OIDC_ISSUER: local accounts only. The provider's endpoints come from its discovery document.
+OIDC_ISSUER = env.str("OIDC_ISSUER", default="").rstrip("/")
+OIDC_RP_CLIENT_ID = env.str("OIDC_CLIENT_ID", default="")
+OIDC_RP_CLIENT_SECRET = env.str("OIDC_CLIENT_SECRET", default="")
+OIDC_RP_SIGN_ALGO = env.str("OIDC_SIGN_ALGO", default="RS256")
+OIDC_RP_SCOPES = env.str("OIDC_SCOPES", default="openid email profile")
+# The claim listing the person's groups, and "group=team-slug:role, …" (evaluations/teams/sso.py).
+OIDC_GROUPS_CLAIM = env.str("OIDC_GROUPS_CLAIM", default="groups")
+OIDC_GROUP_TEAMS = env.str("OIDC_GROUP_TEAMS", default="")
+# The sign-in button says "Sign in with <this>".
+OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
+OIDC_USE_PKCE = True
+OIDC_TIMEOUT = env.int("OIDC_TIMEOUT", default=10)
+OIDC_VERIFY_SSL = env.bool("OIDC_VERIFY_SSL", default=True)
+OIDC_AUTHENTICATE_CLASS = "ecomap.accounts.oidc.SignInRequestView"
+OIDC_CALLBACK_CLASS = "ecomap.accounts.oidc.SignInCallbackView"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+# Off: nobody signs in with a password (site and admin); only through the provider.
+LOCAL_LOGIN = env.bool("LOCAL_LOGIN", default=True)
+# /readyz gives each dependency (database, broker, cache) this many seconds to answer.
+READYZ_TIMEOUT = env.float("READYZ_TIMEOUT", default=2.0)
 # Links in e-mails and webhook payloads are absolute: the address people reach the site at.
 SITE_URL = env.str("SITE_URL", default="http://127.0.0.1:8000").rstrip("/")

@@ -37,5 +37,13 @@ if not env.str("CACHE_URL", default="") and _BROKER.startswith(("redis://", "red
     CACHES = {"default": {"BACKEND": FAIL_OPEN_REDIS_CACHE, "LOCATION": _BROKER}}
 CONN_MAX_AGE = env.int("CONN_MAX_AGE", default=60)
 DATABASES["default"]["CONN_MAX_AGE"] = CONN_MAX_AGE  # noqa: F405
-# Container health checks call /healthz on the loopback address.
+# Container health checks call /healthz and /readyz on the loopback address.
 ALLOWED_HOSTS = [*ALLOWED_HOSTS, "127.0.0.1", "localhost"]
+# Single sign-on: the provider is reached over HTTPS only, and a client must be registered.
+_OIDC_ISSUER = env.str("OIDC_ISSUER", default="")
+if _OIDC_ISSUER and not _OIDC_ISSUER.startswith("https://"):
+    raise ImproperlyConfigured("OIDC_ISSUER must be an https:// URL.")
+if _OIDC_ISSUER and not (
+    env.str("OIDC_CLIENT_ID", default="") and env.str("OIDC_CLIENT_SECRET", default="")
+):
+    raise ImproperlyConfigured("Set OIDC_CLIENT_ID and OIDC_CLIENT_SECRET with OIDC_ISSUER.")

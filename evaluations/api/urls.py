@@ -4,6 +4,7 @@ from django.urls import path
 from rest_framework.routers import SimpleRouter
 
 from evaluations.api import views
+from evaluations.approvals import api as approval_api
 from evaluations.clusters import api as cluster_api
 from evaluations.reports import api as report_api
 
@@ -25,6 +26,21 @@ urlpatterns = [
             {"get": "adr_markdown"}, content_negotiation_class=views.AnyAccept
         ),
         name="evaluation-adr-markdown",
+    ),
+    path(
+        "teams/<slug:slug>/approval-policy/",
+        approval_api.ApprovalPolicyView.as_view(),
+        name="team-approval-policy",
+    ),
+    path(
+        "evaluations/<str:pk>/approval/",
+        approval_api.ApprovalStatusView.as_view(),
+        name="evaluation-approval",
+    ),
+    path(
+        "evaluations/<str:pk>/review-requests/",
+        approval_api.ReviewRequestView.as_view(),
+        name="evaluation-review-requests",
     ),
     *router.urls,
 ]

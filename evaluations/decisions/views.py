@@ -32,6 +32,7 @@ from evaluations.pages import (
     posted_revision,
     save_or_form_error,
 )
+from evaluations.sharing.selectors import share_links_for
 from evaluations.steps.guidance import guidance
 
 
@@ -103,6 +104,7 @@ def evaluation_decision_view(request, pk: int):
             stack_query=",".join(decision.rows) if decision else "",
             guide={"step": guidance("decision"), "risks": guidance("risks")},
             drift=drift_view(evaluation),
+            shares=share_links_for(evaluation) if decision else [],
         ),
         status=status,
     )

@@ -51,6 +51,10 @@ def event_sentence(*, event: str, actor: str, title: str, revision: int, anchor:
         return _("%(actor)s approved “%(title)s” (revision %(revision)s).") % values
     if event == Event.CHANGES_REQUESTED:
         return _("%(actor)s requested changes to “%(title)s” (revision %(revision)s).") % values
+    if event == Event.REVIEW_REQUESTED:
+        return _("%(actor)s asks for your review of “%(title)s” (revision %(revision)s).") % values
+    if event == Event.TEST:
+        return _("A test event from EcoMap: the team's webhook is reachable.")
     if event == Event.CATALOG_DRIFT:
         return (
             _(
@@ -132,6 +136,8 @@ def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) 
         "team": evaluation.team.slug,
         "actor": actor_name,
         "text": f"{_slack_escape(sentence)} <{url}|{_slack_escape(_open_label())}>",
+        # The same sentence as plain text, for chat formats without Slack's link syntax.
+        "summary": sentence,
     }
     if comment is not None:
         payload["comment"] = {"id": comment.pk, "anchor": comment.anchor, "body": comment.body}
@@ -148,11 +154,20 @@ def _slack_escape(text: str) -> str:
 
 
 def evaluation_announce(
-    *, evaluation: Evaluation, actor, event: str, comment: Comment | None = None
+    *,
+    evaluation: Evaluation,
+    actor,
+    event: str,
+    comment: Comment | None = None,
+    recipients: set[int] | None = None,
 ) -> list[Notification]:
     """Tell the people concerned, in the caller's transaction: inbox items now, e-mails and the
-    webhook by jobs after commit (nothing is sent for a change that rolls back)."""
-    user_ids = recipients_for(evaluation=evaluation, actor=actor, event=event)
+    webhook by jobs after commit (nothing is sent for a change that rolls back). `recipients`
+    names the people of a personal event (a review request), which the team's webhook skips."""
+    if recipients is None:
+        user_ids = recipients_for(evaluation=evaluation, actor=actor, event=event)
+    else:
+        user_ids = _members(evaluation, recipients) - {getattr(actor, "pk", None)}
     notifications = Notification.objects.bulk_create(
         Notification(
             recipient_id=user_id,
@@ -174,13 +189,14 @@ def evaluation_announce(
         if notification.recipient_id in mailable:
             enqueue_on_commit(SEND_NOTIFICATION_EMAIL, notification.pk)
     team = evaluation.team
-    if team.webhook_url:
+    if team.webhook_url and recipients is None:
         delivery = WebhookDelivery.objects.create(
             team=team,
             evaluation=evaluation,
             event=event,
             url=team.webhook_url,
             secret=team.webhook_secret,
+            format=team.webhook_format or "generic",
             payload=webhook_payload(
                 evaluation=evaluation, actor=actor, event=event, comment=comment
             ),

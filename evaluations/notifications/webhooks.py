@@ -7,7 +7,6 @@ import hashlib
 import hmac
 import http.client
 import ipaddress
-import json
 import logging
 import socket
 import ssl
@@ -22,6 +21,7 @@ from django.utils import timezone
 from ecomap.dispatch import DELIVER_WEBHOOK
 from ecomap.jobs import jobs_resend
 from evaluations.models import WebhookDelivery
+from evaluations.notifications.formats import webhook_body
 
 logger = logging.getLogger(__name__)
 
@@ -216,9 +216,13 @@ def webhook_deliver(*, delivery_id: int) -> Attempt | None:
         return None
     delivery = WebhookDelivery.objects.get(pk=delivery_id)
     timestamp = int(now.timestamp())
-    body = json.dumps(
-        {**delivery.payload, "sent_at": now.isoformat()}, ensure_ascii=False, separators=(",", ":")
-    ).encode()
+    body = webhook_body(
+        format=delivery.format,
+        payload=delivery.payload,
+        secret=delivery.secret,
+        timestamp=timestamp,
+        sent_at=now.isoformat(),
+    )
     headers = {
         "Content-Type": "application/json; charset=utf-8",
         "User-Agent": "EcoMap-Webhook/1",
@@ -247,19 +251,24 @@ def webhook_deliver(*, delivery_id: int) -> Attempt | None:
     if error:
         logger.warning("webhook delivery %s attempt %s: %s", delivery_id, delivery.attempts, error)
     finished = timezone.now()
+    retry_at = finished + timedelta(seconds=outcome.retry_in) if outcome.retry_in else None
     WebhookDelivery.objects.filter(pk=delivery_id, status="running").update(
         status=outcome.status,
         response_status=response_status,
         last_error=error[:ERROR_LENGTH],
         heartbeat_at=finished,
         finished_at=None if outcome.retry_in else finished,
+        next_attempt_at=retry_at,
     )
     return outcome
 
 
 def webhook_fail(*, delivery_id: int, error: str) -> None:
     WebhookDelivery.objects.filter(pk=delivery_id).exclude(status="delivered").update(
-        status="failed", last_error=error[:ERROR_LENGTH], finished_at=timezone.now()
+        status="failed",
+        last_error=error[:ERROR_LENGTH],
+        finished_at=timezone.now(),
+        next_attempt_at=None,
     )
 
 

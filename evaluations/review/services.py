@@ -6,9 +6,19 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from evaluations.approvals.services import approval_status
 from evaluations.decisions.drift import decision_pin
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import PLACEMENT_STEPS, Decision, Evaluation, Event, Role, Step, Verdict
+from evaluations.models import (
+    PLACEMENT_STEPS,
+    Decision,
+    Evaluation,
+    Event,
+    Role,
+    State,
+    Step,
+    Verdict,
+)
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.comments import review_comments_add
 from evaluations.review.editing import audit_write, evaluation_lock, role_require
@@ -69,8 +79,8 @@ def evaluation_review(
     comment = comment.strip()
     workflow = EvaluationWorkflow(evaluation)
     if verdict == Verdict.APPROVE:
-        transition = workflow.approve()
-    elif verdict == Verdict.REQUEST_CHANGES:
+        return _approve(evaluation, actor, comment, step_comments)
+    if verdict == Verdict.REQUEST_CHANGES:
         # A comment the reviewer left on a step page and nobody has resolved says it too.
         left_open = evaluation.comments.filter(author=actor, resolved_at__isnull=True).exists()
         if not comment and not step_comments and not left_open:
@@ -84,6 +94,15 @@ def evaluation_review(
         message = _("Unknown verdict; allowed: {allowed}").format(allowed=", ".join(Verdict.values))
         raise InvalidInput(message, errors={"verdict": [message]})
     evaluation.save(update_fields=["state", "updated_at"])
+    _review_record(evaluation, actor, verdict, comment, step_comments)
+    changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
+    audit_write(evaluation, actor, "changes_requested", changes=changes, transition=transition)
+    review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
+    evaluation_announce(evaluation=evaluation, actor=actor, event=Event.CHANGES_REQUESTED)
+    return evaluation
+
+
+def _review_record(evaluation, actor, verdict, comment, step_comments) -> None:
     evaluation.reviews.create(
         reviewer=actor,
         verdict=verdict,
@@ -91,13 +110,36 @@ def evaluation_review(
         step_comments=step_comments,
         revision=evaluation.revision,
     )
-    action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
-    changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
-    audit_write(evaluation, actor, action, changes=changes, transition=transition)
-    if verdict == Verdict.APPROVE:
+
+
+def _approve(evaluation: Evaluation, actor, comment: str, step_comments: dict) -> Evaluation:
+    """Record the approval of the current revision; the evaluation is approved once the
+    approvals of this revision meet the team's policy (one approval without a policy). The
+    audit names the approver and the revision either way."""
+    if evaluation.state != State.IN_REVIEW:
+        EvaluationWorkflow(evaluation).approve()  # refuses with the state's reason
+    if actor.get_username() in approval_status(evaluation).approvers:
+        raise InvalidInput(
+            _("You already approved revision %(revision)s.") % {"revision": evaluation.revision}
+        )
+    _review_record(evaluation, actor, Verdict.APPROVE, comment, step_comments)
+    status = approval_status(evaluation)
+    changes = {
+        "comment": comment,
+        **({"step_comments": step_comments} if step_comments else {}),
+        "approvals": f"{len(status.approvers)}/{status.required}",
+    }
+    if status.met:
+        transition = EvaluationWorkflow(evaluation).approve()
+        evaluation.save(update_fields=["state", "updated_at"])
+        audit_write(evaluation, actor, "approved", changes=changes, transition=transition)
         decision_pin(evaluation=evaluation)
+    else:
+        evaluation.save(update_fields=["updated_at"])
+        audit_write(evaluation, actor, "approval_recorded", changes=changes)
     review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
-    evaluation_announce(evaluation=evaluation, actor=actor, event=action)
+    if status.met:
+        evaluation_announce(evaluation=evaluation, actor=actor, event=Event.APPROVED)
     return evaluation
 
 

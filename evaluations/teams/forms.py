@@ -43,6 +43,16 @@ class WebhookForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}, render_value=False),
         help_text=_("Signs each delivery (HMAC-SHA256). Leave empty to keep the current one."),
     )
+    format = forms.ChoiceField(
+        label=_("Format"),
+        required=False,  # left out: the stored format stays
+        choices=[
+            ("generic", _("EcoMap JSON, signed (X-EcoMap-Signature)")),
+            ("slack", _("Slack-compatible incoming webhook (Slack, Mattermost, Rocket.Chat)")),
+            ("feishu", _("Feishu / Lark custom bot (signed with the secret)")),
+        ],
+        initial="generic",
+    )
 
 
 class InvitationSignupForm(forms.Form):

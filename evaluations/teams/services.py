@@ -34,6 +34,7 @@ from django.utils.translation import gettext as _
 from ecomap.accounts.models import key_hash
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import Invitation, Membership, Role, Team
+from evaluations.notifications.formats import FORMATS
 from evaluations.notifications.webhooks import internal_address
 from evaluations.review.editing import role_require
 from evaluations.teams.selectors import invitation_for_account, invitation_problem
@@ -364,8 +365,11 @@ def _is_loopback(host: str) -> bool:
 
 
 @transaction.atomic
-def team_webhook_set(*, team: Team, actor, url: str, secret: str = "") -> Team:
-    """Set or clear the team's webhook. An empty secret keeps the stored one; no URL clears both."""
+def team_webhook_set(
+    *, team: Team, actor, url: str, secret: str = "", format: str | None = None
+) -> Team:
+    """Set or clear the team's webhook. An empty secret keeps the stored one; no URL clears both.
+    `format` is the body's shape (generic, slack, feishu); None keeps the stored one."""
     _admin_require(team=team, actor=actor)
     url = (url or "").strip()
     secret = (secret or "").strip()
@@ -388,11 +392,17 @@ def team_webhook_set(*, team: Team, actor, url: str, secret: str = "") -> Team:
         ]
     elif not secret and not team.webhook_secret:
         errors["secret"] = [_("A webhook needs a secret to sign its deliveries.")]
+    if format is not None and format not in FORMATS:
+        errors["format"] = [
+            _("Unknown format; allowed: %(formats)s") % {"formats": ", ".join(FORMATS)}
+        ]
     if errors:
         raise InvalidInput(_("The webhook was not saved."), errors=errors)
     team.webhook_url = url
     if secret:
         team.webhook_secret = secret
-    team.save(update_fields=["webhook_url", "webhook_secret"])
+    if format is not None:
+        team.webhook_format = format
+    team.save(update_fields=["webhook_url", "webhook_secret", "webhook_format"])
     logger.info("team %s: %s set the webhook", team.slug, actor.pk)
     return team

@@ -2,6 +2,8 @@
 
 from django.urls import path, re_path
 
+from evaluations.approvals import views as approval_views
+from evaluations.notifications import views as webhook_views
 from evaluations.teams import views
 
 app_name = "teams"
@@ -26,4 +28,16 @@ urlpatterns = [
         name="invitation-withdraw",
     ),
     path("<slug:slug>/webhook/", views.webhook_view, name="webhook"),
+    path("<slug:slug>/webhook/log/", webhook_views.webhook_log_view, name="webhook-log"),
+    path("<slug:slug>/webhook/test/", webhook_views.webhook_test_view, name="webhook-test"),
+    path(
+        "<slug:slug>/webhook/log/<int:delivery_id>/resend/",
+        webhook_views.webhook_resend_view,
+        name="webhook-resend",
+    ),
+    path(
+        "<slug:slug>/approval-policy/",
+        approval_views.approval_policy_view,
+        name="approval-policy",
+    ),
 ]

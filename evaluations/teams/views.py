@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
@@ -78,7 +79,9 @@ def _detail(request: HttpRequest, team: Team, *, status: int = 200, **context) -
         "new_invitation": new_invitation,
         "role_choices": Role.choices,
         "invite_form": InvitationForm(),
-        "webhook_form": WebhookForm(initial={"url": team.webhook_url}),
+        "webhook_form": WebhookForm(
+            initial={"url": team.webhook_url, "format": team.webhook_format or "generic"}
+        ),
         **context,
     }
     return render(request, "teams/detail.html", context, status=status)
@@ -236,6 +239,7 @@ def webhook_view(request: HttpRequest, slug: str) -> HttpResponse:
                 actor=request.user,
                 url=form.cleaned_data["url"],
                 secret=form.cleaned_data["secret"],
+                format=form.cleaned_data["format"] or None,
             ),
         )
         if saved:
@@ -280,7 +284,9 @@ def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
         return _accept_signed_in(request, key, invitation, context)
     login_url = f"{reverse('login')}?{urlencode({'next': request.path})}"
     context["login_url"] = login_url
-    if selectors.account_exists_for(email=invitation.email):
+    # With password sign-in off (LOCAL_LOGIN), an account is made by signing in through the
+    # company's provider, never here: the person signs in first, then opens the link again.
+    if selectors.account_exists_for(email=invitation.email) or not settings.LOCAL_LOGIN:
         return render(request, "teams/invitation.html", {**context, "mode": "sign-in"})
     form = InvitationSignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
@@ -296,7 +302,7 @@ def invitation_accept_view(request: HttpRequest, key: str) -> HttpResponse:
             ),
         )
         if saved:
-            login(request, made[0], backend="django.contrib.auth.backends.ModelBackend")
+            login(request, made[0], backend="ecomap.accounts.oidc.LocalPasswordBackend")
             messages.success(
                 request,
                 _("Welcome! You are now a member of %(team)s.") % {"team": invitation.team.name},

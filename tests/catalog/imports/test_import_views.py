@@ -82,6 +82,26 @@ def test_a_reader_sees_the_imports_but_no_upload_form(bob_client, alice):
     assert b'enctype="multipart/form-data"' not in response.content
 
 
+def test_a_reader_is_told_why_there_is_no_form_and_whom_to_ask(bob_client, alice):
+    # Issue 32 item 6: a non-maintainer saw the page with no form and no reason.
+    alice.first_name, alice.last_name = "Alice", "Maintainer"
+    alice.save()
+
+    response = bob_client.get(LIST_URL)
+
+    text = response.content.decode()
+    assert "Why there is no upload form" in text
+    assert "catalog-maintainer permission" in text
+    assert "Alice Maintainer" in text
+    assert "bob" not in text.split("Why there is no upload form")[1].split("</section>")[0]
+
+
+def test_a_maintainer_is_not_shown_the_reason(alice_client):
+    response = alice_client.get(LIST_URL)
+
+    assert "Why there is no upload form" not in response.content.decode()
+
+
 def test_a_reader_cannot_upload(bob_client):
     response = upload(bob_client, csv_template())
 

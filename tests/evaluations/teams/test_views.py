@@ -448,3 +448,19 @@ def test_the_team_list_takes_the_same_queries_for_1_or_6_teams(
     with django_assert_max_num_queries(len(few.captured_queries)):
         page = client.get(reverse("teams:list")).content.decode()
     assert "Team 4" in page
+
+
+def test_with_password_sign_in_off_an_invitation_asks_to_sign_in_first(client, cast, settings):
+    # Issue 32: LOCAL_LOGIN=false means accounts come from the company's provider only.
+    settings.LOCAL_LOGIN = False
+    key = services.invitation_create(
+        team=cast.team, actor=cast.alice, email="new@example.org", role=Role.VIEWER
+    ).key
+    url = reverse("teams:accept", args=[key])
+
+    page = client.get(url)
+    posted = client.post(url, {"username": "newbie", "password1": "x" * 14, "password2": "x" * 14})
+
+    assert 'name="password1"' not in page.content.decode()
+    assert not get_user_model().objects.filter(username="newbie").exists()
+    assert posted.status_code == 200

@@ -1,0 +1,177 @@
+"""Share-link pages: the team's list with create and revoke (behind the access helper), and
+the three read-only pages the link itself opens (decision, PDF, ADR) — nothing else."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from ecomap.lockout import client_address
+from evaluations import selectors
+from evaluations.decisions import adr
+from evaluations.models import Role
+from evaluations.pages import evaluation_for, maps_domain_errors
+from evaluations.reports.models import Report
+from evaluations.sharing.models import ShareAccess, ShareLink
+from evaluations.sharing.selectors import share_accesses_for, share_link_of, share_links_for
+from evaluations.sharing.services import (
+    SHARE_DAYS,
+    ShareLinkGone,
+    share_link_create,
+    share_link_open,
+    share_link_revoke,
+)
+
+
+class ShareLinkForm(forms.Form):
+    label = forms.CharField(
+        label=gettext_lazy("Shared with"),
+        max_length=120,
+        help_text=gettext_lazy("Who gets the link, e.g. “external auditor, Example Corp”."),
+    )
+    days = forms.TypedChoiceField(
+        label=gettext_lazy("Valid for"),
+        coerce=int,
+        initial=7,
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Labels in the reader's language, so built per form rather than at import.
+        self.fields["days"].choices = [
+            (days, _("%(days)d days") % {"days": days}) for days in SHARE_DAYS
+        ]
+
+
+def _shares_page(request, evaluation, *, form=None, new_link=None, new_url="", status=200):
+    role = selectors.user_role_in(evaluation, request.user)
+    return render(
+        request,
+        "evaluations/shares.html",
+        {
+            "evaluation": evaluation,
+            "links": share_links_for(evaluation),
+            "accesses": share_accesses_for(evaluation),
+            "can_share": selectors.role_allows(role, Role.EDITOR),
+            "form": form or ShareLinkForm(),
+            "new_link": new_link,
+            "new_url": new_url,
+        },
+        status=status,
+    )
+
+
+@login_required
+@maps_domain_errors
+@never_cache
+def share_list_view(request, pk: int):
+    """GET: the links and their log. POST: a new link, shown once on the answer (stored hashed)."""
+    evaluation = evaluation_for(request, pk)
+    if request.method != "POST":
+        return _shares_page(request, evaluation)
+    form = ShareLinkForm(request.POST)
+    if not form.is_valid():
+        return _shares_page(request, evaluation, form=form, status=400)
+    link, key = share_link_create(
+        evaluation=evaluation,
+        actor=request.user,
+        label=form.cleaned_data["label"],
+        days=form.cleaned_data["days"],
+    )
+    url = request.build_absolute_uri(f"/shared/{key}/")
+    return _shares_page(request, evaluation, new_link=link, new_url=url, status=201)
+
+
+@login_required
+@require_POST
+@maps_domain_errors
+def share_revoke_view(request, pk: int, link_id: int):
+    evaluation = evaluation_for(request, pk)
+    link = share_link_of(evaluation, link_id)
+    share_link_revoke(link=link, actor=request.user)
+    messages.success(request, _("The link no longer opens anything."))
+    return redirect("evaluations:shares", pk=evaluation.pk)
+
+
+# ---- what the link opens ----------------------------------------------------------------------
+
+
+def _private(response: HttpResponse) -> HttpResponse:
+    """Nothing a link opens is cached, indexed, or named in a Referer to an evidence site."""
+    response["Cache-Control"] = "private, no-store"
+    response["X-Robots-Tag"] = "noindex, nofollow"
+    response["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+def _open(request, key: str, kind: str) -> ShareLink | HttpResponse:
+    try:
+        return share_link_open(
+            key=key,
+            kind=kind,
+            address=client_address(request),
+            user_agent=request.headers.get("User-Agent", ""),
+        )
+    except ShareLink.DoesNotExist:
+        raise Http404("No such link") from None
+    except ShareLinkGone:
+        return _private(render(request, "evaluations/shared_gone.html", status=410))
+
+
+@require_GET
+def shared_decision_view(request, key: str):
+    link = _open(request, key, ShareAccess.Kind.PAGE)
+    if isinstance(link, HttpResponse):
+        return link
+    evaluation = link.evaluation
+    record = adr.adr_data(evaluation, base_url=request.build_absolute_uri("/"))
+    report = evaluation.reports.filter(status=Report.Status.SUCCEEDED).first()
+    return _private(
+        render(
+            request,
+            "evaluations/shared_decision.html",
+            {
+                "link": link,
+                "key": key,
+                "evaluation": evaluation,
+                "record": record,
+                "report": report,
+            },
+        )  # fmt: skip
+    )
+
+
+@require_GET
+def shared_adr_view(request, key: str):
+    link = _open(request, key, ShareAccess.Kind.ADR)
+    if isinstance(link, HttpResponse):
+        return link
+    evaluation = link.evaluation
+    record = adr.adr_build(evaluation, base_url=request.build_absolute_uri("/"))
+    response = HttpResponse(record.markdown, content_type="text/markdown; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{adr.adr_filename(evaluation)}"'
+    return _private(response)
+
+
+@require_GET
+def shared_pdf_view(request, key: str):
+    link = _open(request, key, ShareAccess.Kind.PDF)
+    if isinstance(link, HttpResponse):
+        return link
+    report = link.evaluation.reports.filter(status=Report.Status.SUCCEEDED).first()
+    if report is None or not report.file:
+        raise Http404("No report has been built")
+    response = FileResponse(
+        report.file.open("rb"),
+        as_attachment=True,
+        filename=report.filename,
+        content_type="application/pdf",
+    )
+    return _private(response)
