@@ -50,6 +50,7 @@ AUDIT_FIELDS = {
     "pool_tenant_sharing": _("tenant sharing per pool"),
     "cross_tenant_sharing": _("GPUs shared between tenants"),
     "workload_isolation": _("isolation per workload type"),
+    "workload_mix": _("workload mix"),
     "rationale": _("rationale"),
     "risks": _("risks"),
     "acceptance_checks": _("acceptance checks"),

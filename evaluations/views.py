@@ -33,6 +33,7 @@ from evaluations.steps.forms import (
     ProfileForm,
     time_windows_in_words,
     workload_isolation_in_words,
+    workload_mix_in_words,
 )
 from evaluations.steps.guidance import guidance
 
@@ -143,6 +144,8 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
             shown = time_windows_in_words(value)
         elif key == "workload_isolation":
             shown = workload_isolation_in_words(value)
+        elif key == "workload_mix":
+            shown = workload_mix_in_words(value)
         elif key == "gpu_memory_gb":
             shown = _("{count} GB").format(count=value)
         elif key == "component_versions":

@@ -12,6 +12,7 @@ from catalog.engine.versions import (
     profile_component_versions,
     profile_kubernetes_version,
 )
+from catalog.engine.workload_mix import MixEntry, workload_mix_from_data
 
 WORKLOAD_TYPES: tuple[str, ...] = ("training", "batch", "online_inference", "interactive")
 
@@ -62,6 +63,7 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "gpu_model",
     "gpu_memory_gb",
     "node_count",
+    "workload_mix",
     "kubernetes_version",
     "component_versions",
     "priorities",
@@ -179,6 +181,9 @@ class Profile:
     cross_tenant_sharing: str | None = None
     # (workload type, isolation) where a type demands other isolation than `isolation`.
     workload_isolation: tuple[tuple[str, str], ...] = ()
+    # What each tenant runs, in counts of tasks of one size (catalog.engine.workload_mix); empty:
+    # capacity sizing uses the documented default per workload type.
+    workload_mix: tuple[MixEntry, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Profile:
@@ -227,6 +232,10 @@ class Profile:
             component_versions=profile_component_versions(data.get("component_versions")),
             cross_tenant_sharing=_one_of(data, "cross_tenant_sharing", CROSS_TENANT_SHARING),
             workload_isolation=_workload_isolation(data, workload_types),
+            workload_mix=workload_mix_from_data(
+                data.get("workload_mix"),
+                tenant_count=tenant_count or (1 if tenancy == "single" else None),
+            ),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -236,6 +245,7 @@ class Profile:
         data["time_windows"] = dict(self.time_windows)
         data["component_versions"] = dict(self.component_versions)
         data["workload_isolation"] = dict(self.workload_isolation)
+        data["workload_mix"] = [entry.to_dict() for entry in self.workload_mix]
         return data
 
     @property

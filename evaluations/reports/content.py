@@ -45,6 +45,7 @@ from evaluations.steps.forms import (
     WORKLOAD_CHOICES,
     time_windows_in_words,
     workload_isolation_in_words,
+    workload_mix_in_words,
 )
 
 logger = logging.getLogger(__name__)
@@ -122,6 +123,7 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
             (_("GPU model"), profile.get("gpu_model")),
             (_("Memory per GPU"), gb and _("{count} GB").format(count=gb)),
             (_("GPU nodes"), profile.get("node_count")),
+            (_("Workload mix"), workload_mix_in_words(profile.get("workload_mix"))),
             (_("When each workload runs"), time_windows_in_words(profile.get("time_windows"))),
         )
         if value

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.engine.gpus import gpu_model_choices
@@ -19,10 +21,19 @@ from catalog.engine.profile import (
     TENANT_COUNT_MAX,
     WORKLOAD_TYPES,
 )
+from catalog.engine.text import render as render_text
 from catalog.engine.versions import (
     PINNED_MAX,
     profile_component_versions,
     profile_kubernetes_version,
+)
+from catalog.engine.workload_mix import (
+    MIX_MAX_ENTRIES,
+    TRACE_MAX_BYTES,
+    TRACE_MAX_LINES,
+    MixError,
+    mix_as_text,
+    mix_from_text,
 )
 from evaluations.models import Candidate
 
@@ -97,6 +108,23 @@ def workload_isolation_in_words(levels: dict[str, str] | None) -> str:
         f"{kinds.get(kind, kind)}: {ISOLATION_LEVEL_WORDS.get(level, level)}"
         for kind, level in (levels or {}).items()
     )
+
+
+def workload_mix_in_words(entries: list[dict[str, Any]] | None) -> str:
+    """The stored mix in one line: how many kinds of task, tasks and GPUs asked."""
+    entries = entries or []
+    if not entries:
+        return ""
+    tasks = sum(item.get("tasks", 0) for item in entries)
+    gpus = sum(
+        item.get("tasks", 0) * item.get("gpus", 1) * item.get("gpu_milli", 1000) / 1000
+        for item in entries
+    )
+    return gettext("%(kinds)s kinds of task, %(tasks)s tasks asking %(gpus)s GPUs") % {
+        "kinds": len(entries),
+        "tasks": f"{tasks:,}",
+        "gpus": f"{gpus:,.1f}".removesuffix(".0"),
+    }
 
 
 PRIORITY_CHOICES = [("", "—")] + [(key, PRIORITY_LABELS[key]) for key in PRIORITIES]
@@ -203,6 +231,29 @@ class ProfileForm(forms.Form):
             "version outside what a catalog row was verified for is a warning."
         ),
     )
+    workload_mix = forms.CharField(
+        label=_("Workload mix"),
+        required=False,
+        max_length=MIX_MAX_ENTRIES * 100,
+        widget=forms.Textarea(
+            {
+                "rows": 4,
+                "spellcheck": "false",
+                "placeholder": _(
+                    "tenant, workload, tasks, GPUs per task, milli-GPU[, GPU memory GB]\n"
+                    "1, training, 40, 8, 1000\n2, online_inference, 300, 1, 250, 20\n"
+                    "*, batch, 100, 1, 500"
+                ),
+            }
+        ),
+        help_text=_(
+            "Optional, one line per kind of task: the tenant's number (* for every tenant), the "
+            "workload type, how many tasks, GPUs per task and, for a fraction of one GPU, "
+            "thousandths of it. The counts are proportions: capacity sizing replays the mix "
+            "until the work asked reaches 130 % of the GPUs. Left empty, sizing uses a default "
+            "per workload type taken from Alibaba's GPU trace."
+        ),
+    )
     priority_1 = forms.ChoiceField(label=_("1st"), choices=PRIORITY_CHOICES, required=False)
     priority_2 = forms.ChoiceField(label=_("2nd"), choices=PRIORITY_CHOICES, required=False)
     priority_3 = forms.ChoiceField(label=_("3rd"), choices=PRIORITY_CHOICES, required=False)
@@ -228,6 +279,7 @@ class ProfileForm(forms.Form):
         "gpu_model",
         "gpu_memory_gb",
         "node_count",
+        "workload_mix",
         "kubernetes_version",
         "component_versions",
     )
@@ -260,6 +312,7 @@ class ProfileForm(forms.Form):
             initial[f"window_{kind}"] = window
         for kind, level in (profile.get("workload_isolation") or {}).items():
             initial[f"isolation_{kind}"] = level
+        initial["workload_mix"] = mix_as_text(profile.get("workload_mix") or [])
         pinned = profile.get("component_versions") or {}
         initial["component_versions"] = "\n".join(f"{slug} {v}" for slug, v in pinned.items())
         return initial
@@ -309,6 +362,16 @@ class ProfileForm(forms.Form):
                 )
             ) from None
 
+    def clean_workload_mix(self) -> list[dict[str, Any]]:
+        """Lines of `tenant, workload, tasks, gpus, gpu_milli[, memory_gb[, gpu_types]]`; the
+        tenant numbers are checked against the tenant count when the profile is saved."""
+        try:
+            entries = mix_from_text(self.cleaned_data.get("workload_mix") or "")
+        except MixError as exc:
+            message = render_text(exc.args[0], gettext)
+            raise forms.ValidationError(message.split(": ", 1)[-1]) from None
+        return [entry.to_dict() for entry in entries]
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         # A rank repeating an earlier one is the marked control; the ranks before it still count.
@@ -345,6 +408,7 @@ class ProfileForm(forms.Form):
             "gpu_model": (data.get("gpu_model") or "").strip() or None,
             "gpu_memory_gb": data.get("gpu_memory_gb"),
             "node_count": data.get("node_count"),
+            "workload_mix": data.get("workload_mix") or None,
             "kubernetes_version": data.get("kubernetes_version") or None,
             "component_versions": data.get("component_versions") or None,
             "priorities": data.get("priorities") or [],
@@ -360,6 +424,24 @@ class ProfileForm(forms.Form):
             },
         }
         return {key: value for key, value in profile.items() if key not in self.errors}
+
+
+def _trace_help() -> str:
+    return gettext(
+        "A pod list in the format of Alibaba's openb trace (name, cpu_milli, memory_mib, "
+        "num_gpu, gpu_milli, gpu_spec, qos, …), optionally with tenant and workload columns; "
+        "at most %(lines)s tasks and %(mb)s MB. Tasks of the same size are counted together "
+        "into the workload mix above, which you can then edit."
+    ) % {"lines": f"{TRACE_MAX_LINES:,}", "mb": TRACE_MAX_BYTES // (1024 * 1024)}
+
+
+class TraceForm(forms.Form):
+    """Step 1's trace upload: a pod list in the openb CSV format becomes the workload mix."""
+
+    trace = forms.FileField(
+        label=_("Trace (CSV)"),
+        help_text=lazy(_trace_help, str)(),
+    )
 
 
 class UnitsForm(forms.Form):
