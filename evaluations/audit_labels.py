@@ -38,6 +38,7 @@ AUDIT_FIELDS = {
     "gpu_model": _("GPU model"),
     "gpu_memory_gb": _("memory per GPU"),
     "node_count": _("GPU nodes"),
+    "gpus_per_node": _("GPUs per node"),
     "time_windows": _("time windows"),
     "kubernetes_version": _("Kubernetes version"),
     "component_versions": _("pinned component versions"),

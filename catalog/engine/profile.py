@@ -45,6 +45,8 @@ GPU_MEMORY_MAX_GB = 4096
 
 NODE_COUNT_MAX = 100_000
 
+GPUS_PER_NODE_MAX = 64
+
 TENANT_COUNT_MAX = 100_000
 
 # In the order step 1 asks them (summaries list them so).
@@ -63,6 +65,7 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "gpu_model",
     "gpu_memory_gb",
     "node_count",
+    "gpus_per_node",
     "workload_mix",
     "kubernetes_version",
     "component_versions",
@@ -170,6 +173,7 @@ class Profile:
     gpu_model: str | None = None  # free text, e.g. "A100 80GB"
     gpu_memory_gb: int | None = None  # per GPU
     node_count: int | None = None  # GPU nodes
+    gpus_per_node: int | None = None  # capacity sizing assumes 8 (an HGX board) when not said
     tenant_count: int | None = None
     # (workload type, time window) for the types whose window was said, in WORKLOAD_TYPES order.
     time_windows: tuple[tuple[str, str], ...] = ()
@@ -226,6 +230,7 @@ class Profile:
             gpu_model=_gpu_model(data),
             gpu_memory_gb=_count(data, "gpu_memory_gb", GPU_MEMORY_MAX_GB),
             node_count=_count(data, "node_count", NODE_COUNT_MAX),
+            gpus_per_node=_count(data, "gpus_per_node", GPUS_PER_NODE_MAX),
             tenant_count=tenant_count,
             time_windows=_time_windows(data, workload_types),
             kubernetes_version=profile_kubernetes_version(data.get("kubernetes_version")),

@@ -13,6 +13,7 @@ from catalog.engine.profile import (
     FAILURE_SEMANTICS,
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,
+    GPUS_PER_NODE_MAX,
     ISOLATION_REQUIREMENTS,
     JITTER_TOLERANCES,
     NODE_COUNT_MAX,
@@ -365,6 +366,9 @@ class ProfileSerializer(EditSerializer):
     )
     gpu_memory_gb = _count(GPU_MEMORY_MAX_GB, help_text="memory per GPU")
     node_count = _count(NODE_COUNT_MAX, help_text="GPU nodes")
+    gpus_per_node = _count(
+        GPUS_PER_NODE_MAX, help_text="GPUs per node; capacity sizing assumes 8 when left out"
+    )
     tenant_count = _count(
         TENANT_COUNT_MAX, help_text="more than one makes the profile multi-tenant"
     )

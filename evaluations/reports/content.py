@@ -123,6 +123,7 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
             (_("GPU model"), profile.get("gpu_model")),
             (_("Memory per GPU"), gb and _("{count} GB").format(count=gb)),
             (_("GPU nodes"), profile.get("node_count")),
+            (_("GPUs per node"), profile.get("gpus_per_node")),
             (_("Workload mix"), workload_mix_in_words(profile.get("workload_mix"))),
             (_("When each workload runs"), time_windows_in_words(profile.get("time_windows"))),
         )

@@ -16,6 +16,7 @@ from catalog.engine.gpus import gpu_model_choices
 from catalog.engine.profile import (
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,
+    GPUS_PER_NODE_MAX,
     NODE_COUNT_MAX,
     PRIORITIES,
     TENANT_COUNT_MAX,
@@ -209,6 +210,14 @@ class ProfileForm(forms.Form):
         max_value=NODE_COUNT_MAX,
         help_text=_("Split node pools need at least two GPU nodes."),
     )
+    gpus_per_node = forms.IntegerField(
+        label=_("GPUs per node"),
+        required=False,
+        min_value=1,
+        max_value=GPUS_PER_NODE_MAX,
+        widget=forms.NumberInput({"placeholder": "8"}),
+        help_text=_("Capacity sizing assumes 8 (an HGX or DGX board) when left empty."),
+    )
     kubernetes_version = forms.CharField(
         label=_("Kubernetes version"),
         required=False,
@@ -279,6 +288,7 @@ class ProfileForm(forms.Form):
         "gpu_model",
         "gpu_memory_gb",
         "node_count",
+        "gpus_per_node",
         "workload_mix",
         "kubernetes_version",
         "component_versions",
@@ -408,6 +418,7 @@ class ProfileForm(forms.Form):
             "gpu_model": (data.get("gpu_model") or "").strip() or None,
             "gpu_memory_gb": data.get("gpu_memory_gb"),
             "node_count": data.get("node_count"),
+            "gpus_per_node": data.get("gpus_per_node"),
             "workload_mix": data.get("workload_mix") or None,
             "kubernetes_version": data.get("kubernetes_version") or None,
             "component_versions": data.get("component_versions") or None,
