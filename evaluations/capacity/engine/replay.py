@@ -1,0 +1,311 @@
+"""Replay a workload on a cluster with one policy: the experiment of the FGD paper (§6.1).
+
+Tasks arrive one by one (shuffled by the seed, or in the order given) and are never removed: no
+departures, no preemption, no retries. Before the replay the workload can be tuned to a target
+GPU demand ("inflation", 1.3 in the paper): tasks sampled at random from the workload are cloned
+until the next one would pass inflation x the cluster's GPU capacity, or tasks dropped at random
+until the demand fits under it. After each task the engine records the GPU demand arrived so far
+(placed or not), the GPU capacity held by tasks and the fragmented capacity; a curve's value at
+x % is the mean over the tasks whose arrived demand rounds to x % of capacity (x ± 1 % when none
+does), as the paper's analysis scripts compute Fig. 9.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from evaluations.capacity.engine.devices import (
+    build_devices,
+    check_task,
+    demand,
+    type_allows,
+)
+from evaluations.capacity.engine.fragmentation import node_fragmentation, target_workload
+from evaluations.capacity.engine.policies import (
+    FgdScorer,
+    Request,
+    bestfit_scores,
+    clustering_scores,
+    devices_for,
+    dotprod_scores,
+    packing_scores,
+)
+from evaluations.capacity.engine.shapes import (
+    MILLI,
+    POLICIES,
+    CapacityError,
+    Node,
+    Result,
+    Task,
+)
+
+CURVE_PERCENTS = 131  # 0 … 130 % of the cluster's GPU capacity
+MAX_TASKS = 2_000_000  # after inflation: beyond this a replay is refused, not attempted
+SCORERS = {
+    "bestfit": bestfit_scores,
+    "dotprod": dotprod_scores,
+    "packing": packing_scores,
+    "clustering": clustering_scores,
+}
+DEVICE_CHOICE = {"random": "random", "firstfit": "first"}  # others: "best" (fgd: its own)
+
+
+class ClusterState:
+    """What is left on every node while a replay runs."""
+
+    def __init__(self, devices, target):
+        self.devices, self.target = devices, target
+        self.left = devices.capacity.copy()
+        self.cpu_left = devices.cpu.copy()
+        self.memory_left = devices.memory.copy()
+        self.free = self.left.sum(axis=1)
+        self.affinity = np.zeros((len(self.free), self.left.shape[1] + 1), dtype=np.int64)
+        self.version = np.zeros(len(self.free), dtype=np.int64)
+        self.fragmentation = self._fragmentation(np.arange(len(self.free)))
+        self.held = 0  # milli-GPU held by tasks, all nodes
+
+    def _fragmentation(self, nodes: np.ndarray) -> np.ndarray:
+        rows = np.column_stack(
+            (self.devices.model_index[nodes], self.cpu_left[nodes], self.left[nodes])
+        )
+        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+        frag = node_fragmentation(unique[:, 2:], unique[:, 1], unique[:, 0], self.target)
+        return frag[inverse.reshape(-1)]
+
+    def feasible(self, task: Request) -> np.ndarray:
+        """Indexes of the nodes that can take `task` now."""
+        ok = (self.cpu_left >= task.cpu) & (self.memory_left >= task.memory)
+        ok &= task.allowed[self.devices.model_index]
+        if task.gpus == 1:
+            ok &= (self.left >= task.demand).any(axis=1)
+        elif task.gpus > 1:
+            ok &= (self.left >= task.demand).sum(axis=1) >= task.gpus
+        return np.flatnonzero(ok)
+
+    def place(self, node: int, task: Request, devices: tuple[int, ...]) -> None:
+        self.cpu_left[node] -= task.cpu
+        self.memory_left[node] -= task.memory
+        for device in devices:
+            take = self.left[node, device] if self.devices.exclusive else task.demand
+            self.left[node, device] -= take
+            self.free[node] -= take
+            self.held += int(take)
+        if task.tag >= 0:
+            self.affinity[node, min(task.tag, self.affinity.shape[1] - 1)] += 1
+        self.version[node] += 1
+        self.fragmentation[node] = self._fragmentation(np.array([node]))[0]
+
+
+def _order(tasks: Sequence[Task], order: str, rng: random.Random) -> list[int]:
+    indexes = list(range(len(tasks)))
+    if order == "shuffle":
+        rng.shuffle(indexes)
+    elif order == "arrival":
+        indexes.sort(key=lambda i: (tasks[i].arrival is None, tasks[i].arrival or 0.0, i))
+    elif order != "given":
+        raise CapacityError(f"unknown order {order!r}; known: shuffle, given, arrival")
+    return indexes
+
+
+def _tune(
+    tasks: Sequence[Task], indexes: list[int], target: float, rng: random.Random
+) -> list[tuple[int, int]]:
+    """(task index, clone number) in replay order, the GPU demand tuned to `target` milli."""
+    sequence = [(i, 0) for i in indexes]
+    total = sum(tasks[i].gpu_demand for i in indexes)
+    if total > target:
+        while total > target and sequence:
+            i, _ = sequence.pop(rng.randrange(len(sequence)))
+            total -= tasks[i].gpu_demand
+        return sequence
+    if not any(task.gpu_demand for task in tasks):
+        return sequence
+    clone = 0
+    while True:
+        i = rng.randrange(len(tasks))
+        if total + tasks[i].gpu_demand > target:
+            return sequence
+        clone += 1
+        if len(sequence) >= MAX_TASKS:
+            raise CapacityError(f"inflation makes more than {MAX_TASKS:,} tasks; lower it")
+        sequence.append((i, clone))
+        total += tasks[i].gpu_demand
+
+
+def _curve(arrived: np.ndarray, values: np.ndarray) -> list[float | None]:
+    percent = np.round(arrived).astype(np.int64)
+    curve: list[float | None] = []
+    for x in range(CURVE_PERCENTS):
+        exact = values[percent == x]
+        if not len(exact):
+            exact = values[(percent >= x - 1) & (percent <= x + 1)]
+        if not len(exact) and x == 0:
+            exact = np.array([0.0])
+        curve.append(round(float(exact.mean()), 2) if len(exact) else None)
+    return curve
+
+
+def simulate(
+    nodes: Sequence[Node],
+    tasks: Sequence[Task],
+    policy: str,
+    *,
+    seed: int = 0,
+    inflation: float | None = None,
+    unit: str = "share",
+    replicas: int = 1,
+    order: str = "shuffle",
+) -> Result:
+    """Replay `tasks` on `nodes` with `policy`; see the package docstring for the contract."""
+    started = time.perf_counter()
+    if policy not in POLICIES:
+        raise CapacityError(f"unknown policy {policy!r}; known: {', '.join(POLICIES)}")
+    devices = build_devices(nodes, unit, replicas=replicas)
+    for task in tasks:
+        check_task(task)
+    if inflation is not None and not 0 < inflation <= 10:
+        raise CapacityError(f"inflation must be a number in (0, 10], got {inflation!r}")
+    rng = random.Random(seed)  # noqa: S311 -- a replay seed, not a secret
+    indexes = _order(tasks, order, rng)
+    capacity = devices.total_gpus * MILLI
+    sequence = (
+        _tune(tasks, indexes, inflation * capacity, rng)
+        if inflation is not None and tasks
+        else [(i, 0) for i in indexes]
+    )
+    state = ClusterState(devices, target_workload(tasks, devices))
+    requests = [_request(task, devices) for task in tasks]
+    fgd = FgdScorer(state) if policy == "fgd" else None
+    how = DEVICE_CHOICE.get(policy, "best")
+
+    count = len(sequence)
+    arrived_at = np.zeros(count)
+    held_at = np.zeros(count)
+    frag_at = np.zeros(count)
+    arrived = 0
+    placements: list[tuple[str, str, tuple[int, ...]]] = []
+    placed_at: list[int] = []
+    unplaced: list[int] = []
+    for step, (i, clone) in enumerate(sequence):
+        task, request = tasks[i], requests[i]
+        arrived += task.gpu_demand
+        nodes_ok = state.feasible(request)
+        if len(nodes_ok):
+            node, chosen = _choose(state, request, nodes_ok, policy, how, fgd, rng)
+            state.place(node, request, chosen)
+            name = task.name if not clone else f"{task.name}-clone-{clone}"
+            placements.append((name, devices.names[node], chosen))
+            placed_at.append(step)
+        else:
+            unplaced.append(step)
+        arrived_at[step] = arrived
+        held_at[step] = state.held
+        frag_at[step] = state.fragmentation.sum()
+    scale = 100.0 / capacity if capacity else 0.0
+    per_weight = 1.0 / state.target.total if state.target.total else 0.0
+    frag_scale = scale * per_weight
+    result = Result(
+        policy=policy,
+        unit=devices.unit,
+        seed=seed,
+        total_gpus=devices.total_gpus,
+        tasks=count,
+        alloc_curve=_curve(arrived_at * scale, held_at * scale),
+        frag_curve=_curve(arrived_at * scale, frag_at * frag_scale),
+        unscheduled=len(unplaced),
+        unscheduled_tasks=[_name(tasks, sequence[s]) for s in unplaced],
+        placements=placements,
+        alloc_pct=round(state.held * scale, 2),
+        requested_pct=round(sum(tasks[sequence[s][0]].gpu_demand for s in placed_at) * scale, 2),
+        frag_pct=round(float(frag_at[-1] * frag_scale), 2) if count else 0.0,
+        per_tenant=_per_tenant(tasks, sequence, placed_at),
+        per_pool=_per_pool(state, per_weight),
+    )
+    result.seconds = round(time.perf_counter() - started, 3)
+    return result
+
+
+def _name(tasks: Sequence[Task], item: tuple[int, int]) -> str:
+    i, clone = item
+    return tasks[i].name if not clone else f"{tasks[i].name}-clone-{clone}"
+
+
+def _request(task: Task, devices) -> Request:
+    allowed = np.array([type_allows(task.gpu_type, model) for model in devices.models])
+    need = demand(task, devices)
+    key = (task.cpu_milli, need, task.gpus, task.gpu_type or "")
+    return Request(
+        cpu=task.cpu_milli,
+        memory=task.memory_mib,
+        gpus=task.gpus,
+        demand=need,
+        milli=task.gpu_milli,
+        allowed=allowed,
+        key=key,
+    )
+
+
+def _choose(state, request, nodes_ok, policy, how, fgd, rng) -> tuple[int, tuple[int, ...]]:
+    """The node and devices `policy` gives the task, ties among nodes broken by `rng`."""
+    if policy == "firstfit":
+        node = int(nodes_ok[0])
+    elif policy == "random":
+        node = int(nodes_ok[rng.randrange(len(nodes_ok))])
+    else:
+        if fgd is not None:
+            scores, choice = fgd.scores(request, nodes_ok)
+        else:
+            scores = SCORERS[policy](state, request, nodes_ok)
+        best = np.flatnonzero(scores == scores.max())
+        pick = int(best[rng.randrange(len(best))]) if len(best) > 1 else int(best[0])
+        node = int(nodes_ok[pick])
+        if fgd is not None:
+            chosen = (
+                (int(choice[pick]),)
+                if request.share
+                else devices_for(state, node, request, "first", rng)
+            )
+            return node, chosen
+    return node, devices_for(state, node, request, how, rng)
+
+
+def _per_tenant(tasks, sequence, placed_at) -> dict[str, dict[str, float | int]]:
+    placed = set(placed_at)
+    figures: dict[str, dict[str, float | int]] = {}
+    for step, (i, _) in enumerate(sequence):
+        task = tasks[i]
+        row = figures.setdefault(
+            task.tenant or "",
+            {"tasks": 0, "placed": 0, "unscheduled": 0, "gpu_milli": 0, "gpu_milli_placed": 0},
+        )
+        row["tasks"] += 1
+        row["gpu_milli"] += task.gpu_demand
+        if step in placed:
+            row["placed"] += 1
+            row["gpu_milli_placed"] += task.gpu_demand
+        else:
+            row["unscheduled"] += 1
+    return figures
+
+
+def _per_pool(state: ClusterState, per_weight: float) -> dict[str, dict[str, float | int]]:
+    figures: dict[str, dict[str, float | int]] = {}
+    pools = np.array(state.devices.pools)
+    held = (state.devices.capacity - state.left).sum(axis=1)
+    for pool in sorted(set(state.devices.pools)):
+        members = pools == pool
+        gpus = int(state.devices.gpus[members].sum())
+        milli = gpus * MILLI
+        figures[pool] = {
+            "nodes": int(members.sum()),
+            "gpus": gpus,
+            "alloc_pct": round(100.0 * held[members].sum() / milli, 2) if milli else 0.0,
+            "frag_pct": round(100.0 * state.fragmentation[members].sum() * per_weight / milli, 2)
+            if milli
+            else 0.0,
+        }
+    return figures
