@@ -19,6 +19,7 @@ urlpatterns = [
     path("catalog/", include("catalog.imports.urls")),
     path("catalog/", include("catalog.urls")),
     path("evaluations/", include("evaluations.urls")),
+    path("evaluations/", include("evaluations.simulations.urls")),
     path("teams/", include("evaluations.teams.urls")),
     path("inbox/", include("evaluations.inbox.urls")),
     # /clusters/ and an evaluation's /evaluations/<pk>/cluster/ comparison

@@ -471,3 +471,6 @@ class EvaluationRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evaluation} @ {self.revision}"
+
+
+from evaluations.simulations.models import CapacityRun  # noqa: E402, F401

@@ -28,6 +28,7 @@ from evaluations.review.forms import ReviewForm
 from evaluations.review.services import (
     submission_missing,
 )
+from evaluations.simulations.selectors import capacity_of_rows, capacity_panel
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
@@ -301,6 +302,10 @@ def evaluation_recommendations_view(request, pk: int):
         profile_error = ""
     except ValueError as exc:
         recommendations, profile_error = [], str(exc)
+    capacity = capacity_panel(evaluation=evaluation, back="recommendations")
+    stacks = [_stack_view(item) for item in recommendations]
+    for stack in stacks:
+        stack["capacity"] = capacity_of_rows(capacity, stack["rec"].rows)
     return render(
         request,
         "evaluations/recommendations.html",
@@ -308,8 +313,9 @@ def evaluation_recommendations_view(request, pk: int):
             request,
             evaluation,
             "recommendations",
+            capacity=capacity,
             recommendations=recommendations,
-            stacks=[_stack_view(item) for item in recommendations],
+            stacks=stacks,
             # What the GPU model's facts kept out of the search, and why.
             left_out=getattr(recommendations, "left_out", None) or [],
             # Set when the search budget ran out: the stacks are the best found so far.

@@ -222,6 +222,7 @@ CELERY_TASK_ROUTES = {
     "catalog.tasks.run_import": {"queue": "imports"},
     "catalog.tasks.compute_matrix_snapshot": {"queue": "matrix"},
     "evaluations.report_tasks.*": {"queue": "reports"},
+    "evaluations.run_capacity": {"queue": "reports"},
 }
 # Issue 28 H1: the matrix job refuses a catalog of more rows (the snapshot fails with the reason,
 # nothing is computed) and stops the engine past this many stored (non-independent) pairs.

@@ -22,6 +22,10 @@ from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _
 from catalog.engine.workload_mix import MixEntry, default_mix
 
+# Tenants whose quotas and partitions are sized; more is refused, not attempted (a pool of one
+# tenant each is replayed once per tenant).
+MAX_TENANTS = 256
+
 # An HGX / DGX board: the node most GPU clusters are built of, when step 1 does not say.
 DEFAULT_GPUS_PER_NODE = 8
 
@@ -126,7 +130,9 @@ def tenant_names(count: int) -> list[str]:
 def cluster_of(profile: Profile) -> Cluster:
     """The cluster step 1 describes; ValueError when it does not say enough to size."""
     if not profile.node_count:
-        raise ValueError(_("Step 1 does not say how many GPU nodes there are."))
+        raise ValueError(_("Say how many GPU nodes there are in step 1 to size the pools."))
+    if (profile.tenant_count or 1) > MAX_TENANTS:
+        raise ValueError(_("Capacity sizing covers at most %(count)s tenants.", count=MAX_TENANTS))
     return Cluster(
         model=gpu_model_find(profile.gpu_model),
         model_text=profile.gpu_model,
