@@ -80,7 +80,7 @@ def _fail(message: Text, **params: Any) -> MixError:
     return MixError(_("workload_mix: %(problem)s", problem=_(message, **params)))
 
 
-def _whole(value: Any, name: str, low: int, high: int, where: str) -> int:
+def _whole(value: Any, name: str, low: int, high: int, where: Text | str) -> int:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
@@ -93,7 +93,7 @@ def _whole(value: Any, name: str, low: int, high: int, where: str) -> int:
     return value
 
 
-def _gpu_types(value: Any, where: str) -> tuple[str, ...]:
+def _gpu_types(value: Any, where: Text | str) -> tuple[str, ...]:
     if value in (None, "", "nan"):
         return ()
     names = value.split("|") if isinstance(value, str) else value
@@ -115,7 +115,7 @@ def _gpu_types(value: Any, where: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def mix_entry(data: Any, where: str, *, tenant_count: int | None = None) -> MixEntry:
+def mix_entry(data: Any, where: Text | str, *, tenant_count: int | None = None) -> MixEntry:
     """One entry from its dict; `where` names it in the error ("line 3", "entry 2")."""
     if not isinstance(data, Mapping):
         raise _fail("%(where)s: expected an object", where=where)
@@ -173,7 +173,7 @@ def workload_mix_from_data(value: Any, *, tenant_count: int | None = None) -> tu
     if len(value) > MIX_MAX_ENTRIES:
         raise _fail("at most %(count)s entries", count=MIX_MAX_ENTRIES)
     return tuple(
-        mix_entry(item, f"entry {number}", tenant_count=tenant_count)
+        mix_entry(item, _("entry %(number)s", number=number), tenant_count=tenant_count)
         for number, item in enumerate(value, start=1)
     )
 
@@ -202,7 +202,9 @@ def mix_from_text(text: str, *, tenant_count: int | None = None) -> tuple[MixEnt
         data = dict(zip(TEXT_COLUMNS, cells, strict=False))
         if data["tenant"] == "*":
             data["tenant"] = None
-        entries.append(mix_entry(data, f"line {number}", tenant_count=tenant_count))
+        entries.append(
+            mix_entry(data, _("line %(number)s", number=number), tenant_count=tenant_count)
+        )
     return tuple(entries)
 
 
@@ -298,7 +300,7 @@ def mix_from_trace(
     counts = {"tasks": 0, "gpu_tasks": 0, "cpu_only": 0}
     try:
         for number, row in enumerate(reader, start=2):
-            where = f"line {number}"
+            where = _("line %(number)s", number=number)
             counts["tasks"] += 1
             gpus = _whole(row.get("num_gpu"), "num_gpu", 0, GPUS_PER_TASK_MAX, where)
             if gpus == 0:

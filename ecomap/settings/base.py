@@ -273,6 +273,7 @@ SPECTACULAR_SETTINGS = {
         "LowMediumHighEnum": "catalog.engine.profile.JITTER_TOLERANCES",
         "IsolationLevelEnum": "catalog.engine.rows.ISOLATION_LEVELS",
         "TenantSharingEnum": "catalog.engine.fit.TENANT_SHARING",
+        "WorkloadTypeEnum": "catalog.engine.profile.WORKLOAD_TYPES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

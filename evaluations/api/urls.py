@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 from evaluations.api import views
 from evaluations.clusters import api as cluster_api
 from evaluations.reports import api as report_api
+from evaluations.simulations.api import CapacityView
 
 router = SimpleRouter()
 router.register("evaluations", views.EvaluationViewSet, basename="evaluation")
@@ -26,5 +27,6 @@ urlpatterns = [
         ),
         name="evaluation-adr-markdown",
     ),
+    path("evaluations/<str:pk>/capacity/", CapacityView.as_view(), name="evaluation-capacity"),
     *router.urls,
 ]

@@ -85,7 +85,7 @@ class PoolSize:
     """One pool, sized."""
 
     name: str
-    label: str
+    label: str  # an engine sentence (Text) when the recommendation gives one
     workloads: tuple[str, ...]
     units: tuple[str, ...]
     unit: str  # the unit the replay uses (UNIT_ORDER, ENGINE_UNIT)
@@ -323,7 +323,7 @@ def size_pools(
         pools.append(
             PoolSize(
                 name=name,
-                label=str(pool.get("label") or name),
+                label=pool.get("label") or name,
                 workloads=tuple(pool.get("workloads") or ()),
                 units=units,
                 unit=_replay_unit(units),
