@@ -116,6 +116,7 @@ def test_another_teams_evaluation_is_a_404_and_anonymous_is_refused(cast):
 def test_the_profile_api_refuses_a_bad_mix_with_the_entry_named(cast):
     evaluation = make_evaluation(cast, profile=BOARD_PROFILE)
     body = {
+        **BOARD_PROFILE,
         "revision": evaluation.revision,
         "workload_mix": [{"workload": "training", "tasks": 4, "gpus": 8, "tenant": 9}],
     }
