@@ -29,6 +29,7 @@ from evaluations import selectors
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.models import Evaluation, Step, Verdict
 from evaluations.reports.changes import changes_since_approval
+from evaluations.reports.curves_picture import capacity_chapter
 from evaluations.reports.deployed import deployed_state
 from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
@@ -524,6 +525,7 @@ def report_context(
         "layer_names": layer_names,
         "point_names": point_names,
         "evidence": _evidence(cards),
+        **capacity_chapter(evaluation),  # the last capacity run for step 1 as it is now
         **deployed_state(evaluation),  # the attached cluster snapshot's chapter, if any
         **changes_since_approval(evaluation),  # a re-review's appendix, if any
     }
