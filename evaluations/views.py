@@ -28,7 +28,7 @@ from evaluations.review.forms import ReviewForm
 from evaluations.review.services import (
     submission_missing,
 )
-from evaluations.simulations.selectors import capacity_of_rows, capacity_panel
+from evaluations.simulations.selectors import capacity_by_row, capacity_of_rows, capacity_panel
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
@@ -170,6 +170,12 @@ def evaluation_comparison_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
     comparison = selectors.comparison_for(evaluation, with_contracts=False)
     candidates = comparison.candidates
+    # Each data-plane row's unit replayed with step 1's mix (the last capacity run).
+    capacity_figures = capacity_by_row(
+        evaluation=evaluation, rows=[candidate.row for candidate in candidates]
+    )
+    for candidate in candidates:
+        candidate.capacity = capacity_figures.get(candidate.row.ref)
     return render(
         request,
         "evaluations/comparison.html",
@@ -180,6 +186,7 @@ def evaluation_comparison_view(request, pk: int):
             comparison=comparison,
             facts=comparison.facts,
             candidates=candidates,
+            capacity_figures=capacity_figures,
             project_slugs=sorted({candidate.row.project.slug for candidate in candidates}),
             guide={"step": guidance("comparison"), "group": guidance("alternative_group")},
         ),

@@ -18,7 +18,7 @@ from typing import Any
 
 from catalog.engine.profile import Profile
 from catalog.engine.text import _
-from catalog.engine.workload_mix import MixEntry
+from catalog.engine.workload_mix import WORKLOADS, MixEntry
 from evaluations.capacity import Node, Task, simulate
 from evaluations.capacity.sizing import (
     REPLICAS,
@@ -32,7 +32,7 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 1  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 2  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
 SEED = 0
 CURVE = 131  # 0 … 130 % of the GPUs
@@ -271,6 +271,34 @@ def stack_outcome(
     }
 
 
+# The units a comparison row is judged by: each replayed on the whole cluster as one shared pool.
+COMPARED_UNITS = ("whole_gpu", "mig_slice", "memory_compute_quota", "time_slice", "mps_share")
+
+
+def units_outcome(cluster: Cluster, mix: Sequence[MixEntry]) -> dict[str, dict[str, Any]]:
+    """Per data-plane unit, the mix replayed on all of step 1's nodes as one pool (best-fit):
+    the figure the comparison of same-layer, same-unit rows shows beside isolation and cost."""
+    figures = {}
+    for unit in COMPARED_UNITS:
+        if unit == "mig_slice" and (cluster.model is None or not cluster.model.has_mig):
+            continue
+        whole = {
+            "rank": 0,
+            "rows": [],
+            "pools": {"all": []},
+            "pool_details": {
+                "all": {"units": [unit], "workloads": list(WORKLOADS),
+                        "tenant_sharing": "across_tenants"}
+            },
+        }  # fmt: skip
+        outcome = stack_outcome(whole, cluster, mix)
+        figures[unit] = {
+            key: outcome[key]
+            for key in ("alloc_at_100", "held_at_100", "frag_at_100", "tasks", "unplaced")
+        }
+    return figures
+
+
 def capacity_outcome(
     profile: Profile,
     recommendations: Sequence[Mapping[str, Any]],
@@ -286,7 +314,8 @@ def capacity_outcome(
     for number, recommendation in enumerate(recommendations):
         stacks.append(stack_outcome(recommendation, cluster, mix))
         if progress is not None:
-            progress(10 + 85 * (number + 1) // max(1, len(recommendations)))
+            progress(10 + 75 * (number + 1) // max(1, len(recommendations)))
+    units = units_outcome(cluster, mix)
     notes = []
     if cluster.model is None:
         notes.append(
@@ -311,6 +340,7 @@ def capacity_outcome(
         "inflation": INFLATION,
         "seed": SEED,
         "stacks": stacks,
+        "units": units,
         "notes": notes,
         "seconds": round(time.perf_counter() - started, 3),
     }

@@ -107,6 +107,14 @@ class MixLineSerializer(serializers.Serializer):
     gpu_types = serializers.ListField(child=serializers.CharField())
 
 
+class UnitOutcomeSerializer(serializers.Serializer):
+    alloc_at_100 = serializers.FloatField()
+    held_at_100 = serializers.FloatField()
+    frag_at_100 = serializers.FloatField()
+    tasks = serializers.IntegerField()
+    unplaced = serializers.IntegerField()
+
+
 class CapacityResultSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     cluster = ClusterSerializer()
@@ -117,6 +125,11 @@ class CapacityResultSerializer(serializers.Serializer):
     inflation = serializers.FloatField(help_text="the work replayed, as a multiple of the GPUs")
     seed = serializers.IntegerField()
     stacks = StackOutcomeSerializer(many=True)
+    units = serializers.DictField(
+        child=UnitOutcomeSerializer(),
+        help_text="per data-plane unit, the mix replayed on all nodes as one pool (best-fit): "
+        "the comparison's fragmentation figure",
+    )
     notes = serializers.ListField(child=serializers.CharField())
     seconds = serializers.FloatField()
 

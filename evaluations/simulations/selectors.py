@@ -114,3 +114,21 @@ def capacity_of_rows(panel: dict[str, Any], rows: list[str]) -> dict[str, Any] |
     """The sized stack whose rows are `rows` (a decision adopted from a recommendation)."""
     wanted = set(rows or ())
     return next((s for s in panel.get("stacks") or [] if set(s["rows"]) == wanted), None)
+
+
+def capacity_by_row(*, evaluation: Evaluation, rows: list[Any]) -> dict[str, dict[str, Any]]:
+    """Per catalog row (PlacementRow, by ref), the figure of the unit it presents from the last
+    run for step 1 as it is now: {"unit", "alloc_at_100", "frag_at_100", ...}. Rows that present
+    no unit of capacity, and every row before a run, have none."""
+    from evaluations.capacity.sizing import ENGINE_UNIT, UNIT_ORDER
+
+    state = capacity_state(evaluation=evaluation)
+    units = (state["result"] or {}).get("units") or {}
+    figures = {}
+    for row in rows:
+        keys = {unit.key for unit in row.resource_units.all()}
+        chosen = next((unit for unit in UNIT_ORDER if unit in keys), None)
+        unit = ENGINE_UNIT.get(chosen, chosen) if chosen else None
+        if unit in units:
+            figures[row.ref] = {"unit": unit, **units[unit]}
+    return figures

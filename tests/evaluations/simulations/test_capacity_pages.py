@@ -8,6 +8,7 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from evaluations.simulations.models import CapacityRun
+from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import make_cast, make_evaluation
 
 # The review board: 24 nodes of 8 H100 and six tenants, inference needing hard
@@ -108,3 +109,41 @@ def test_an_outsider_cannot_run_another_teams_simulation(client, cast, run_capac
 
     assert response.status_code == 404
     assert not CapacityRun.objects.exists()
+
+
+def test_the_comparison_shows_each_rows_fragmentation_beside_isolation_and_cost(
+    client, cast, run_capacity
+):
+    evaluation = make_evaluation(cast, profile=BOARD_PROFILE)
+    evaluation_step_save(
+        evaluation=evaluation,
+        actor=cast.bob,
+        step="candidates",
+        data={
+            "candidates": [
+                {"row": "nvidia-device-plugin/mig-mixed"},
+                {"row": "hami/dynamic-mig"},
+                {"row": "hami/device-plugin"},
+                {"row": "nvidia-device-plugin/whole-gpu"},
+            ]
+        },
+    )
+    comparison = reverse("evaluations:comparison", args=[evaluation.pk])
+    client.force_login(cast.bob)
+    before = client.get(comparison).content.decode()
+    run_capacity(cast.bob, evaluation)
+
+    page = client.get(comparison)
+
+    assert "not simulated yet" in before
+    units = CapacityRun.objects.get(evaluation=evaluation).result["units"]
+    figures = {c.row.ref: c.capacity for c in page.context["candidates"]}
+    # The rows that present MIG slices carry MIG's figure; HAMi's quota carries its own.
+    assert figures["nvidia-device-plugin/mig-mixed"]["unit"] == "mig_slice"
+    assert figures["hami/dynamic-mig"]["frag_at_100"] == units["mig_slice"]["frag_at_100"]
+    assert figures["hami/device-plugin"]["unit"] == "memory_compute_quota"
+    content = page.content.decode()
+    assert 'data-fragmentation="nvidia-device-plugin/mig-mixed"' in content
+    assert f"{units['mig_slice']['frag_at_100']:.1f} %</strong> fragmented" in content
+    # Whole GPUs hold a GPU per task: more held than asked, so less of the work is placed.
+    assert units["whole_gpu"]["alloc_at_100"] < units["memory_compute_quota"]["alloc_at_100"]
