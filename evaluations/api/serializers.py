@@ -24,14 +24,8 @@ from catalog.engine.profile import (
     TIME_WINDOWS,
     WORKLOAD_TYPES,
 )
-from catalog.engine.workload_mix import (
-    GPU_TYPES_MAX,
-    GPUS_PER_TASK_MAX,
-    MEMORY_MAX_GB,
-    MIX_MAX_ENTRIES,
-    TASKS_MAX,
-    TENANT_MAX,
-)
+from catalog.engine.workload_mix import MIX_MAX_ENTRIES
+from evaluations.api.mix_serializers import MixEntrySerializer, MixField
 from evaluations.models import (
     PLACEMENT_STEPS,
     AuditEntry,
@@ -300,47 +294,6 @@ class EditSerializer(serializers.Serializer):
     )
 
 
-class MixEntrySerializer(serializers.Serializer):
-    """One line of the workload mix (catalog.engine.workload_mix)."""
-
-    tenant = serializers.IntegerField(
-        required=False,
-        allow_null=True,
-        min_value=1,
-        max_value=TENANT_MAX,
-        help_text="the tenant's number, from 1 to tenant_count; null spreads the tasks over all",
-    )
-    workload = serializers.ChoiceField(choices=list(WORKLOAD_TYPES))
-    tasks = serializers.IntegerField(
-        min_value=1, max_value=TASKS_MAX, help_text="how many (a proportion of the work)"
-    )
-    gpus = serializers.IntegerField(
-        required=False,
-        default=1,
-        min_value=1,
-        max_value=GPUS_PER_TASK_MAX,
-        help_text="GPUs per task",
-    )
-    gpu_milli = serializers.IntegerField(
-        required=False,
-        default=1000,
-        min_value=1,
-        max_value=1000,
-        help_text="thousandths of one GPU, under 1000 only with gpus 1",
-    )
-    memory_gb = serializers.FloatField(
-        required=False,
-        allow_null=True,
-        min_value=0.001,
-        max_value=MEMORY_MAX_GB,
-        help_text="GPU memory per task; null: its share of the GPU's memory",
-    )
-    gpu_types = serializers.ListField(
-        child=serializers.CharField(max_length=80), required=False, max_length=GPU_TYPES_MAX,
-        help_text="GPU models the task may run on (EcoMap's GPU facts); empty: any",
-    )  # fmt: skip
-
-
 class ProfileSerializer(EditSerializer):
     """The step-1 profile of DESIGN.md; every field may be left out while it is being filled."""
 
@@ -395,8 +348,8 @@ class ProfileSerializer(EditSerializer):
         help_text='pinned versions by project slug, e.g. {"kueue": "0.19.3"}: a version outside '
         "what a decided row was verified for is a warning",
     )
-    workload_mix = MixEntrySerializer(
-        many=True,
+    workload_mix = MixField(
+        child=MixEntrySerializer(),
         required=False,
         allow_null=True,
         max_length=MIX_MAX_ENTRIES,

@@ -66,6 +66,19 @@ def test_the_recommendations_page_shows_sized_pools_and_the_curves(
     nodes = first.locator("[data-pool-nodes]").all_inner_texts()
     assert sum(int(n) for n in nodes) == 24
     shoot(screenshot, page, "capacity-recommendations")
+
+    # The decision adopted from the first stack shows that stack's sized pools.
+    first.locator("button[name=adopt]").click()
+    expect(page.locator(".capacity-decided [data-capacity-stack]")).to_be_visible()
+    expect(page.locator(".capacity-figure .main-svg").first).to_be_visible()
+    shoot(screenshot, page, "capacity-decision")
+
+    page.context.add_cookies(
+        [{"name": "django_language", "value": "zh-hans", "url": live_server.url}]
+    )
+    page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/recommendations/")
+    expect(page.locator("#capacity-title")).to_have_text("容量数字")
+    shoot(screenshot, page, "capacity-recommendations.zh-hans")
     assert console_errors == []
 
 

@@ -153,3 +153,24 @@ def test_a_mix_saved_through_the_profile_api_is_the_mix_replayed(
         ("training", 10),
         ("online_inference", 100),
     ]
+
+
+def test_a_mix_sent_as_a_multipart_part_is_read_and_a_bad_one_refused(cast):
+    """A form body carries the mix as one part of JSON text: it is read, never taken as empty."""
+    evaluation = make_evaluation(cast, profile=BOARD_PROFILE)
+    path = f"/api/v1/evaluations/{evaluation.pk}/steps/profile/"
+    good = '[{"workload": "batch", "tasks": 3, "gpu_milli": 500}]'
+
+    refused = api(cast.bob).put(
+        path,
+        {"revision": evaluation.revision, "workload_mix": '[{"workload": "interactive"}]'},
+        format="multipart",
+    )
+    saved = api(cast.bob).put(
+        path, {"revision": evaluation.revision, "workload_mix": good}, format="multipart"
+    )
+
+    assert refused.status_code == 400
+    assert "workload_mix" in str(refused.json())
+    assert saved.status_code == 200
+    assert saved.json()["profile"]["workload_mix"][0]["gpu_milli"] == 500
