@@ -34,9 +34,9 @@ from evaluations.steps.forms import (
     ProfileForm,
     time_windows_in_words,
     workload_isolation_in_words,
-    workload_mix_in_words,
 )
 from evaluations.steps.guidance import guidance
+from evaluations.steps.mix_forms import workload_mix_in_words
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview

@@ -46,8 +46,8 @@ from evaluations.steps.forms import (
     WORKLOAD_CHOICES,
     time_windows_in_words,
     workload_isolation_in_words,
-    workload_mix_in_words,
 )
+from evaluations.steps.mix_forms import workload_mix_in_words
 
 logger = logging.getLogger(__name__)
 TEMPLATE = "evaluations/report/report.html"

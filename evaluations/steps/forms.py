@@ -8,7 +8,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
-from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
@@ -30,8 +29,6 @@ from catalog.engine.versions import (
 )
 from catalog.engine.workload_mix import (
     MIX_MAX_ENTRIES,
-    TRACE_MAX_BYTES,
-    TRACE_MAX_LINES,
     MixError,
     mix_as_text,
     mix_from_text,
@@ -109,23 +106,6 @@ def workload_isolation_in_words(levels: dict[str, str] | None) -> str:
         f"{kinds.get(kind, kind)}: {ISOLATION_LEVEL_WORDS.get(level, level)}"
         for kind, level in (levels or {}).items()
     )
-
-
-def workload_mix_in_words(entries: list[dict[str, Any]] | None) -> str:
-    """The stored mix in one line: how many kinds of task, tasks and GPUs asked."""
-    entries = entries or []
-    if not entries:
-        return ""
-    tasks = sum(item.get("tasks", 0) for item in entries)
-    gpus = sum(
-        item.get("tasks", 0) * item.get("gpus", 1) * item.get("gpu_milli", 1000) / 1000
-        for item in entries
-    )
-    return gettext("%(kinds)s kinds of task, %(tasks)s tasks asking %(gpus)s GPUs") % {
-        "kinds": len(entries),
-        "tasks": f"{tasks:,}",
-        "gpus": f"{gpus:,.1f}".removesuffix(".0"),
-    }
 
 
 PRIORITY_CHOICES = [("", "—")] + [(key, PRIORITY_LABELS[key]) for key in PRIORITIES]
@@ -435,24 +415,6 @@ class ProfileForm(forms.Form):
             },
         }
         return {key: value for key, value in profile.items() if key not in self.errors}
-
-
-def _trace_help() -> str:
-    return gettext(
-        "A pod list in the format of Alibaba's openb trace (name, cpu_milli, memory_mib, "
-        "num_gpu, gpu_milli, gpu_spec, qos, …), optionally with tenant and workload columns; "
-        "at most %(lines)s tasks and %(mb)s MB. Tasks of the same size are counted together "
-        "into the workload mix above, which you can then edit."
-    ) % {"lines": f"{TRACE_MAX_LINES:,}", "mb": TRACE_MAX_BYTES // (1024 * 1024)}
-
-
-class TraceForm(forms.Form):
-    """Step 1's trace upload: a pod list in the openb CSV format becomes the workload mix."""
-
-    trace = forms.FileField(
-        label=_("Trace (CSV)"),
-        help_text=lazy(_trace_help, str)(),
-    )
 
 
 class UnitsForm(forms.Form):

@@ -33,8 +33,9 @@ from evaluations.pages import (
     wants_json,
 )
 from evaluations.steps import candidates as step_candidates
-from evaluations.steps.forms import BoundariesForm, ProfileForm, TraceForm, UnitsForm
+from evaluations.steps.forms import BoundariesForm, ProfileForm, UnitsForm
 from evaluations.steps.guidance import granularity, guidance, profile_notes
+from evaluations.steps.mix_forms import TraceForm
 from evaluations.steps.services import (
     evaluation_candidate_add,
     evaluation_profile_save,

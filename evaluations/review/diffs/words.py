@@ -23,8 +23,8 @@ from evaluations.steps.forms import (
     ProfileForm,
     time_windows_in_words,
     workload_isolation_in_words,
-    workload_mix_in_words,
 )
+from evaluations.steps.mix_forms import workload_mix_in_words
 
 SECTION_TITLES = {
     "profile": Step.PROFILE.label,
