@@ -26,10 +26,10 @@ Task(name, gpus, gpu_milli, cpu_milli, memory_mib, gpu_type=None, tenant=None, w
     gpu_milli < 1000 shares a GPU; gpus > 1 needs gpu_milli == 1000; gpus == 0 is a CPU task.
     For a HAMi-style quota give the larger of the memory and compute fractions.
     `gpu_type`: None, or models separated by "|". `arrival` orders tasks with order="arrival";
-    `duration` is carried but not replayed (no departures, see below).
+    `duration` is replayed only with departures=True.
 
 simulate(nodes, tasks, policy, *, seed=0, inflation=None, unit="share", replicas=1,
-         order="shuffle") -> Result
+         order="shuffle", departures=False) -> Result
     policy: "fgd", "bestfit", "packing", "clustering", "dotprod", "random", "firstfit".
     unit: "memory_compute_quota" (alias "share", the paper's model), "whole_gpu", "mig_slice",
           "time_slice" / "mps_share" (with `replicas` per GPU, a divisor of 1000).
@@ -37,6 +37,9 @@ simulate(nodes, tasks, policy, *, seed=0, inflation=None, unit="share", replicas
           r x the cluster's GPU capacity first (clones of random tasks, or random tasks dropped),
           as the paper does with 1.3.
     order: "shuffle" (by the seed, the paper's setting), "given", or "arrival".
+    departures: False (the paper: placed tasks stay). True replays the tasks' own times: needs
+          order="arrival", every task's `arrival`, no inflation; a task leaves at
+          arrival + duration (none: it stays) and frees its devices for later arrivals.
     Same inputs and seed -> same result. Raises CapacityError (a ValueError) naming the node or
     task at fault for input it cannot replay. ~24 nodes x 8 GPUs and a few hundred tasks take
     well under a second with any policy.
@@ -47,16 +50,36 @@ Result: total_gpus, tasks (replayed, after inflation), alloc_curve / frag_curve 
     placements [(task, node, device indexes)], alloc_pct (held at the end), requested_pct (what
     the placed tasks asked for; below alloc_pct when a unit rounds demands up, e.g. whole_gpu,
     MIG), frag_pct (the paper's fragmentation measure at the end, % of capacity),
-    per_tenant {tenant: tasks, placed, unscheduled, gpu_milli, gpu_milli_placed},
-    per_pool {pool: nodes, gpus, alloc_pct, frag_pct}, seconds; value_at(percent), as_dict().
+    per_tenant {tenant ("" for None): tasks, placed, unscheduled, gpu_milli, gpu_milli_placed},
+    per_pool {pool ("" for None): nodes, gpus, alloc_pct, frag_pct}, seconds; value_at(percent),
+    as_dict().
 
-What the numbers do not model: no departures (tasks stay once placed), no preemption or retries,
+Sizing a pool (also importable from evaluations.capacity):
+nodes_needed(template: Node, tasks, *, policy="fgd", allowed_unscheduled=0, max_nodes=256,
+             **simulate_options) -> (count, Result)
+    the fewest copies of `template` on which the replay leaves at most `allowed_unscheduled`
+    tasks unplaced (max_nodes and its result when even that is not enough).
+mig_geometries(gpu_model) -> [geometry, …]: every maximal valid MIG layout of one GPU.
+best_mig_geometry(template, count, tasks, *, policy="fgd", **options) -> (geometry, Result):
+    the layout under which `count` nodes place the most GPU demand.
+pool_of(template, count) -> [Node, …]: numbered copies of a node.
+Under mig_slice, compare requested_pct and unscheduled: alloc_pct counts whole instances held
+(a small task on a large instance holds all of it).
+
+What the numbers do not model: no departures unless asked (departures=True), no preemption or
+retries,
 no interference between tasks sharing a GPU, no GPU memory as a separate dimension, no NVLink or
 PCIe topology, no node failures. See docs/capacity.md.
 """
 
 from __future__ import annotations
 
+from evaluations.capacity.engine.pool_search import (
+    best_mig_geometry,
+    mig_geometries,
+    nodes_needed,
+    pool_of,
+)
 from evaluations.capacity.engine.replay import simulate
 from evaluations.capacity.engine.shapes import (
     POLICIES,
@@ -67,4 +90,16 @@ from evaluations.capacity.engine.shapes import (
     Task,
 )
 
-__all__ = ["POLICIES", "UNITS", "CapacityError", "Node", "Result", "Task", "simulate"]
+__all__ = [
+    "POLICIES",
+    "UNITS",
+    "CapacityError",
+    "Node",
+    "Result",
+    "Task",
+    "best_mig_geometry",
+    "mig_geometries",
+    "nodes_needed",
+    "pool_of",
+    "simulate",
+]

@@ -2,16 +2,18 @@
 node that can take the task at once.
 
 Each policy gives each feasible node an integer score; the task goes to a node of the highest
-score, ties broken uniformly at random (as the Kubernetes scheduler does), then to devices on
-that node by the policy's own rule. Scores follow the definitions the paper's simulator uses,
-computed in exact integers:
+score, ties going to the node ranked first in an order drawn once per seed (the paper's
+simulator names nodes with a random prefix and takes the smallest name among equals), then to
+devices on that node by the policy's own rule. Scores follow the definitions the paper's
+simulator uses, computed in exact integers:
 - bestfit: least CPU and GPU left after placing (each normalised by 128 cores / 8 GPUs, 50/50);
 - dotprod: smallest dot product of the node's free (CPU, GPU) and the task's request, same norms;
 - packing: partly used GPUs first, then GPUs of partly used nodes, then idle nodes;
 - clustering: nodes already running tasks of the same GPU shape ("share", "1-gpu", "2-gpu" …);
 - random: any feasible node, any device that fits;
 - fgd: the node, and the GPU inside it, whose fragmentation grows least (measured against the
-  workload's popular task shapes, see fragmentation.py), through the paper's sigmoid;
+  workload's popular task shapes, see fragmentation.py), through the paper's sigmoid; on MIG
+  the part of an instance a smaller task leaves unused counts as fragment too;
 - firstfit (not in the paper): the first feasible node in the order given, the first device.
 Devices inside the node: "best" (the device with least left that fits) for bestfit, dotprod,
 packing and clustering; whole-GPU and multi-GPU tasks take the lowest-numbered free GPUs.
@@ -21,10 +23,11 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
-from evaluations.capacity.engine.fragmentation import node_fragmentation
+from evaluations.capacity.engine.fragmentation import CHUNK_CELLS, node_fragmentation
 from evaluations.capacity.engine.shapes import MILLI
 
 MAX_CPU = 128_000  # the simulator's normalisers: the largest node spec, 128 cores …
@@ -32,6 +35,7 @@ MAX_GPU = 8 * MILLI  # … and 8 GPUs
 # FGD's score is int(100 * sigmoid(x)); it is k exactly when x >= ln(k / (100 - k)). Comparing
 # against these thresholds gives the same integers with no rounding of exp near the edges.
 FGD_THRESHOLDS = np.array([math.log(k / (100 - k)) for k in range(1, 100)])
+DEDUPLICATE_FROM = 64  # nodes to rescore at once before looking for repeated states pays
 SHARE_TAG = 0  # clustering's shape column for tasks sharing a GPU; column g is "g-gpu"
 
 
@@ -46,16 +50,29 @@ def fgd_quantize(delta: np.ndarray, total: int) -> np.ndarray:
     return np.searchsorted(FGD_THRESHOLDS, x, side="right").astype(np.int64)
 
 
+@dataclass(frozen=True, slots=True)
 class Request:
-    """One task as the policies see it: CPU, memory, GPUs, per-device demand, shape column."""
+    """One task as the policies see it under the unit: what it needs from a node."""
 
-    __slots__ = ("cpu", "memory", "gpus", "demand", "milli", "tag", "share", "key", "allowed")
+    cpu: int
+    memory: int
+    gpus: int
+    demand: int  # milli a device must have left, per GPU, under the unit
+    milli: int  # the task's own per-GPU share (clustering tells shapes apart by it)
+    allowed: np.ndarray  # [models] the GPU models its type constraint accepts
+    key: tuple  # what FGD's scores depend on: (cpu, demand, gpus, type constraint)
 
-    def __init__(self, *, cpu, memory, gpus, demand, milli, allowed, key):
-        self.cpu, self.memory, self.gpus, self.demand, self.milli = cpu, memory, gpus, demand, milli
-        self.share = gpus == 1 and demand < MILLI
-        self.tag = -1 if not gpus else (SHARE_TAG if gpus == 1 and milli < MILLI else gpus)
-        self.allowed, self.key = allowed, key
+    @property
+    def share(self) -> bool:
+        """Whether the task takes part of one device (else whole devices, or none)."""
+        return self.gpus == 1 and self.demand < MILLI
+
+    @property
+    def tag(self) -> int:
+        """Clustering's shape column: -1 none, SHARE_TAG a shared GPU, g for g whole GPUs."""
+        if not self.gpus:
+            return -1
+        return SHARE_TAG if self.gpus == 1 and self.milli < MILLI else self.gpus
 
 
 def best_device(left_row: np.ndarray, need: int) -> int:
@@ -158,12 +175,15 @@ class FgdScorer:
     def _compute(self, task: Request, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         state = self.state
         target = state.target
-        # Nodes in the same state score the same: compute each distinct state once.
         rows = np.column_stack(
             (state.devices.model_index[nodes], state.cpu_left[nodes], state.left[nodes])
         )
-        unique, inverse = np.unique(rows, axis=0, return_inverse=True)
-        inverse = inverse.reshape(-1)
+        if len(nodes) > DEDUPLICATE_FROM:
+            # Nodes in the same state score the same: compute each distinct state once.
+            unique, inverse = np.unique(rows, axis=0, return_inverse=True)
+            inverse = inverse.reshape(-1)
+        else:
+            unique, inverse = rows, np.arange(len(nodes))
         model, cpu, left = unique[:, 0], unique[:, 1], unique[:, 2:]
         before = node_fragmentation(left, cpu, model, target)
         cpu_after = cpu - task.cpu
@@ -171,10 +191,23 @@ class FgdScorer:
             b, d = left.shape
             fits = left >= task.demand
             take = left if state.devices.exclusive else np.full_like(left, task.demand)
-            after = left[:, None, :] - self.eye[None, :, :] * take[:, :, None]  # [B, D, D]
-            frag = node_fragmentation(
-                after.reshape(b * d, d), np.repeat(cpu_after, d), np.repeat(model, d), target
-            ).reshape(b, d)
+            frag = np.empty((b, d), dtype=np.int64)
+            step = max(1, CHUNK_CELLS // (d * d * max(1, target.size)))
+            for i in range(0, b, step):  # in chunks: [states, D, D] grows with D squared
+                part = slice(i, i + step)
+                after = left[part, None, :] - self.eye[None, :, :] * take[part, :, None]
+                n = len(after)
+                frag[part] = node_fragmentation(
+                    after.reshape(n * d, d),
+                    np.repeat(cpu_after[part], d),
+                    np.repeat(model[part], d),
+                    target,
+                ).reshape(n, d)
+            if state.devices.exclusive:
+                # A MIG instance held by a smaller task wastes the rest of it: no other task
+                # can use that part either, so FGD counts it as fragment (the paper's
+                # definition; its simulator has no exclusive devices).
+                frag += (left - task.demand).clip(min=0) * target.total
             per_device = np.where(fits, fgd_quantize(before[:, None] - frag, target.total), -1)
             best = np.argmax(per_device, axis=1)
             scores = per_device[np.arange(b), best]

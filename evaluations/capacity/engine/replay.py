@@ -1,7 +1,9 @@
 """Replay a workload on a cluster with one policy: the experiment of the FGD paper (§6.1).
 
-Tasks arrive one by one (shuffled by the seed, or in the order given) and are never removed: no
-departures, no preemption, no retries. Before the replay the workload can be tuned to a target
+Tasks arrive one by one (shuffled by the seed, in the order given, or by arrival time) and,
+as in the paper, are never removed — unless departures are asked for: then tasks arrive at their
+`arrival` and leave at `arrival + duration` (those without a duration stay). No preemption, no
+retries either way. Before the replay the workload can be tuned to a target
 GPU demand ("inflation", 1.3 in the paper): tasks sampled at random from the workload are cloned
 until the next one would pass inflation x the cluster's GPU capacity, or tasks dropped at random
 until the demand fits under it. After each task the engine records the GPU demand arrived so far
@@ -12,6 +14,7 @@ does), as the paper's analysis scripts compute Fig. 9.
 
 from __future__ import annotations
 
+import heapq
 import random
 import time
 from collections.abc import Sequence
@@ -44,7 +47,7 @@ from evaluations.capacity.engine.shapes import (
 )
 
 CURVE_PERCENTS = 131  # 0 … 130 % of the cluster's GPU capacity
-MAX_TASKS = 2_000_000  # after inflation: beyond this a replay is refused, not attempted
+MAX_TASKS = 500_000  # after inflation: beyond this a replay is refused, not attempted
 SCORERS = {
     "bestfit": bestfit_scores,
     "dotprod": dotprod_scores,
@@ -57,7 +60,7 @@ DEVICE_CHOICE = {"random": "random", "firstfit": "first"}  # others: "best" (fgd
 class ClusterState:
     """What is left on every node while a replay runs."""
 
-    def __init__(self, devices, target):
+    def __init__(self, devices, target, rank: list[int] | None = None):
         self.devices, self.target = devices, target
         self.left = devices.capacity.copy()
         self.cpu_left = devices.cpu.copy()
@@ -67,8 +70,14 @@ class ClusterState:
         self.version = np.zeros(len(self.free), dtype=np.int64)
         self.fragmentation = self._fragmentation(np.arange(len(self.free)))
         self.held = 0  # milli-GPU held by tasks, all nodes
+        # Equal scores go to the node ranked first: the order of ties among equal scores.
+        self.rank = np.array(rank if rank is not None else range(len(self.free)), dtype=np.int64)
 
     def _fragmentation(self, nodes: np.ndarray) -> np.ndarray:
+        if len(nodes) == 1:
+            return node_fragmentation(
+                self.left[nodes], self.cpu_left[nodes], self.devices.model_index[nodes], self.target
+            )
         rows = np.column_stack(
             (self.devices.model_index[nodes], self.cpu_left[nodes], self.left[nodes])
         )
@@ -86,16 +95,27 @@ class ClusterState:
             ok &= (self.left >= task.demand).sum(axis=1) >= task.gpus
         return np.flatnonzero(ok)
 
-    def place(self, node: int, task: Request, devices: tuple[int, ...]) -> None:
-        self.cpu_left[node] -= task.cpu
-        self.memory_left[node] -= task.memory
-        for device in devices:
-            take = self.left[node, device] if self.devices.exclusive else task.demand
-            self.left[node, device] -= take
-            self.free[node] -= take
-            self.held += int(take)
+    def place(self, node: int, task: Request, devices: tuple[int, ...]) -> tuple[int, ...]:
+        """Give the task its devices on `node`; returns the milli taken from each device."""
+        takes = tuple(
+            int(self.left[node, d]) if self.devices.exclusive else task.demand for d in devices
+        )
+        self._change(node, task, devices, takes, -1)
+        return takes
+
+    def release(self, node: int, task: Request, devices: tuple[int, ...], takes) -> None:
+        """Give back what `place` took: the task has left."""
+        self._change(node, task, devices, takes, +1)
+
+    def _change(self, node, task, devices, takes, sign: int) -> None:
+        self.cpu_left[node] += sign * task.cpu
+        self.memory_left[node] += sign * task.memory
+        for device, take in zip(devices, takes, strict=True):
+            self.left[node, device] += sign * take
+            self.free[node] += sign * take
+            self.held -= sign * take
         if task.tag >= 0:
-            self.affinity[node, min(task.tag, self.affinity.shape[1] - 1)] += 1
+            self.affinity[node, min(task.tag, self.affinity.shape[1] - 1)] -= sign
         self.version[node] += 1
         self.fragmentation[node] = self._fragmentation(np.array([node]))[0]
 
@@ -159,6 +179,7 @@ def simulate(
     unit: str = "share",
     replicas: int = 1,
     order: str = "shuffle",
+    departures: bool = False,
 ) -> Result:
     """Replay `tasks` on `nodes` with `policy`; see the package docstring for the contract."""
     started = time.perf_counter()
@@ -169,6 +190,8 @@ def simulate(
         check_task(task)
     if inflation is not None and not 0 < inflation <= 10:
         raise CapacityError(f"inflation must be a number in (0, 10], got {inflation!r}")
+    if departures:
+        _check_departures(tasks, order, inflation)
     rng = random.Random(seed)  # noqa: S311 -- a replay seed, not a secret
     indexes = _order(tasks, order, rng)
     capacity = devices.total_gpus * MILLI
@@ -177,7 +200,11 @@ def simulate(
         if inflation is not None and tasks
         else [(i, 0) for i in indexes]
     )
-    state = ClusterState(devices, target_workload(tasks, devices))
+    # Equal scores go to the node ranked first in an order drawn once per seed: the paper's
+    # simulator prefixes node names with a random permutation and takes the smallest name.
+    rank = list(range(len(nodes)))
+    rng.shuffle(rank)
+    state = ClusterState(devices, target_workload(tasks, devices), rank)
     requests = [_request(task, devices) for task in tasks]
     fgd = FgdScorer(state) if policy == "fgd" else None
     how = DEVICE_CHOICE.get(policy, "best")
@@ -190,13 +217,23 @@ def simulate(
     placements: list[tuple[str, str, tuple[int, ...]]] = []
     placed_at: list[int] = []
     unplaced: list[int] = []
+    running = 0  # milli-GPU asked for by the tasks placed and not gone
+    leaving: list[tuple[float, int, int, tuple[int, ...], tuple[int, ...]]] = []
     for step, (i, clone) in enumerate(sequence):
         task, request = tasks[i], requests[i]
+        while departures and leaving and leaving[0][0] <= task.arrival:
+            _, gone, node, chosen, takes = heapq.heappop(leaving)
+            state.release(node, requests[sequence[gone][0]], chosen, takes)
+            running -= tasks[sequence[gone][0]].gpu_demand
         arrived += task.gpu_demand
         nodes_ok = state.feasible(request)
         if len(nodes_ok):
             node, chosen = _choose(state, request, nodes_ok, policy, how, fgd, rng)
-            state.place(node, request, chosen)
+            takes = state.place(node, request, chosen)
+            running += task.gpu_demand
+            if departures and task.duration is not None:
+                end = task.arrival + task.duration
+                heapq.heappush(leaving, (end, step, node, chosen, takes))
             name = task.name if not clone else f"{task.name}-clone-{clone}"
             placements.append((name, devices.names[node], chosen))
             placed_at.append(step)
@@ -220,7 +257,7 @@ def simulate(
         unscheduled_tasks=[_name(tasks, sequence[s]) for s in unplaced],
         placements=placements,
         alloc_pct=round(state.held * scale, 2),
-        requested_pct=round(sum(tasks[sequence[s][0]].gpu_demand for s in placed_at) * scale, 2),
+        requested_pct=round(running * scale, 2),
         frag_pct=round(float(frag_at[-1] * frag_scale), 2) if count else 0.0,
         per_tenant=_per_tenant(tasks, sequence, placed_at),
         per_pool=_per_pool(state, per_weight),
@@ -229,13 +266,29 @@ def simulate(
     return result
 
 
+def _check_departures(tasks: Sequence[Task], order: str, inflation: float | None) -> None:
+    """Departures replay the tasks' own times: arrival order, no clones, every arrival known."""
+    if order != "arrival":
+        raise CapacityError("departures replay tasks in arrival order: pass order='arrival'")
+    if inflation is not None:
+        raise CapacityError("departures replay the tasks' own times: no inflation with them")
+    for task in tasks:
+        if task.arrival is None:
+            raise CapacityError(f"task {task.name!r}: departures need every task's arrival")
+        if task.duration is not None and task.duration < 0:
+            raise CapacityError(f"task {task.name!r}: duration must be >= 0")
+
+
 def _name(tasks: Sequence[Task], item: tuple[int, int]) -> str:
     i, clone = item
     return tasks[i].name if not clone else f"{tasks[i].name}-clone-{clone}"
 
 
 def _request(task: Task, devices) -> Request:
-    allowed = np.array([type_allows(task.gpu_type, model) for model in devices.models])
+    # A GPU-type constraint binds GPU tasks only (the simulator's filter skips CPU tasks).
+    allowed = np.array(
+        [not task.gpus or type_allows(task.gpu_type, model) for model in devices.models]
+    )
     need = demand(task, devices)
     key = (task.cpu_milli, need, task.gpus, task.gpu_type or "")
     return Request(
@@ -261,7 +314,7 @@ def _choose(state, request, nodes_ok, policy, how, fgd, rng) -> tuple[int, tuple
         else:
             scores = SCORERS[policy](state, request, nodes_ok)
         best = np.flatnonzero(scores == scores.max())
-        pick = int(best[rng.randrange(len(best))]) if len(best) > 1 else int(best[0])
+        pick = int(best[np.argmin(state.rank[nodes_ok[best]])]) if len(best) > 1 else int(best[0])
         node = int(nodes_ok[pick])
         if fgd is not None:
             chosen = (

@@ -152,3 +152,85 @@ def test_per_tenant_and_per_pool_figures_add_up():
     }
     assert result.per_pool["mig"]["alloc_pct"] == 60.0
     assert result.per_pool["shared"]["gpus"] == 1
+
+
+def test_the_allocation_curve_reads_each_percent_of_arrived_demand():
+    # Four quarter-GPU tasks on one GPU: after each, demand and allocation are 25, 50, 75, 100 %.
+    # A percent no task lands on takes the tasks within one percent (the paper's scripts), and
+    # stays empty beyond that; the demand never passes 100 %, so 101 … 130 are empty too.
+    result = simulate([gpu_node()], tasks_of(4, 250), "firstfit", order="given")
+    curve = result.alloc_curve
+    assert len(curve) == 131
+    assert (curve[25], curve[50], curve[75], curve[100]) == (25.0, 50.0, 75.0, 100.0)
+    assert curve[26] == 25.0
+    assert curve[30] is None
+    assert curve[102] is None
+    assert result.value_at(100) == 100.0
+
+
+def test_inflation_clones_tasks_until_the_demand_reaches_the_target():
+    # 2 GPUs, tasks of 0.5 GPU: 130 % of 2,000 milli is 2,600, so five tasks arrive (2,500)
+    # and the sixth would pass it; four fit, one is unscheduled.
+    nodes = [gpu_node(gpus=2)]
+    result = simulate(nodes, tasks_of(2, 500), "bestfit", inflation=1.3, seed=5)
+    assert result.tasks == 5
+    assert result.unscheduled == 1
+
+
+def test_inflation_below_the_demand_drops_tasks_at_random():
+    result = simulate([gpu_node(gpus=2)], tasks_of(8, 500), "bestfit", inflation=1.0, seed=5)
+    assert result.tasks == 4
+    assert result.unscheduled == 0
+
+
+def timed(name, arrival, duration=None, milli=1000):
+    return Task(
+        name=name,
+        gpus=1,
+        gpu_milli=milli,
+        cpu_milli=1000,
+        memory_mib=1024,
+        arrival=arrival,
+        duration=duration,
+    )
+
+
+def test_with_departures_a_gpu_freed_at_time_t_takes_the_task_arriving_at_t():
+    # a holds the only GPU from 0 to 10; b arrives at 5 and finds it taken; c arrives at 10,
+    # when a leaves, and gets it.
+    tasks = [timed("a", 0, 10), timed("b", 5), timed("c", 10)]
+    result = simulate([gpu_node()], tasks, "fgd", order="arrival", departures=True)
+    assert result.unscheduled_tasks == ["b"]
+    assert [p[0] for p in result.placements] == ["a", "c"]
+    assert result.alloc_pct == 100.0  # c still runs at the end
+
+
+def test_without_departures_tasks_stay_placed():
+    tasks = [timed("a", 0, 10), timed("b", 5), timed("c", 10)]
+    result = simulate([gpu_node()], tasks, "fgd", order="arrival")
+    assert result.unscheduled_tasks == ["b", "c"]
+
+
+def test_departures_free_a_shared_gpu_slice_by_slice():
+    tasks = [timed("a", 0, 5, 600), timed("b", 1, None, 400), timed("c", 6, None, 600)]
+    result = simulate([gpu_node()], tasks, "bestfit", order="arrival", departures=True)
+    assert result.unscheduled == 0
+    assert result.requested_pct == 100.0
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"order": "shuffle"}, "arrival order"),
+        ({"order": "arrival", "inflation": 1.3}, "no inflation"),
+    ],
+)
+def test_departures_replay_the_tasks_own_times(options, message):
+    with pytest.raises(CapacityError, match=message):
+        simulate([gpu_node()], [timed("a", 0, 1)], "fgd", departures=True, **options)
+
+
+def test_departures_need_every_arrival():
+    tasks = [timed("a", 0, 1), tasks_of(1, 500)[0]]
+    with pytest.raises(CapacityError, match="'t0': departures need every task's arrival"):
+        simulate([gpu_node()], tasks, "fgd", order="arrival", departures=True)
