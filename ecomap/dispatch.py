@@ -20,6 +20,7 @@ logger = logging.getLogger(__name__)
 RUN_IMPORT = "catalog.tasks.run_import"
 COMPUTE_MATRIX_SNAPSHOT = "catalog.tasks.compute_matrix_snapshot"
 BUILD_REPORT = "evaluations.report_tasks.build_report"
+RUN_CAPACITY = "evaluations.run_capacity"
 SEND_NOTIFICATION_EMAIL = "evaluations.send_notification_email"
 DELIVER_WEBHOOK = "evaluations.deliver_webhook"
 CHECK_CATALOG_DRIFT = "evaluations.check_catalog_drift"

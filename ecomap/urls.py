@@ -26,6 +26,7 @@ urlpatterns = [
     path("catalog/", include("catalog.imports.urls")),
     path("catalog/", include("catalog.urls")),
     path("evaluations/", include("evaluations.urls")),
+    path("evaluations/", include("evaluations.simulations.urls")),
     path("teams/", include("evaluations.teams.urls")),
     path("inbox/", include("evaluations.inbox.urls")),
     # read-only share links of a decision: the key in the path is the only credential

@@ -13,6 +13,7 @@ class EvaluationsConfig(AppConfig):
         # Register the report job in every process (web and worker): services enqueue it by
         # name through ecomap.dispatch, so nothing else imports this module.
         import evaluations.reports.tasks  # noqa: F401
+        import evaluations.simulations.tasks  # noqa: F401
         import evaluations.tasks  # noqa: F401
         from catalog.signals import catalog_rows_changed
         from evaluations.decisions.drift import on_catalog_rows_changed

@@ -507,3 +507,4 @@ from evaluations.approvals.models import (  # noqa: E402, F401
     ReviewRequest,
 )
 from evaluations.sharing.models import ShareAccess, ShareLink  # noqa: E402, F401
+from evaluations.simulations.models import CapacityRun  # noqa: E402, F401

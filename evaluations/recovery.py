@@ -18,6 +18,7 @@ from evaluations.decisions.drift import drift_recover
 from evaluations.notifications.mail import emails_recover
 from evaluations.notifications.webhooks import webhooks_recover
 from evaluations.reports.services import reports_recover
+from evaluations.simulations.services import capacity_recover
 
 # A job still pending after this long was never picked up (its publish was lost, or the broker
 # was down): a healthy queue starts jobs in seconds.
@@ -29,6 +30,7 @@ RUNNING_LIMITS = {
     "imports": HEARTBEAT_SILENCE,
     "matrix": HEARTBEAT_SILENCE,
     "reports": HEARTBEAT_SILENCE,
+    "capacity": HEARTBEAT_SILENCE,
     "webhooks": HEARTBEAT_SILENCE,
 }
 # Catalog changes whose drift check may have been lost are looked at for this long; older ones
@@ -52,6 +54,9 @@ def jobs_recover(*, now=None) -> dict[str, dict[str, int]]:
             ),
             "reports": reports_recover(
                 now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["reports"]
+            ),
+            "capacity": capacity_recover(
+                now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["capacity"]
             ),
             "webhooks": webhooks_recover(
                 now=now, pending_grace=PENDING_GRACE, running_limit=RUNNING_LIMITS["webhooks"]

@@ -17,6 +17,11 @@ urlpatterns = [
     path("new/", views.evaluation_create_view, name="create"),
     path("<int:pk>/", views.evaluation_detail_view, name="detail"),
     path("<int:pk>/steps/<int:number>/", step_views.evaluation_step_view, name="step"),
+    path(
+        "<int:pk>/steps/1/trace/",
+        step_views.evaluation_trace_upload_view,
+        name="trace-upload",
+    ),
     # Step 3 without reloads (JSON): search as you type, add and remove a candidate.
     path(
         "<int:pk>/candidates/search/",

@@ -34,6 +34,7 @@ from evaluations.review.forms import ReviewForm
 from evaluations.review.services import (
     submission_missing,
 )
+from evaluations.simulations.selectors import capacity_by_row, capacity_of_rows, capacity_panel
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
@@ -41,6 +42,7 @@ from evaluations.steps.forms import (
     workload_isolation_in_words,
 )
 from evaluations.steps.guidance import guidance
+from evaluations.steps.mix_forms import workload_mix_in_words
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview
@@ -171,6 +173,8 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
             shown = time_windows_in_words(value)
         elif key == "workload_isolation":
             shown = workload_isolation_in_words(value)
+        elif key == "workload_mix":
+            shown = workload_mix_in_words(value)
         elif key == "gpu_memory_gb":
             shown = _("{count} GB").format(count=value)
         elif key == "component_versions":
@@ -194,6 +198,12 @@ def evaluation_comparison_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
     comparison = selectors.comparison_for(evaluation, with_contracts=False)
     candidates = comparison.candidates
+    # Each data-plane row's unit replayed with step 1's mix (the last capacity run).
+    capacity_figures = capacity_by_row(
+        evaluation=evaluation, rows=[candidate.row for candidate in candidates]
+    )
+    for candidate in candidates:
+        candidate.capacity = capacity_figures.get(candidate.row.ref)
     return render(
         request,
         "evaluations/comparison.html",
@@ -204,6 +214,7 @@ def evaluation_comparison_view(request, pk: int):
             comparison=comparison,
             facts=comparison.facts,
             candidates=candidates,
+            capacity_figures=capacity_figures,
             project_slugs=sorted({candidate.row.project.slug for candidate in candidates}),
             guide={"step": guidance("comparison"), "group": guidance("alternative_group")},
         ),
@@ -326,6 +337,10 @@ def evaluation_recommendations_view(request, pk: int):
         profile_error = ""
     except ValueError as exc:
         recommendations, profile_error = [], str(exc)
+    capacity = capacity_panel(evaluation=evaluation, back="recommendations")
+    stacks = [_stack_view(item) for item in recommendations]
+    for stack in stacks:
+        stack["capacity"] = capacity_of_rows(capacity, stack["rec"].rows)
     return render(
         request,
         "evaluations/recommendations.html",
@@ -333,8 +348,9 @@ def evaluation_recommendations_view(request, pk: int):
             request,
             evaluation,
             "recommendations",
+            capacity=capacity,
             recommendations=recommendations,
-            stacks=[_stack_view(item) for item in recommendations],
+            stacks=stacks,
             # What the GPU model's facts kept out of the search, and why.
             left_out=getattr(recommendations, "left_out", None) or [],
             # Set when the search budget ran out: the stacks are the best found so far.

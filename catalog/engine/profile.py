@@ -12,6 +12,7 @@ from catalog.engine.versions import (
     profile_component_versions,
     profile_kubernetes_version,
 )
+from catalog.engine.workload_mix import MixEntry, workload_mix_from_data
 
 WORKLOAD_TYPES: tuple[str, ...] = ("training", "batch", "online_inference", "interactive")
 
@@ -44,6 +45,8 @@ GPU_MEMORY_MAX_GB = 4096
 
 NODE_COUNT_MAX = 100_000
 
+GPUS_PER_NODE_MAX = 64
+
 TENANT_COUNT_MAX = 100_000
 
 # In the order step 1 asks them (summaries list them so).
@@ -62,6 +65,8 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "gpu_model",
     "gpu_memory_gb",
     "node_count",
+    "gpus_per_node",
+    "workload_mix",
     "kubernetes_version",
     "component_versions",
     "priorities",
@@ -168,6 +173,7 @@ class Profile:
     gpu_model: str | None = None  # free text, e.g. "A100 80GB"
     gpu_memory_gb: int | None = None  # per GPU
     node_count: int | None = None  # GPU nodes
+    gpus_per_node: int | None = None  # capacity sizing assumes 8 (an HGX board) when not said
     tenant_count: int | None = None
     # (workload type, time window) for the types whose window was said, in WORKLOAD_TYPES order.
     time_windows: tuple[tuple[str, str], ...] = ()
@@ -179,6 +185,9 @@ class Profile:
     cross_tenant_sharing: str | None = None
     # (workload type, isolation) where a type demands other isolation than `isolation`.
     workload_isolation: tuple[tuple[str, str], ...] = ()
+    # What each tenant runs, in counts of tasks of one size (catalog.engine.workload_mix); empty:
+    # capacity sizing uses the documented default per workload type.
+    workload_mix: tuple[MixEntry, ...] = ()
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Profile:
@@ -221,12 +230,17 @@ class Profile:
             gpu_model=_gpu_model(data),
             gpu_memory_gb=_count(data, "gpu_memory_gb", GPU_MEMORY_MAX_GB),
             node_count=_count(data, "node_count", NODE_COUNT_MAX),
+            gpus_per_node=_count(data, "gpus_per_node", GPUS_PER_NODE_MAX),
             tenant_count=tenant_count,
             time_windows=_time_windows(data, workload_types),
             kubernetes_version=profile_kubernetes_version(data.get("kubernetes_version")),
             component_versions=profile_component_versions(data.get("component_versions")),
             cross_tenant_sharing=_one_of(data, "cross_tenant_sharing", CROSS_TENANT_SHARING),
             workload_isolation=_workload_isolation(data, workload_types),
+            workload_mix=workload_mix_from_data(
+                data.get("workload_mix"),
+                tenant_count=tenant_count or (1 if tenancy == "single" else None),
+            ),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -236,6 +250,7 @@ class Profile:
         data["time_windows"] = dict(self.time_windows)
         data["component_versions"] = dict(self.component_versions)
         data["workload_isolation"] = dict(self.workload_isolation)
+        data["workload_mix"] = [entry.to_dict() for entry in self.workload_mix]
         return data
 
     @property

@@ -225,6 +225,7 @@ CELERY_TASK_ROUTES = {
     "catalog.tasks.run_import": {"queue": "imports"},
     "catalog.tasks.compute_matrix_snapshot": {"queue": "matrix"},
     "evaluations.report_tasks.*": {"queue": "reports"},
+    "evaluations.run_capacity": {"queue": "reports"},
 }
 # Issue 28 H1: the matrix job refuses a catalog of more rows (the snapshot fails with the reason,
 # nothing is computed) and stops the engine past this many stored (non-independent) pairs.
@@ -275,6 +276,7 @@ SPECTACULAR_SETTINGS = {
         "LowMediumHighEnum": "catalog.engine.profile.JITTER_TOLERANCES",
         "IsolationLevelEnum": "catalog.engine.rows.ISOLATION_LEVELS",
         "TenantSharingEnum": "catalog.engine.fit.TENANT_SHARING",
+        "WorkloadTypeEnum": "catalog.engine.profile.WORKLOAD_TYPES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

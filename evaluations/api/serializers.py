@@ -13,6 +13,7 @@ from catalog.engine.profile import (
     FAILURE_SEMANTICS,
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,
+    GPUS_PER_NODE_MAX,
     ISOLATION_REQUIREMENTS,
     JITTER_TOLERANCES,
     NODE_COUNT_MAX,
@@ -23,6 +24,8 @@ from catalog.engine.profile import (
     TIME_WINDOWS,
     WORKLOAD_TYPES,
 )
+from catalog.engine.workload_mix import MIX_MAX_ENTRIES
+from evaluations.api.mix_serializers import MixEntrySerializer, MixField
 from evaluations.models import (
     PLACEMENT_STEPS,
     AuditEntry,
@@ -316,6 +319,9 @@ class ProfileSerializer(EditSerializer):
     )
     gpu_memory_gb = _count(GPU_MEMORY_MAX_GB, help_text="memory per GPU")
     node_count = _count(NODE_COUNT_MAX, help_text="GPU nodes")
+    gpus_per_node = _count(
+        GPUS_PER_NODE_MAX, help_text="GPUs per node; capacity sizing assumes 8 when left out"
+    )
     tenant_count = _count(
         TENANT_COUNT_MAX, help_text="more than one makes the profile multi-tenant"
     )
@@ -341,6 +347,14 @@ class ProfileSerializer(EditSerializer):
         allow_empty=True,
         help_text='pinned versions by project slug, e.g. {"kueue": "0.19.3"}: a version outside '
         "what a decided row was verified for is a warning",
+    )
+    workload_mix = MixField(
+        child=MixEntrySerializer(),
+        required=False,
+        allow_null=True,
+        max_length=MIX_MAX_ENTRIES,
+        help_text="what each tenant runs, for capacity sizing; left out or empty: the default "
+        "per workload type (docs/capacity-sizing.md)",
     )
 
 

@@ -7,6 +7,7 @@ from evaluations.api import views
 from evaluations.approvals import api as approval_api
 from evaluations.clusters import api as cluster_api
 from evaluations.reports import api as report_api
+from evaluations.simulations.api import CapacityView
 
 router = SimpleRouter()
 router.register("evaluations", views.EvaluationViewSet, basename="evaluation")
@@ -42,5 +43,6 @@ urlpatterns = [
         approval_api.ReviewRequestView.as_view(),
         name="evaluation-review-requests",
     ),
+    path("evaluations/<str:pk>/capacity/", CapacityView.as_view(), name="evaluation-capacity"),
     *router.urls,
 ]

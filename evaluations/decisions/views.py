@@ -33,6 +33,7 @@ from evaluations.pages import (
     save_or_form_error,
 )
 from evaluations.sharing.selectors import share_links_for
+from evaluations.simulations.selectors import capacity_of_rows, capacity_panel
 from evaluations.steps.guidance import guidance
 
 
@@ -90,6 +91,7 @@ def evaluation_decision_view(request, pk: int):
         for index, (ref, checkbox) in enumerate(zip(refs, form["rows"], strict=True))
     ]
     report = selectors.decision_report(evaluation)
+    capacity = capacity_panel(evaluation=evaluation, back="decision")
     return render(
         request,
         "evaluations/decision.html",
@@ -101,6 +103,9 @@ def evaluation_decision_view(request, pk: int):
             rows=rows,
             decision=decision,
             report=report,
+            capacity=capacity,
+            # The sized stack the decision adopted (the same rows), if it is one of them.
+            decided_capacity=capacity_of_rows(capacity, decision.rows) if decision else None,
             stack_query=",".join(decision.rows) if decision else "",
             guide={"step": guidance("decision"), "risks": guidance("risks")},
             drift=drift_view(evaluation),

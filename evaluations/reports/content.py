@@ -29,6 +29,7 @@ from evaluations import selectors
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.models import Evaluation, Step, Verdict
 from evaluations.reports.changes import changes_since_approval
+from evaluations.reports.curves_picture import capacity_chapter
 from evaluations.reports.deployed import deployed_state
 from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
@@ -46,6 +47,7 @@ from evaluations.steps.forms import (
     time_windows_in_words,
     workload_isolation_in_words,
 )
+from evaluations.steps.mix_forms import workload_mix_in_words
 
 logger = logging.getLogger(__name__)
 TEMPLATE = "evaluations/report/report.html"
@@ -122,6 +124,8 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
             (_("GPU model"), profile.get("gpu_model")),
             (_("Memory per GPU"), gb and _("{count} GB").format(count=gb)),
             (_("GPU nodes"), profile.get("node_count")),
+            (_("GPUs per node"), profile.get("gpus_per_node")),
+            (_("Workload mix"), workload_mix_in_words(profile.get("workload_mix"))),
             (_("When each workload runs"), time_windows_in_words(profile.get("time_windows"))),
         )
         if value
@@ -521,6 +525,7 @@ def report_context(
         "layer_names": layer_names,
         "point_names": point_names,
         "evidence": _evidence(cards),
+        **capacity_chapter(evaluation),  # the last capacity run for step 1 as it is now
         **deployed_state(evaluation),  # the attached cluster snapshot's chapter, if any
         **changes_since_approval(evaluation),  # a re-review's appendix, if any
     }

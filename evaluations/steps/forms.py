@@ -8,21 +8,30 @@ from collections.abc import Iterable
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from catalog.engine.gpus import gpu_model_choices
 from catalog.engine.profile import (
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,
+    GPUS_PER_NODE_MAX,
     NODE_COUNT_MAX,
     PRIORITIES,
     TENANT_COUNT_MAX,
     WORKLOAD_TYPES,
 )
+from catalog.engine.text import render as render_text
 from catalog.engine.versions import (
     PINNED_MAX,
     profile_component_versions,
     profile_kubernetes_version,
+)
+from catalog.engine.workload_mix import (
+    MIX_MAX_ENTRIES,
+    MixError,
+    mix_as_text,
+    mix_from_text,
 )
 from evaluations.models import Candidate
 
@@ -181,6 +190,14 @@ class ProfileForm(forms.Form):
         max_value=NODE_COUNT_MAX,
         help_text=_("Split node pools need at least two GPU nodes."),
     )
+    gpus_per_node = forms.IntegerField(
+        label=_("GPUs per node"),
+        required=False,
+        min_value=1,
+        max_value=GPUS_PER_NODE_MAX,
+        widget=forms.NumberInput({"placeholder": "8"}),
+        help_text=_("Capacity sizing assumes 8 (an HGX or DGX board) when left empty."),
+    )
     kubernetes_version = forms.CharField(
         label=_("Kubernetes version"),
         required=False,
@@ -201,6 +218,29 @@ class ProfileForm(forms.Form):
         help_text=_(
             "Project and version, one per line, for the components whose version is fixed. A "
             "version outside what a catalog row was verified for is a warning."
+        ),
+    )
+    workload_mix = forms.CharField(
+        label=_("Workload mix"),
+        required=False,
+        max_length=MIX_MAX_ENTRIES * 100,
+        widget=forms.Textarea(
+            {
+                "rows": 4,
+                "spellcheck": "false",
+                "placeholder": _(
+                    "tenant, workload, tasks, GPUs per task, milli-GPU[, GPU memory GB]\n"
+                    "1, training, 40, 8, 1000\n2, online_inference, 300, 1, 250, 20\n"
+                    "*, batch, 100, 1, 500"
+                ),
+            }
+        ),
+        help_text=_(
+            "Optional, one line per kind of task: the tenant's number (* for every tenant), the "
+            "workload type, how many tasks, GPUs per task and, for a fraction of one GPU, "
+            "thousandths of it. The counts are proportions: capacity sizing replays the mix "
+            "until the work asked reaches 130 % of the GPUs. Left empty, sizing uses a default "
+            "per workload type taken from Alibaba's GPU trace."
         ),
     )
     priority_1 = forms.ChoiceField(label=_("1st"), choices=PRIORITY_CHOICES, required=False)
@@ -228,6 +268,8 @@ class ProfileForm(forms.Form):
         "gpu_model",
         "gpu_memory_gb",
         "node_count",
+        "gpus_per_node",
+        "workload_mix",
         "kubernetes_version",
         "component_versions",
     )
@@ -260,6 +302,7 @@ class ProfileForm(forms.Form):
             initial[f"window_{kind}"] = window
         for kind, level in (profile.get("workload_isolation") or {}).items():
             initial[f"isolation_{kind}"] = level
+        initial["workload_mix"] = mix_as_text(profile.get("workload_mix") or [])
         pinned = profile.get("component_versions") or {}
         initial["component_versions"] = "\n".join(f"{slug} {v}" for slug, v in pinned.items())
         return initial
@@ -309,6 +352,16 @@ class ProfileForm(forms.Form):
                 )
             ) from None
 
+    def clean_workload_mix(self) -> list[dict[str, Any]]:
+        """Lines of `tenant, workload, tasks, gpus, gpu_milli[, memory_gb[, gpu_types]]`; the
+        tenant numbers are checked against the tenant count when the profile is saved."""
+        try:
+            entries = mix_from_text(self.cleaned_data.get("workload_mix") or "")
+        except MixError as exc:
+            message = render_text(exc.args[0], gettext)
+            raise forms.ValidationError(message.split(": ", 1)[-1]) from None
+        return [entry.to_dict() for entry in entries]
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         # A rank repeating an earlier one is the marked control; the ranks before it still count.
@@ -345,6 +398,8 @@ class ProfileForm(forms.Form):
             "gpu_model": (data.get("gpu_model") or "").strip() or None,
             "gpu_memory_gb": data.get("gpu_memory_gb"),
             "node_count": data.get("node_count"),
+            "gpus_per_node": data.get("gpus_per_node"),
+            "workload_mix": data.get("workload_mix") or None,
             "kubernetes_version": data.get("kubernetes_version") or None,
             "component_versions": data.get("component_versions") or None,
             "priorities": data.get("priorities") or [],

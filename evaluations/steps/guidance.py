@@ -82,6 +82,13 @@ GUIDANCE: dict[str, dict[str, str]] = {
         "zh": "某类负载所需的隔离与上面的要求不同时，在此说明：同一团队的 Notebook 之间往往只需软"
         "隔离，而推理需要硬隔离。留空时，该类负载沿用上面的要求。",
     },
+    "workload_mix": {
+        "en": "What each tenant runs, in numbers: capacity sizing gives each recommended stack's "
+        "pools their nodes, MIG layouts and tenant quotas from it, and replays it to show what "
+        "each stack's unit leaves unused. An uploaded trace fills it in.",
+        "zh": "每个租户运行什么，用数字说明：容量测算据此为每个推荐方案的资源池分配节点、MIG 布局"
+        "与租户配额，并回放它以显示各方案的资源单位会闲置多少。上传的 trace 会自动填写此项。",
+    },
     "gpu_model": {
         "en": "Pick the model from EcoMap's GPU facts or type it: its vendor decides which "
         "catalog rows can serve it, and its MIG profiles or partition modes which slices exist. "

@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.gpus import gpu_model_find
 from catalog.engine.text import render as render_text
+from catalog.engine.workload_mix import MixError, mix_from_trace
 from catalog.selectors import catalog_revision_for_pages
 from evaluations import selectors, services
 from evaluations.errors import EditConflict, InvalidInput
@@ -35,6 +36,7 @@ from evaluations.pages import (
 from evaluations.steps import candidates as step_candidates
 from evaluations.steps.forms import BoundariesForm, ProfileForm, UnitsForm
 from evaluations.steps.guidance import granularity, guidance, profile_notes
+from evaluations.steps.mix_forms import TraceForm
 from evaluations.steps.services import (
     evaluation_candidate_add,
     evaluation_profile_save,
@@ -136,6 +138,82 @@ def _field_error(name: str, message) -> str:
     return text.split(": ", 1)[1] if text.startswith(f"{name}: ") else text
 
 
+def _profile_context(request, evaluation, form, trace_form=None) -> dict[str, Any]:
+    notes = profile_notes(evaluation.profile or {})
+    memory_hint = notes["gpu_memory_gb"].get("placeholder")
+    if memory_hint:  # the known model's memory, where the team has not said its own
+        form.fields["gpu_memory_gb"].widget.attrs["placeholder"] = memory_hint
+    return page_context(
+        request,
+        evaluation,
+        "step-1",
+        form=form,
+        trace_form=trace_form or TraceForm(),
+        missing=_missing_labels(evaluation),
+        notes=notes,
+        gpu_models=ProfileForm.gpu_model_names(),
+        guide={
+            name: guidance(name)
+            for name in ("step_profile", "workload_isolation", *ProfileForm.base_fields)
+        },
+        priorities_guide=guidance("priorities"),
+    )
+
+
+@login_required
+@maps_domain_errors
+def evaluation_trace_upload_view(request, pk: int):
+    """Step 1's trace upload: the pod list, read within its caps, becomes the workload mix; a
+    trace that is not valid is marked on the page and the stored profile stays as it was."""
+    evaluation = evaluation_for(request, pk)
+    if request.method != "POST":
+        return redirect("evaluations:step", pk=evaluation.pk, number=1)
+    services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
+    trace_form = TraceForm(request.POST, request.FILES)
+    form = ProfileForm(initial=ProfileForm.initial_from(evaluation.profile))
+    if trace_form.is_valid():
+        profile = evaluation.profile or {}
+        try:
+            mix, counts = mix_from_trace(
+                trace_form.cleaned_data["trace"].chunks(),
+                tenant_count=profile.get("tenant_count")
+                or (1 if profile.get("tenancy") == "single" else None),
+            )
+        except MixError as exc:
+            trace_form.add_error("trace", _field_error("workload_mix", exc.args[0]))
+        else:
+            data = {**profile, "workload_mix": [entry.to_dict() for entry in mix]}
+            evaluation, errors = evaluation_profile_save(
+                evaluation=evaluation,
+                actor=request.user,
+                data=data,
+                revision=posted_revision(request),
+            )
+            if "workload_mix" not in errors:
+                messages.success(
+                    request,
+                    _(
+                        "Read %(tasks)s tasks from the trace: %(gpu)s ask for GPUs, counted into "
+                        "%(kinds)s kinds of task below; %(cpu)s CPU-only tasks left out."
+                    )
+                    % {
+                        "tasks": counts["tasks"],
+                        "gpu": counts["gpu_tasks"],
+                        "kinds": len(mix),
+                        "cpu": counts["cpu_only"],
+                    },
+                )
+                return redirect("evaluations:step", pk=evaluation.pk, number=1)
+            for message in errors["workload_mix"]:
+                trace_form.add_error("trace", _field_error("workload_mix", message))
+    return render(
+        request,
+        "evaluations/step_profile.html",
+        _profile_context(request, evaluation, form, trace_form),
+        status=400,
+    )
+
+
 def _profile_step(request, evaluation) -> HttpResponse:
     """Step 1 saves field by field: a POST stores every valid answer, even beside a bad one,
     and answers with the bad ones marked (400) and what is still to answer."""
@@ -165,24 +243,7 @@ def _profile_step(request, evaluation) -> HttpResponse:
                     )
         if saved and not form.errors:
             return _after_save(request, evaluation, 1)
-    notes = profile_notes(evaluation.profile or {})
-    memory_hint = notes["gpu_memory_gb"].get("placeholder")
-    if memory_hint:  # the known model's memory, where the team has not said its own
-        form.fields["gpu_memory_gb"].widget.attrs["placeholder"] = memory_hint
-    context = page_context(
-        request,
-        evaluation,
-        "step-1",
-        form=form,
-        missing=_missing_labels(evaluation),
-        notes=notes,
-        gpu_models=ProfileForm.gpu_model_names(),
-        guide={
-            name: guidance(name)
-            for name in ("step_profile", "workload_isolation", *ProfileForm.base_fields)
-        },
-        priorities_guide=guidance("priorities"),
-    )
+    context = _profile_context(request, evaluation, form)
     if request.method != "POST":
         return render(request, template, context)
     if form.conflict is None and wants_json(request):

@@ -24,6 +24,7 @@ from evaluations.steps.forms import (
     time_windows_in_words,
     workload_isolation_in_words,
 )
+from evaluations.steps.mix_forms import workload_mix_in_words
 
 SECTION_TITLES = {
     "profile": Step.PROFILE.label,
@@ -86,6 +87,8 @@ class _Words:
             return time_windows_in_words(value)
         if name == "workload_isolation":
             return workload_isolation_in_words(value)
+        if name == "workload_mix":
+            return workload_mix_in_words(value)
         if name == "gpu_memory_gb":
             return _("{count} GB").format(count=value)
         table = self.profile_choices.get(name, {})

@@ -1,0 +1,346 @@
+"""The simulated outcome of sized stacks (issue 29 item 3): the workload mix replayed on each
+pool with the capacity engine, under the pool's data-plane unit and the stack's policy.
+
+Each partition of a pool (the pool, or one tenant's nodes of it) receives tasks drawn from its
+mix, in proportion to the mix's counts, in a seeded order, until the work that arrived asks for
+130 % of its GPUs (the paper's experiment). The headline figures are read where the arrived work
+asks for 100 %: GPUs held by tasks, the fragmented GPUs (the paper's measure), the tasks that
+could not be placed, per tenant. A stack's curve is its pools' curves weighted by their GPUs.
+Plain Python; `capacity_outcome` is what the Celery job and the shell call.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from catalog.engine.profile import Profile
+from catalog.engine.text import _
+from catalog.engine.workload_mix import WORKLOADS, MixEntry
+from evaluations.capacity import Node, Task, simulate
+from evaluations.capacity.sizing import (
+    REPLICAS,
+    Cluster,
+    PoolSize,
+    cluster_of,
+    mix_of,
+    size_pools,
+    stack_policy,
+    tenant_entries,
+    tenant_names,
+)
+
+OUTCOME_VERSION = 2  # part of the cache key: bump with any change that changes a figure
+INFLATION = 1.3
+SEED = 0
+CURVE = 131  # 0 … 130 % of the GPUs
+# Bounds per replay (memory and time): a partition larger than this is replayed on a copy of
+# the same shape scaled down to it (the percentages stay; task counts are scaled back).
+REPLAY_MAX_GPUS = 1024
+# Nodes of the replay are given more CPU and memory than any task asks: sizing is about GPUs.
+_ROOMY_CPU = 10**9
+_ROOMY_MEMORY = 10**9
+
+Progress = Callable[[int], None]
+
+
+def _draw(entries: Sequence[MixEntry], tenants: list[str], capacity: int, rng) -> list[Task]:
+    """Tasks drawn from `entries` by their counts until their GPU demand passes INFLATION x
+    `capacity` milli-GPU. An entry without a tenant gives each task to a tenant at random."""
+    if not entries or capacity <= 0:
+        return []
+    weights = [entry.tasks for entry in entries]
+    target = INFLATION * capacity
+    tasks: list[Task] = []
+    arrived = 0
+    while arrived < target:
+        entry = rng.choices(entries, weights)[0]
+        tenant = (
+            tenants[entry.tenant - 1]
+            if entry.tenant is not None and entry.tenant <= len(tenants)
+            else rng.choice(tenants)
+        )
+        task = Task(
+            name=f"t{len(tasks)}",
+            gpus=entry.gpus,
+            gpu_milli=entry.gpu_milli,
+            cpu_milli=0,
+            memory_mib=0,
+            gpu_type="|".join(entry.gpu_types) or None,
+            tenant=tenant,
+            workload=entry.workload,
+        )
+        tasks.append(task)
+        arrived += task.gpu_demand
+    return tasks
+
+
+def _replay(
+    pool: PoolSize,
+    cluster: Cluster,
+    tenant: str | None,
+    layouts: list[tuple[str, ...] | None],
+    tenants: list[str],
+    policy: str,
+) -> dict[str, Any]:
+    """One partition replayed: its curves, and what happened up to 100 % per tenant."""
+    nodes = len(layouts)
+    scale = 1.0
+    if nodes * cluster.gpus_per_node > REPLAY_MAX_GPUS:
+        kept = max(1, REPLAY_MAX_GPUS // cluster.gpus_per_node)
+        scale = nodes / kept
+        step = nodes / kept  # every step-th node keeps the layouts' proportions
+        layouts = [layouts[int(i * step)] for i in range(kept)]
+    if tenant is None:
+        entries = list(pool.entries)
+        names = tenants
+    else:
+        entries = tenant_entries(pool.entries, tenants.index(tenant) + 1, len(tenants))
+        names = [tenant]
+    engine_nodes = [
+        Node(
+            name=f"{pool.name}-{tenant or 'all'}-{index}",
+            gpu_model=cluster.model_name,
+            gpus=cluster.gpus_per_node,
+            cpu_milli=_ROOMY_CPU,
+            memory_mib=_ROOMY_MEMORY,
+            pool=pool.name,
+            mig_geometry=layout,
+        )
+        for index, layout in enumerate(layouts)
+    ]
+    capacity = len(engine_nodes) * cluster.gpus_per_node * 1000
+    # One seed per partition, so adding a pool never changes another pool's draw.
+    rng = random.Random(f"{SEED}:{pool.name}:{tenant}")  # noqa: S311 (a replay, not a secret)
+    tasks = _draw(entries, names, capacity, rng)
+    per_tenant = {name: {"tasks": 0, "placed_gpus": 0.0, "unplaced": 0} for name in names}
+    gpus = len(engine_nodes) * cluster.gpus_per_node
+    if not tasks:
+        flat = [0.0] * CURVE
+        return {"gpus": gpus, "scale": scale, "alloc": flat, "held": flat, "frag": flat,
+                "per_tenant": per_tenant}  # fmt: skip
+    result = simulate(
+        engine_nodes,
+        tasks,
+        policy,
+        seed=SEED,
+        unit=pool.unit,
+        replicas=REPLICAS if pool.unit in ("time_slice", "mps_share") else 1,
+        order="given",
+    )
+    unplaced = set(result.unscheduled_tasks)
+    # The work placed (what placed tasks asked, % of the GPUs) at each percent of arrived work:
+    # a unit that rounds a request up holds more than this (the `held` curve).
+    placed_curve = [0.0] * CURVE
+    arrived = placed = 0
+    for task in tasks:
+        before = arrived
+        arrived += task.gpu_demand
+        if task.name not in unplaced:
+            placed += task.gpu_demand
+        for percent in range(int(100 * before / capacity) + 1, CURVE):
+            if percent * capacity > 100 * arrived:
+                break
+            placed_curve[percent] = round(100 * placed / capacity, 2)
+        if before < capacity:  # the tasks that arrived by 100 % of the GPUs
+            counts = per_tenant[task.tenant]
+            counts["tasks"] += 1
+            if task.name in unplaced:
+                counts["unplaced"] += 1
+            else:
+                counts["placed_gpus"] += task.gpu_demand / 1000
+    if scale != 1.0:
+        for counts in per_tenant.values():
+            counts["tasks"] = round(counts["tasks"] * scale)
+            counts["unplaced"] = round(counts["unplaced"] * scale)
+            counts["placed_gpus"] *= scale
+    return {
+        "gpus": len(engine_nodes) * cluster.gpus_per_node,
+        "scale": scale,
+        "alloc": placed_curve,
+        "held": _filled(result.alloc_curve),
+        "frag": _filled(result.frag_curve),
+        "per_tenant": per_tenant,
+        "seconds": result.seconds,
+    }
+
+
+def _filled(curve: Sequence[float | None]) -> list[float]:
+    """The curve with gaps (demand the replay never reached) held at the last value."""
+    values, last = [], 0.0
+    for value in list(curve)[:CURVE]:
+        last = last if value is None else float(value)
+        values.append(round(last, 2))
+    return values + [round(last, 2)] * (CURVE - len(values))
+
+
+def _weighted(parts: Sequence[tuple[int, Sequence[float]]]) -> list[float]:
+    total = sum(gpus for gpus, _curve in parts)
+    if not total:
+        return [0.0] * CURVE
+    return [round(sum(gpus * curve[i] for gpus, curve in parts) / total, 2) for i in range(CURVE)]
+
+
+def _pool_outcome(
+    pool: PoolSize, cluster: Cluster, tenants: list[str], policy: str
+) -> dict[str, Any]:
+    replays = [
+        _replay(pool, cluster, tenant, layouts, tenants, policy)
+        for tenant, layouts in pool.partitions
+    ]
+    per_tenant = {
+        name: {"quota": pool.quotas.get(name, 0), "tasks": 0, "placed_gpus": 0.0, "unplaced": 0}
+        for name in tenants
+    }
+    for replay in replays:
+        for name, counts in replay["per_tenant"].items():
+            for key in ("tasks", "placed_gpus", "unplaced"):
+                per_tenant[name][key] += counts[key]
+    weights = [
+        (pool.gpus * r["gpus"] / max(1, sum(x["gpus"] for x in replays)), r) for r in replays
+    ]
+    alloc = _weighted([(w, r["alloc"]) for w, r in weights])
+    held = _weighted([(w, r["held"]) for w, r in weights])
+    frag = _weighted([(w, r["frag"]) for w, r in weights])
+    # Tenants without nodes of their own hold nothing: their GPUs (none) weigh nothing.
+    data = pool.to_dict()
+    data.update(
+        alloc_curve=alloc,
+        frag_curve=frag,
+        alloc_at_100=alloc[100],
+        frag_at_100=frag[100],
+        tasks=sum(t["tasks"] for t in per_tenant.values()),
+        unplaced=sum(t["unplaced"] for t in per_tenant.values()),
+        held_curve=held,
+        held_at_100=held[100],
+        per_tenant={
+            name: {**counts, "placed_gpus": round(counts["placed_gpus"], 1)}
+            for name, counts in per_tenant.items()
+        },
+        scaled=any(r["scale"] != 1.0 for r in replays),
+    )
+    if data["scaled"]:
+        data["notes"].append(
+            _("replayed on a copy scaled down to %(gpus)s GPUs", gpus=REPLAY_MAX_GPUS)
+        )
+    return data
+
+
+def stack_outcome(
+    recommendation: Mapping[str, Any], cluster: Cluster, mix: Sequence[MixEntry]
+) -> dict[str, Any]:
+    """One stack: its sized pools, each replayed, and the stack's figures."""
+    tenants = tenant_names(cluster.tenants)
+    policy, policy_note = stack_policy(recommendation.get("rows") or ())
+    pools = [
+        _pool_outcome(pool, cluster, tenants, policy)
+        for pool in size_pools(recommendation, cluster, mix)
+    ]
+    weighted = [(p["gpus"], p) for p in pools]
+    alloc = _weighted([(g, p["alloc_curve"]) for g, p in weighted])
+    held = _weighted([(g, p["held_curve"]) for g, p in weighted])
+    frag = _weighted([(g, p["frag_curve"]) for g, p in weighted])
+    per_tenant = {
+        name: {
+            "quota": sum(p["quotas"].get(name, 0) for p in pools),
+            "tasks": sum(p["per_tenant"][name]["tasks"] for p in pools),
+            "placed_gpus": round(sum(p["per_tenant"][name]["placed_gpus"] for p in pools), 1),
+            "unplaced": sum(p["per_tenant"][name]["unplaced"] for p in pools),
+        }
+        for name in tenants
+    }
+    return {
+        "rank": recommendation.get("rank"),
+        "shape": recommendation.get("shape"),
+        "rows": list(recommendation.get("rows") or ()),
+        "policy": policy,
+        "policy_note": policy_note,
+        "gpus": sum(p["gpus"] for p in pools),
+        "alloc_curve": alloc,
+        "frag_curve": frag,
+        "alloc_at_100": alloc[100],
+        "held_at_100": held[100],
+        "frag_at_100": frag[100],
+        "held_curve": held,
+        "tasks": sum(p["tasks"] for p in pools),
+        "unplaced": sum(p["unplaced"] for p in pools),
+        "per_tenant": per_tenant,
+        "pools": pools,
+    }
+
+
+# The units a comparison row is judged by: each replayed on the whole cluster as one shared pool.
+COMPARED_UNITS = ("whole_gpu", "mig_slice", "memory_compute_quota", "time_slice", "mps_share")
+
+
+def units_outcome(cluster: Cluster, mix: Sequence[MixEntry]) -> dict[str, dict[str, Any]]:
+    """Per data-plane unit, the mix replayed on all of step 1's nodes as one pool (best-fit):
+    the figure the comparison of same-layer, same-unit rows shows beside isolation and cost."""
+    figures = {}
+    for unit in COMPARED_UNITS:
+        if unit == "mig_slice" and (cluster.model is None or not cluster.model.has_mig):
+            continue
+        whole = {
+            "rank": 0,
+            "rows": [],
+            "pools": {"all": []},
+            "pool_details": {
+                "all": {"units": [unit], "workloads": list(WORKLOADS),
+                        "tenant_sharing": "across_tenants"}
+            },
+        }  # fmt: skip
+        outcome = stack_outcome(whole, cluster, mix)
+        figures[unit] = {
+            key: outcome[key]
+            for key in ("alloc_at_100", "held_at_100", "frag_at_100", "tasks", "unplaced")
+        }
+    return figures
+
+
+def capacity_outcome(
+    profile: Profile,
+    recommendations: Sequence[Mapping[str, Any]],
+    *,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Every recommended stack sized and replayed (JSON-ready); ValueError when step 1 does
+    not say enough to size (no node count)."""
+    started = time.perf_counter()
+    cluster = cluster_of(profile)
+    mix, source = mix_of(profile)
+    stacks = []
+    for number, recommendation in enumerate(recommendations):
+        stacks.append(stack_outcome(recommendation, cluster, mix))
+        if progress is not None:
+            progress(10 + 75 * (number + 1) // max(1, len(recommendations)))
+    units = units_outcome(cluster, mix)
+    notes = []
+    if cluster.model is None:
+        notes.append(
+            _(
+                "Step 1's GPU model is not in EcoMap's GPU facts (or not said): MIG pools are "
+                "replayed as whole GPUs"
+            )
+        )
+    if not profile.gpus_per_node:
+        notes.append(_("Step 1 does not say the GPUs per node: 8 assumed"))
+    return {
+        "version": OUTCOME_VERSION,
+        "cluster": {
+            "gpu_model": cluster.model.name if cluster.model is not None else cluster.model_text,
+            "nodes": cluster.nodes,
+            "gpus_per_node": cluster.gpus_per_node,
+            "gpus": cluster.gpus,
+            "tenants": tenant_names(cluster.tenants),
+        },
+        "mix_source": source,
+        "mix": [entry.to_dict() for entry in mix],
+        "inflation": INFLATION,
+        "seed": SEED,
+        "stacks": stacks,
+        "units": units,
+        "notes": notes,
+        "seconds": round(time.perf_counter() - started, 3),
+    }

@@ -1,0 +1,405 @@
+"""Capacity sizing of a recommended stack (issue 29 item 3): from step 1's GPU model, nodes,
+tenants and workload mix, each pool of the stack gets its nodes, its MIG geometry per node (MIG
+pools) and per-tenant quotas that sum to its GPUs. `capacity/outcome.py` then replays the mix on
+the sized pools with the capacity engine.
+
+Plain Python: a recommendation comes in as its dict (`Recommendation.to_dict()`), the profile as
+`catalog.engine.profile.Profile`. Every rule here is written out in docs/capacity-sizing.md.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from catalog.engine.gpus import GpuModel, gpu_model_find, mig_layout_valid
+from catalog.engine.profile import Profile
+from catalog.engine.text import Text, _
+from catalog.engine.workload_mix import MixEntry, default_mix
+
+# Tenants whose quotas and partitions are sized; more is refused, not attempted (a pool of one
+# tenant each is replayed once per tenant).
+MAX_TENANTS = 256
+
+# An HGX / DGX board: the node most GPU clusters are built of, when step 1 does not say.
+DEFAULT_GPUS_PER_NODE = 8
+
+# The unit a pool is replayed under when it presents several: MIG's fixed geometry decides a
+# pool it is in; then the finest sharing unit. vGPU is replayed as a memory + compute quota (a
+# fraction of one GPU), a DRA claim as a whole device (partitionable devices are not modelled).
+UNIT_ORDER = (
+    "mig_slice",
+    "memory_compute_quota",
+    "vgpu",
+    "mps_share",
+    "time_slice",
+    "dra_claim",
+    "whole_gpu",
+)
+ENGINE_UNIT = {"vgpu": "memory_compute_quota", "dra_claim": "whole_gpu", "none": "whole_gpu"}
+# Time-slicing and MPS replicas per GPU: the NVIDIA device plugin's documented example (4).
+REPLICAS = 4
+
+# The placement helper of a stack, by project, as the simulator's nearest policy: each of these
+# scores nodes by binpacking by default, which best-fit is. A stack without one is replayed with
+# best-fit too, and the page says so.
+PLACEMENT_POLICIES: dict[str, Text] = {
+    "hami": _("HAMi's scheduler binpacks nodes by default"),
+    "volcano": _("Volcano's binpack plugin"),
+    "kai-scheduler": _("KAI Scheduler binpacks by default"),
+    "gpushare-scheduler-extender": _("the GPU share scheduler extender binpacks"),
+    "koordinator": _("Koordinator's device share scheduling binpacks"),
+}
+DEFAULT_POLICY = "bestfit"
+
+_PLAIN_MIG = re.compile(r"^\d+g\.\d+gb$")  # 3g.40gb, not the media-extension variants
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    """What step 1 says the GPUs are."""
+
+    model: GpuModel | None
+    model_text: str | None
+    nodes: int
+    gpus_per_node: int
+    tenants: int
+
+    @property
+    def gpus(self) -> int:
+        return self.nodes * self.gpus_per_node
+
+    @property
+    def model_name(self) -> str:
+        """How the engine's nodes name the model: its key, or the text step 1 holds."""
+        return self.model.key if self.model is not None else (self.model_text or "gpu")
+
+
+@dataclass(slots=True)
+class PoolSize:
+    """One pool, sized."""
+
+    name: str
+    label: str  # an engine sentence (Text) when the recommendation gives one
+    workloads: tuple[str, ...]
+    units: tuple[str, ...]
+    unit: str  # the unit the replay uses (UNIT_ORDER, ENGINE_UNIT)
+    tenant_sharing: str
+    nodes: int = 0
+    gpus: int = 0
+    # (nodes, one GPU's MIG profiles) per group of nodes with the same layout; MIG pools only.
+    mig_geometry: list[tuple[int, tuple[str, ...]]] | None = None
+    # tenant name -> GPUs; nominal shares of the pool, or each tenant's own nodes
+    quotas: dict[str, int] = field(default_factory=dict)
+    # True: each tenant has nodes of its own (a pool per tenant); False: tenants share the pool.
+    per_tenant_nodes: bool = False
+    entries: list[MixEntry] = field(default_factory=list)
+    # What a replay runs on: (tenant, or None for all tenants, each node's MIG layout or None).
+    partitions: list[tuple[str | None, list[tuple[str, ...] | None]]] = field(default_factory=list)
+    notes: list[Text] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "label": self.label,
+            "workloads": list(self.workloads),
+            "units": list(self.units),
+            "unit": self.unit,
+            "replicas": REPLICAS if self.unit in ("time_slice", "mps_share") else None,
+            "tenant_sharing": self.tenant_sharing,
+            "nodes": self.nodes,
+            "gpus": self.gpus,
+            "mig_geometry": None
+            if self.mig_geometry is None
+            else [{"nodes": n, "layout": list(layout)} for n, layout in self.mig_geometry],
+            "quotas": dict(self.quotas),
+            "per_tenant_nodes": self.per_tenant_nodes,
+            "notes": list(self.notes),
+        }
+
+
+def tenant_names(count: int) -> list[str]:
+    return [f"tenant-{number}" for number in range(1, count + 1)]
+
+
+def cluster_of(profile: Profile) -> Cluster:
+    """The cluster step 1 describes; ValueError when it does not say enough to size."""
+    if not profile.node_count:
+        raise ValueError(_("Say how many GPU nodes there are in step 1 to size the pools."))
+    if (profile.tenant_count or 1) > MAX_TENANTS:
+        raise ValueError(_("Capacity sizing covers at most %(count)s tenants.", count=MAX_TENANTS))
+    return Cluster(
+        model=gpu_model_find(profile.gpu_model),
+        model_text=profile.gpu_model,
+        nodes=profile.node_count,
+        gpus_per_node=profile.gpus_per_node or DEFAULT_GPUS_PER_NODE,
+        tenants=profile.tenant_count or 1,
+    )
+
+
+def mix_of(profile: Profile) -> tuple[tuple[MixEntry, ...], str]:
+    """The mix to size for, and where it comes from ("profile" or "default")."""
+    if profile.workload_mix:
+        return profile.workload_mix, "profile"
+    return default_mix(profile.workload_types), "default"
+
+
+def largest_remainder(total: int, weights: Sequence[float], minimum: int = 0) -> list[int]:
+    """`total` split in whole numbers in proportion to `weights`, each at least `minimum` while
+    the total allows it (Hamilton's method; ties go to the earlier weight)."""
+    if not weights:
+        return []
+    floor = minimum if total >= minimum * len(weights) else 0
+    spare = total - floor * len(weights)
+    weight_sum = sum(weights)
+    if weight_sum <= 0:
+        weights, weight_sum = [1.0] * len(weights), float(len(weights))
+    shares = [spare * w / weight_sum for w in weights]
+    counts = [floor + int(share) for share in shares]
+    left = total - sum(counts)
+    order = sorted(range(len(weights)), key=lambda i: (-(shares[i] - int(shares[i])), i))
+    for index in order[:left]:
+        counts[index] += 1
+    return counts
+
+
+def stack_policy(rows: Iterable[str]) -> tuple[str, Text]:
+    """The simulator policy a stack's placement maps to, and why."""
+    for ref in rows:
+        project = ref.split("/", 1)[0]
+        if project in PLACEMENT_POLICIES:
+            return DEFAULT_POLICY, _(
+                "best-fit: %(reason)s, which best-fit is", reason=PLACEMENT_POLICIES[project]
+            )
+    return DEFAULT_POLICY, _(
+        "best-fit: no placement helper of this stack maps to one of the simulator's policies"
+    )
+
+
+def _replay_unit(units: Iterable[str]) -> str:
+    present = set(units)
+    chosen = next((unit for unit in UNIT_ORDER if unit in present), "whole_gpu")
+    return ENGINE_UNIT.get(chosen, chosen)
+
+
+def _entry_weight(entry: MixEntry) -> float:
+    return entry.gpu_demand
+
+
+def tenant_entries(entries: Sequence[MixEntry], number: int, tenants: int) -> list[MixEntry]:
+    """Tenant `number`'s entries: its own, and its share of those spread over every tenant."""
+    own = []
+    for entry in entries:
+        if entry.tenant == number:
+            own.append(entry)
+        elif entry.tenant is None:
+            share = entry.tasks / tenants
+            if share >= 0.5:
+                own.append(replace(entry, tasks=max(1, round(share)), tenant=number))
+    return own
+
+
+def _tenant_weights(entries: Sequence[MixEntry], tenants: list[str]) -> list[float]:
+    """GPU demand per tenant: an entry without a tenant is spread evenly over all."""
+    weights = dict.fromkeys(tenants, 0.0)
+    for entry in entries:
+        if entry.tenant is None:
+            for name in tenants:
+                weights[name] += entry.gpu_demand / len(tenants)
+        elif 1 <= entry.tenant <= len(tenants):
+            weights[tenants[entry.tenant - 1]] += entry.gpu_demand
+    return [weights[name] for name in tenants]
+
+
+# ---- MIG geometry ------------------------------------------------------------------------------
+
+
+def _plain_profiles(model: GpuModel):
+    return [p for p in model.mig_profiles if _PLAIN_MIG.match(p.name)]
+
+
+def mig_profile_for(model: GpuModel, gpu_milli: int, gpus: int = 1):
+    """The smallest plain MIG profile with the compute slices a task's fraction needs (a whole
+    GPU, or more, takes the full-GPU profile); ties go to the smaller memory."""
+    plain = _plain_profiles(model)
+    slices = max(p.compute_slices for p in plain)
+    needed = slices if gpus > 1 or gpu_milli >= 1000 else math.ceil(gpu_milli * slices / 1000)
+    fitting = [p for p in plain if p.compute_slices >= needed]
+    return min(fitting, key=lambda p: (p.compute_slices, p.memory_gb, p.name))
+
+
+def mig_layouts(model: GpuModel) -> list[tuple[str, ...]]:
+    """Every maximal layout of plain profiles valid on one GPU of `model` (none can be added)."""
+    plain = sorted(_plain_profiles(model), key=lambda p: (-p.compute_slices, p.name))
+    limit = model.mig_max_instances or 0
+    valid: list[tuple[str, ...]] = []
+    for size in range(1, limit + 1):
+        for combo in itertools.combinations_with_replacement([p.name for p in plain], size):
+            if mig_layout_valid(model, combo):
+                valid.append(combo)
+    as_sets = [Counter(layout) for layout in valid]
+    return [
+        layout
+        for layout, counts in zip(valid, as_sets, strict=True)
+        if not any(other != counts and not counts - other for other in as_sets)
+    ]
+
+
+def mig_geometry(
+    model: GpuModel, entries: Sequence[MixEntry], nodes: int, gpus_per_node: int
+) -> list[tuple[int, tuple[str, ...]]]:
+    """Layouts for `nodes` nodes whose instances follow the mix: the mix's tasks want instances
+    of their profile (mig_profile_for) in proportion to the compute slices they take; node by
+    node, the layout serving the most slices still wanted is chosen (one layout on every GPU of
+    a node). Nodes left once the demand is covered take the first node's layout."""
+    if nodes <= 0:
+        return []
+    plain = {p.name: p for p in _plain_profiles(model)}
+    slices_per_gpu = max(p.compute_slices for p in plain.values())
+    wanted: Counter[str] = Counter()
+    for entry in entries:
+        profile = mig_profile_for(model, entry.gpu_milli, entry.gpus)
+        wanted[profile.name] += entry.tasks * entry.gpus * profile.compute_slices
+    layouts = mig_layouts(model)
+    if not wanted:
+        full = max(plain.values(), key=lambda p: p.compute_slices)
+        return [(nodes, (full.name,))]
+    capacity = nodes * gpus_per_node * slices_per_gpu
+    total = sum(wanted.values())
+    # Instances still wanted, per profile, the mix scaled to the pool's compute slices.
+    left = {
+        name: slices * capacity / total / plain[name].compute_slices
+        for name, slices in wanted.items()
+    }
+    chosen: list[tuple[str, ...]] = []
+    for _node in range(nodes):
+        if all(value <= 1e-9 for value in left.values()):
+            chosen.append(chosen[0])
+            continue
+
+        def served(layout: tuple[str, ...]) -> tuple[float, int]:
+            counts = Counter(layout)
+            slices = sum(
+                min(n * gpus_per_node, max(left.get(name, 0.0), 0.0)) * plain[name].compute_slices
+                for name, n in counts.items()
+            )
+            return (slices, -len(layout))
+
+        best = max(layouts, key=served)
+        chosen.append(best)
+        for name, n in Counter(best).items():
+            if name in left:
+                left[name] -= n * gpus_per_node
+    groups: Counter[tuple[str, ...]] = Counter(chosen)
+    # Largest groups first; a layout's profiles biggest first ("3g.40gb, 2g.20gb, 1g.10gb").
+    return [
+        (count, tuple(sorted(layout, key=lambda n: (-plain[n].compute_slices, n))))
+        for layout, count in sorted(groups.items(), key=lambda item: (-item[1], item[0]))
+    ]
+
+
+# ---- a stack's pools ---------------------------------------------------------------------------
+
+
+def size_pools(
+    recommendation: Mapping[str, Any], cluster: Cluster, mix: Sequence[MixEntry]
+) -> list[PoolSize]:
+    """The pools of one recommended stack, sized: each entry of the mix goes to the first pool
+    serving its workload type (else to the first pool), nodes to pools in proportion to the
+    GPUs their work asks (at least one each while nodes last), quotas to tenants in proportion
+    to theirs; a pool of one tenant each (`within_tenant`) gives each tenant whole nodes."""
+    details = recommendation.get("pool_details") or {}
+    names = list(recommendation.get("pools") or details) or ["shared"]
+    tenants = tenant_names(cluster.tenants)
+    pools = []
+    for name in names:
+        pool = details.get(name, {})
+        units = tuple(pool.get("units") or ("whole_gpu",))
+        pools.append(
+            PoolSize(
+                name=name,
+                label=pool.get("label") or name,
+                workloads=tuple(pool.get("workloads") or ()),
+                units=units,
+                unit=_replay_unit(units),
+                tenant_sharing=pool.get("tenant_sharing") or "across_tenants",
+            )
+        )
+    for entry in mix:
+        home = next((p for p in pools if entry.workload in p.workloads), None)
+        if home is None:
+            home = pools[0]
+            note = _(
+                "%(workload)s work is served by no pool of this stack: replayed on this pool",
+                workload=_(entry.workload),
+            )
+            if note not in home.notes:
+                home.notes.append(note)
+        home.entries.append(entry)
+    nodes = largest_remainder(
+        cluster.nodes, [sum(_entry_weight(e) for e in p.entries) for p in pools], minimum=1
+    )
+    for pool, count in zip(pools, nodes, strict=True):
+        pool.nodes, pool.gpus = count, count * cluster.gpus_per_node
+        if not count:
+            pool.notes.append(_("no GPU node is left for this pool: step 1 names too few nodes"))
+        weights = _tenant_weights(pool.entries, tenants)
+        pool.per_tenant_nodes = pool.tenant_sharing == "within_tenant" and len(tenants) > 1
+        if pool.per_tenant_nodes:
+            own = largest_remainder(count, weights)
+            pool.quotas = {t: n * cluster.gpus_per_node for t, n in zip(tenants, own, strict=True)}
+            short = [t for t, n in zip(tenants, own, strict=True) if not n]
+            if short and count:
+                pool.notes.append(
+                    _(
+                        "%(count)s tenants get no node of their own here: the pool has fewer "
+                        "nodes than tenants",
+                        count=len(short),
+                    )
+                )
+        else:
+            quotas = largest_remainder(pool.gpus, weights)
+            pool.quotas = dict(zip(tenants, quotas, strict=True))
+        if pool.unit == "mig_slice" and (cluster.model is None or not cluster.model.has_mig):
+            pool.notes.append(
+                _(
+                    "no MIG geometry: step 1's GPU model has no MIG in EcoMap's GPU facts; "
+                    "replayed as whole GPUs"
+                )
+            )
+            pool.unit = "whole_gpu"
+        _partition(pool, cluster, tenants)
+    return pools
+
+
+def _partition(pool: PoolSize, cluster: Cluster, tenants: list[str]) -> None:
+    """The pool's partitions (one, or one per tenant) and, for MIG, each node's layout."""
+    if pool.per_tenant_nodes:
+        parts = [
+            (name, pool.quotas[name] // cluster.gpus_per_node,
+             tenant_entries(pool.entries, number, len(tenants)))
+            for number, name in enumerate(tenants, start=1)
+        ]  # fmt: skip
+    else:
+        parts = [(None, pool.nodes, list(pool.entries))]
+    groups: Counter[tuple[str, ...]] = Counter()
+    for tenant, nodes, entries in parts:
+        if not nodes:
+            continue
+        layouts: list[tuple[str, ...] | None] = [None] * nodes
+        if pool.unit == "mig_slice" and cluster.model is not None:
+            geometry = mig_geometry(cluster.model, entries, nodes, cluster.gpus_per_node)
+            layouts = [layout for count, layout in geometry for _node in range(count)]
+            for count, layout in geometry:
+                groups[layout] += count
+        pool.partitions.append((tenant, layouts))
+    if pool.unit == "mig_slice":
+        pool.mig_geometry = [
+            (count, layout)
+            for layout, count in sorted(groups.items(), key=lambda item: (-item[1], item[0]))
+        ]

@@ -1,0 +1,226 @@
+"""Capacity sizing of recommended stacks (evaluations.capacity.sizing and .outcome) against
+hand-computed expectations: nodes, quotas, MIG layouts valid for the model, and what each unit
+does to a mix whose answer can be worked out on paper."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from catalog.engine.gpus import gpu_model_find, mig_layout_valid
+from catalog.engine.profile import Profile
+from catalog.engine.workload_mix import MixEntry
+from evaluations.capacity.outcome import capacity_outcome, stack_outcome
+from evaluations.capacity.sizing import (
+    Cluster,
+    cluster_of,
+    largest_remainder,
+    mig_geometry,
+    size_pools,
+    stack_policy,
+)
+
+H100 = gpu_model_find("H100")
+
+
+def stack(*pools: tuple[str, list[str], list[str], str], rows=("x/y",)) -> dict:
+    """A recommendation's dict with pools (name, units, workloads, tenant sharing)."""
+    return {
+        "rank": 1,
+        "shape": "C" if len(pools) > 1 else "B",
+        "rows": list(rows),
+        "pools": {name: list(rows) for name, *_rest in pools},
+        "pool_details": {
+            name: {"units": units, "workloads": kinds, "tenant_sharing": sharing}
+            for name, units, kinds, sharing in pools
+        },
+    }
+
+
+def board(tenants: int = 6, nodes: int = 24) -> Cluster:
+    return Cluster(model=H100, model_text="H100", nodes=nodes, gpus_per_node=8, tenants=tenants)
+
+
+def test_largest_remainder_shares_whole_numbers_that_add_up():
+    assert largest_remainder(192, [1] * 6) == [32] * 6
+    assert largest_remainder(24, [3, 1]) == [18, 6]
+    assert largest_remainder(10, [1, 1, 1]) == [4, 3, 3]  # the tie goes to the first
+    assert largest_remainder(5, [100, 0, 0], minimum=1) == [3, 1, 1]
+
+
+def test_24_nodes_of_8_h100_and_six_tenants_give_quotas_of_32_that_sum_to_192():
+    mix = [MixEntry(workload="training", tasks=100, gpus=1)]  # spread over all six tenants
+    shared = stack(("shared", ["memory_compute_quota"], ["training"], "across_tenants"))
+
+    (pool,) = size_pools(shared, board(), mix)
+
+    assert (pool.nodes, pool.gpus) == (24, 192)
+    assert pool.quotas == {f"tenant-{n}": 32 for n in range(1, 7)}
+    assert sum(pool.quotas.values()) == 192
+
+
+def test_nodes_go_to_pools_in_proportion_to_the_gpus_their_work_asks():
+    # Training asks 30 x 8 = 240 GPUs, inference 320 x 0.25 = 80: three to one, so 18 and 6.
+    mix = [
+        MixEntry(workload="training", tasks=30, gpus=8),
+        MixEntry(workload="online_inference", tasks=320, gpu_milli=250),
+    ]
+    split = stack(
+        ("training", ["whole_gpu"], ["training"], "none"),
+        ("inference", ["memory_compute_quota"], ["online_inference"], "across_tenants"),
+    )
+
+    training, inference = size_pools(split, board(), mix)
+
+    assert (training.nodes, inference.nodes) == (18, 6)
+    assert (training.gpus, inference.gpus) == (144, 48)
+    assert sum(training.quotas.values()) == 144 and sum(inference.quotas.values()) == 48
+
+
+def test_a_tenants_own_work_sets_its_quota():
+    # Tenant 1 asks 3 GPUs for every GPU tenant 2 asks: 48 GPUs share out 36 and 12.
+    mix = [
+        MixEntry(tenant=1, workload="batch", tasks=30, gpu_milli=1000),
+        MixEntry(tenant=2, workload="batch", tasks=10, gpu_milli=1000),
+    ]
+    shared = stack(("shared", ["whole_gpu"], ["batch"], "across_tenants"))
+
+    (pool,) = size_pools(shared, board(tenants=2, nodes=6), mix)
+
+    assert pool.quotas == {"tenant-1": 36, "tenant-2": 12}
+
+
+def test_a_pool_of_one_tenant_each_gives_each_tenant_whole_nodes():
+    mix = [MixEntry(workload="online_inference", tasks=60, gpu_milli=500)]
+    per_tenant = stack(("inference", ["mig_slice"], ["online_inference"], "within_tenant"))
+
+    (pool,) = size_pools(per_tenant, board(tenants=6, nodes=12), mix)
+
+    assert pool.per_tenant_nodes
+    assert pool.quotas == {f"tenant-{n}": 16 for n in range(1, 7)}  # 2 nodes x 8 GPUs each
+    assert [len(layouts) for _tenant, layouts in pool.partitions] == [2] * 6
+
+
+@pytest.mark.parametrize(
+    ("milli", "gpus", "layout"),
+    [
+        (140, 1, ("1g.10gb",) * 7),  # one compute slice of seven: seven per GPU
+        (400, 1, ("3g.40gb", "3g.40gb")),  # ceil(0.4 x 7) = 3 slices: two 3g per GPU
+        (1000, 8, ("7g.80gb",)),  # whole GPUs: the full-GPU profile
+    ],
+)
+def test_a_mig_pool_gets_the_layout_its_tasks_fit_and_it_is_valid_for_h100(milli, gpus, layout):
+    mix = [MixEntry(workload="online_inference", tasks=50, gpus=gpus, gpu_milli=milli)]
+
+    geometry = mig_geometry(H100, mix, nodes=4, gpus_per_node=8)
+
+    assert geometry == [(4, layout)]
+    assert mig_layout_valid(H100, layout)
+
+
+def test_every_layout_of_a_mixed_pool_is_valid_for_h100_and_covers_its_nodes():
+    mix = [
+        MixEntry(workload="online_inference", tasks=100, gpu_milli=470),
+        MixEntry(workload="online_inference", tasks=60, gpu_milli=650),
+        MixEntry(workload="interactive", tasks=80, gpu_milli=250),
+    ]
+    pool = stack(
+        ("inference", ["mig_slice"], ["online_inference", "interactive"], "across_tenants")
+    )
+
+    (sized,) = size_pools(pool, board(), mix)
+
+    assert sized.unit == "mig_slice"
+    assert sum(nodes for nodes, _layout in sized.mig_geometry) == 24
+    assert all(mig_layout_valid(H100, layout) for _nodes, layout in sized.mig_geometry)
+
+
+def test_a_mig_pool_on_a_model_without_mig_is_replayed_as_whole_gpus_and_says_so():
+    cluster = Cluster(model=gpu_model_find("L40S"), model_text="L40S", nodes=4, gpus_per_node=8,
+                      tenants=1)  # fmt: skip
+    pool = stack(("inference", ["mig_slice"], ["online_inference"], "across_tenants"))
+
+    (sized,) = size_pools(pool, cluster, [MixEntry(workload="online_inference", tasks=5)])
+
+    assert sized.unit == "whole_gpu"
+    assert sized.mig_geometry is None
+    assert "no MIG geometry" in sized.notes[0]
+
+
+def test_the_stacks_placement_helper_picks_the_policy_and_says_why():
+    assert stack_policy(["volcano/scheduler"])[0] == "bestfit"
+    assert "Volcano's binpack plugin" in stack_policy(["volcano/scheduler"])[1]
+    assert "no placement helper" in stack_policy(["kueue/controller"])[1]
+
+
+def test_a_profile_without_nodes_or_with_too_many_tenants_cannot_be_sized():
+    with pytest.raises(ValueError, match="how many GPU nodes"):
+        cluster_of(Profile.from_dict({"gpu_model": "H100"}))
+    with pytest.raises(ValueError, match="at most 256 tenants"):
+        cluster_of(Profile.from_dict({"node_count": 4, "tenant_count": 257}))
+
+
+# ---- the outcome: what a unit does to a mix worked out on paper ---------------------------------
+
+QUARTERS = [MixEntry(workload="online_inference", tasks=1, gpu_milli=250)]
+
+
+def test_whole_gpus_hold_a_gpu_per_quarter_task_so_only_a_quarter_of_the_work_is_placed():
+    """2 nodes x 8 GPUs = 16 GPUs. Tasks of 0.25 GPU arrive until they ask 100 % (64 tasks):
+    the first 16 take a whole GPU each (25 % of the GPUs' worth of work), the other 48 wait."""
+    whole = stack(("shared", ["whole_gpu"], ["online_inference"], "across_tenants"))
+
+    outcome = stack_outcome(whole, board(tenants=1, nodes=2), QUARTERS)
+
+    assert outcome["alloc_at_100"] == 25.0
+    assert outcome["held_at_100"] == 100.0
+    assert (outcome["tasks"], outcome["unplaced"]) == (64, 48)
+
+
+def test_a_memory_compute_quota_packs_four_quarter_tasks_per_gpu_and_places_all_of_them():
+    quota = stack(("shared", ["memory_compute_quota"], ["online_inference"], "across_tenants"))
+
+    outcome = stack_outcome(quota, board(tenants=1, nodes=2), QUARTERS)
+
+    assert outcome["alloc_at_100"] == 100.0
+    assert (outcome["tasks"], outcome["unplaced"]) == (64, 0)
+    assert outcome["frag_at_100"] == 0.0
+
+
+def test_mig_strands_what_its_fixed_instances_round_up():
+    """Quarter tasks need ceil(0.25 x 7) = 2 compute slices: a 2g.20gb instance each, three per
+    GPU (the seventh slice goes to a 1g.10gb no quarter task fits). 16 GPUs hold 48 tasks, 12 GPUs'
+    worth of work: 75 % placed, 16 of the 64 tasks wait."""
+    mig = stack(("shared", ["mig_slice"], ["online_inference"], "across_tenants"))
+
+    outcome = stack_outcome(mig, board(tenants=1, nodes=2), QUARTERS)
+
+    (pool,) = outcome["pools"]
+    assert pool["mig_geometry"] == [{"nodes": 2, "layout": ["2g.20gb", "2g.20gb", "2g.20gb",
+                                                             "1g.10gb"]}]  # fmt: skip
+    assert outcome["alloc_at_100"] == 75.0
+    assert (outcome["tasks"], outcome["unplaced"]) == (64, 16)
+
+
+def test_the_whole_outcome_is_the_same_for_the_same_input():
+    profile = Profile.from_dict(
+        {"gpu_model": "H100", "node_count": 24, "tenant_count": 6,
+         "workload_types": ["training", "online_inference", "interactive"]}
+    )  # fmt: skip
+    recommendations = [
+        stack(
+            ("training", ["whole_gpu"], ["training"], "none"),
+            ("inference", ["mig_slice"], ["online_inference", "interactive"], "within_tenant"),
+        )
+    ]
+
+    first = capacity_outcome(profile, recommendations)
+    second = capacity_outcome(profile, recommendations)
+
+    first.pop("seconds"), second.pop("seconds")
+    assert first == second
+    assert first["mix_source"] == "default"
+    per_tenant = first["stacks"][0]["per_tenant"]
+    assert sum(t["quota"] for t in per_tenant.values()) == 192
+    assert Counter(t["quota"] for t in per_tenant.values()).total() == 6
