@@ -32,6 +32,8 @@ WEBGL_ABOVE = 300
 # Node labels stay readable up to about this many nodes on a page-wide figure.
 LABELS_UP_TO = 80
 OPTIONAL_LINKS_SHOWN_UP_TO = 40
+# Bundle counts are written on the edges up to this many bundles (past it they are hover only).
+COUNT_LABELS_UP_TO = 300
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,32 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def wrap_label(text: str, width: int = 14) -> list[str]:
+    """`text` in lines of about `width` characters, broken after spaces or hyphens; a word
+    longer than a line keeps a line of its own. Nothing is ever cut off."""
+    words = [word for word in text.replace("-", "- ").split(" ") if word]
+    lines: list[str] = []
+    for word in words:
+        glue = "" if lines and lines[-1].endswith("-") else " "
+        if lines and len(lines[-1]) + len(glue) + len(word) <= width:
+            lines[-1] = lines[-1] + glue + word
+        else:
+            lines.append(word)
+    return [line.strip() for line in lines] or [text]
+
+
+def optional_links_hidden(layout: MapLayout) -> bool:
+    """Optional links are most of a big catalog's edges: shown only when few enough to read."""
+    optional = sum(1 for edge in layout.edges if edge.relation == "accepts")
+    return optional > OPTIONAL_LINKS_SHOWN_UP_TO
+
+
+def drawn_edges(layout: MapLayout) -> list[Edge]:
+    """The edges the figure shows before any legend click."""
+    hidden = optional_links_hidden(layout)
+    return [edge for edge in layout.edges if not (hidden and edge.relation == "accepts")]
+
+
 def _figure(
     catalog: MapCatalog,
     layout: MapLayout,
@@ -76,7 +104,9 @@ def _figure(
     highlighted: frozenset[str],
     *,
     static: bool,
+    pools: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    pools = pools or {}
     webgl = not static and len(shown) > WEBGL_ABOVE
     labels = len(shown) <= LABELS_UP_TO
     faded = bool(highlighted)
@@ -89,9 +119,7 @@ def _figure(
         point: POINT_SYMBOLS[i % len(POINT_SYMBOLS)] for i, point in enumerate(catalog.points)
     }
 
-    # Optional links are most of a big catalog's edges: show them only when few enough to read.
-    optional = sum(1 for edge in layout.edges if edge.relation == "accepts")
-    hide_optional = optional > OPTIONAL_LINKS_SHOWN_UP_TO
+    hide_optional = optional_links_hidden(layout)
     traces: list[Any] = []
     traces += _edge_traces(layout, highlighted, hide_optional=hide_optional, webgl=webgl)
     traces += _edge_markers(
@@ -111,9 +139,15 @@ def _figure(
         outlines.append("#0f172a" if lit else "#ffffff")
         widths.append(2.5 if lit else 1.2)
         if labels:
-            name = plain(_short(names[row.id] or row.project, 15))
-            key = f"<br><span style='color:#64748b'>{plain(_short(row.key, 15))}</span>"
-            texts.append(name + (key if rows_per_project[row.project] > 1 else ""))
+            lines = [plain(line) for line in wrap_label(names[row.id] or row.project)]
+            if rows_per_project[row.project] > 1:
+                lines += [
+                    f"<span style='color:#475569'>{plain(line)}</span>"
+                    for line in wrap_label(row.key, 16)
+                ]
+            if row.id in pools:
+                lines.append(f"<i>{plain(_('pool %(name)s') % {'name': pools[row.id]})}</i>")
+            texts.append("<br>".join(lines))
     node_trace = {
         "x": xs,
         "y": ys,
@@ -175,9 +209,13 @@ def _edge_traces(
     groups: dict[tuple[str, bool], tuple[list[float | None], list[float | None]]] = defaultdict(
         lambda: ([], [])
     )
+    heavy: dict[str, bool] = defaultdict(bool)
     for edge in layout.edges:
         lit = edge.source in highlighted and edge.target in highlighted
-        xs, ys = groups[(_style(edge), lit)]
+        # A bundle of three or more contracts is drawn twice as thick.
+        thick = edge.count >= 3
+        heavy[_style(edge)] |= thick
+        xs, ys = groups[(_style(edge), lit or thick)]
         xs.extend((*edge.xs, None))
         ys.extend((*edge.ys, None))
     traces = []
@@ -185,6 +223,8 @@ def _edge_traces(
         for lit in (False, True):
             if (style, lit) not in groups:
                 continue
+            if lit and heavy[style] and not highlighted:
+                opacity = min(opacity + 0.15, 0.9)
             xs, ys = groups[(style, lit)]
             traces.append(
                 {
@@ -193,7 +233,9 @@ def _edge_traces(
                     "y": ys,
                     "mode": "lines",
                     "line": {"color": colour, "dash": dash, "width": width * (2 if lit else 1)},
-                    "opacity": 0.95 if lit else (0.12 if faded else opacity),
+                    "opacity": (0.95 if faded else opacity)
+                    if lit
+                    else (0.12 if faded else opacity),
                     "hoverinfo": "skip",
                     "name": label,
                     "legendgroup": style,
@@ -226,6 +268,7 @@ def _edge_markers(
         row.id: plain(f"{names.get(row.id) or row.project} · {row.key}") for row in catalog.rows
     }
     groups: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    counts: dict[str, list[Any]] = defaultdict(list)
     for edge in layout.edges:
         if edge.kind == "project":
             continue
@@ -237,7 +280,19 @@ def _edge_markers(
             points = [(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t) for t in (0.5, 0.56)]
         else:
             points = [(edge.xs[mid - 1], edge.ys[mid - 1]), (edge.xs[mid], edge.ys[mid])]
-        if edge.kind == "composes":
+        if edge.kind == "composes" and len(edge.pairs) > 1:
+            head = _("%(count)s contracts between %(a)s and %(b)s") % {
+                "count": edge.count,
+                "a": f"<b>{plain(names.get(edge.source) or edge.source)}</b>",
+                "b": f"<b>{plain(names.get(edge.target) or edge.target)}</b>",
+            }
+            lines = [f"{label[a]} → {label[b]}" for a, b in edge.pairs[:8]]
+            text = head + "<br>" + "<br>".join(lines) + ("<br>…" if len(edge.pairs) > 8 else "")
+            symbol, colour = ("circle" if webgl else "arrow"), COMPOSES_COLOUR
+            counts["x"].append(points[0][0])
+            counts["y"].append(points[0][1])
+            counts["text"].append(f"×{edge.count}")
+        elif edge.kind == "composes":
             more = "<br>…" if len(edge.labels) > 6 else ""
             text = (
                 f"<b>{label[edge.source]}</b> → <b>{label[edge.target]}</b><br>"
@@ -290,6 +345,22 @@ def _edge_markers(
             if hide_optional and style == "accepts":
                 trace["visible"] = "legendonly"
         traces.append(trace)
+    if counts["x"] and len(counts["x"]) <= COUNT_LABELS_UP_TO:
+        # How many contracts a bundle stands for, written on the edge.
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [round(x, 4) for x in counts["x"]],
+                "y": [round(y, 4) for y in counts["y"]],
+                "mode": "text",
+                "text": counts["text"],
+                "textfont": {"size": 10, "color": "#1d4ed8"},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                "uid": "edge-counts",
+                "name": "",
+            }
+        )
     return traces
 
 
