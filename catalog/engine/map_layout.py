@@ -77,6 +77,7 @@ class MapLayout:
     lanes: int
     width: float
     hidden_edges: int  # contracts and conflicts left out to keep the figure readable and light
+    bundled: bool = False  # one composes edge per pair of projects
 
     def node(self, row_id: str) -> Node:
         return self._by_id[row_id]
@@ -239,7 +240,7 @@ def layout_map(
     if bundle:
         contracts = Contracts(bundled_links(contracts.links, positions), contracts.conflicts)
     edges, hidden = _edges(rows, contracts, positions, max_edges, straight, project_ties)
-    return MapLayout(tuple(nodes), tuple(edges), tuple(columns), lanes, width, hidden)
+    return MapLayout(tuple(nodes), tuple(edges), tuple(columns), lanes, width, hidden, bundle)
 
 
 def _lane_y(band_index: int, lane: int, lanes: int) -> float:

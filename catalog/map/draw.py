@@ -34,6 +34,8 @@ LABELS_UP_TO = 80
 OPTIONAL_LINKS_SHOWN_UP_TO = 40
 # Bundle counts are written on the edges up to this many bundles (past it they are hover only).
 COUNT_LABELS_UP_TO = 300
+# Bundles of two are only thickened in hover text; from three on the count is written.
+COUNT_LABELLED_FROM = 3
 
 
 @dataclass(frozen=True)
@@ -86,9 +88,10 @@ def wrap_label(text: str, width: int = 14) -> list[str]:
 
 
 def optional_links_hidden(layout: MapLayout) -> bool:
-    """Optional links are most of a big catalog's edges: shown only when few enough to read."""
+    """Optional links are most of a big catalog's edges: shown only when few enough to read,
+    and never on the whole catalog's aggregated view (a legend click brings them back)."""
     optional = sum(1 for edge in layout.edges if edge.relation == "accepts")
-    return optional > OPTIONAL_LINKS_SHOWN_UP_TO
+    return layout.bundled or optional > OPTIONAL_LINKS_SHOWN_UP_TO
 
 
 def drawn_edges(layout: MapLayout) -> list[Edge]:
@@ -139,8 +142,9 @@ def _figure(
         outlines.append("#0f172a" if lit else "#ffffff")
         widths.append(2.5 if lit else 1.2)
         if labels:
-            lines = [plain(line) for line in wrap_label(names[row.id] or row.project)]
-            if rows_per_project[row.project] > 1:
+            lines = [plain(line) for line in wrap_label(names[row.id] or row.project, 16)]
+            # The aggregated view names projects only: its hover card and table name the row.
+            if rows_per_project[row.project] > 1 and not layout.bundled:
                 lines += [
                     f"<span style='color:#475569'>{plain(line)}</span>"
                     for line in wrap_label(row.key, 16)
@@ -206,45 +210,49 @@ def _edge_traces(
     and all scattergl traces of one plot share a single WebGL context.
     """
     faded = bool(highlighted)
-    groups: dict[tuple[str, bool], tuple[list[float | None], list[float | None]]] = defaultdict(
+    # (style, emphasis): emphasis is "lit" (both ends in the highlighted stack), "thick" (a
+    # bundle of three or more contracts) or "".
+    groups: dict[tuple[str, str], tuple[list[float | None], list[float | None]]] = defaultdict(
         lambda: ([], [])
     )
-    heavy: dict[str, bool] = defaultdict(bool)
     for edge in layout.edges:
         lit = edge.source in highlighted and edge.target in highlighted
-        # A bundle of three or more contracts is drawn twice as thick.
-        thick = edge.count >= 3
-        heavy[_style(edge)] |= thick
-        xs, ys = groups[(_style(edge), lit or thick)]
+        emphasis = "lit" if lit else ("thick" if edge.count >= COUNT_LABELLED_FROM else "")
+        xs, ys = groups[(_style(edge), emphasis)]
         xs.extend((*edge.xs, None))
         ys.extend((*edge.ys, None))
     traces = []
     for style, (label, colour, dash, width, opacity) in _edge_styles().items():
-        for lit in (False, True):
-            if (style, lit) not in groups:
-                continue
-            if lit and heavy[style] and not highlighted:
-                opacity = min(opacity + 0.15, 0.9)
-            xs, ys = groups[(style, lit)]
+        present = [emphasis for emphasis in ("", "thick", "lit") if (style, emphasis) in groups]
+        for emphasis in present:
+            xs, ys = groups[(style, emphasis)]
+            if emphasis == "lit":
+                shown_opacity = 0.95
+            elif faded:
+                shown_opacity = 0.12
+            else:
+                shown_opacity = min(opacity + 0.15, 0.9) if emphasis == "thick" else opacity
             traces.append(
                 {
                     "type": "scattergl" if webgl else "scatter",
                     "x": xs,
                     "y": ys,
                     "mode": "lines",
-                    "line": {"color": colour, "dash": dash, "width": width * (2 if lit else 1)},
-                    "opacity": (0.95 if faded else opacity)
-                    if lit
-                    else (0.12 if faded else opacity),
+                    "line": {
+                        "color": colour,
+                        "dash": dash,
+                        "width": width * (2 if emphasis else 1),
+                    },
+                    "opacity": shown_opacity,
                     "hoverinfo": "skip",
                     "name": label,
                     "legendgroup": style,
-                    "showlegend": not lit or (style, False) not in groups,
+                    "showlegend": emphasis == present[0],
                     # Optional wildcard links outnumber the rest; they wait behind a legend click.
                     "visible": "legendonly"
-                    if hide_optional and style == "accepts" and not lit
+                    if hide_optional and style == "accepts" and emphasis != "lit"
                     else True,
-                    "uid": f"edges-{style}{'-lit' if lit else ''}",
+                    "uid": f"edges-{style}{'-' + emphasis if emphasis else ''}",
                 }
             )
     return traces
@@ -289,9 +297,12 @@ def _edge_markers(
             lines = [f"{label[a]} → {label[b]}" for a, b in edge.pairs[:8]]
             text = head + "<br>" + "<br>".join(lines) + ("<br>…" if len(edge.pairs) > 8 else "")
             symbol, colour = ("circle" if webgl else "arrow"), COMPOSES_COLOUR
-            counts["x"].append(points[0][0])
-            counts["y"].append(points[0][1])
-            counts["text"].append(f"×{edge.count}")
+            if edge.count >= COUNT_LABELLED_FROM and not (
+                hide_optional and edge.relation == "accepts"
+            ):
+                counts["x"].append(points[0][0])
+                counts["y"].append(points[0][1])
+                counts["text"].append(f"×{edge.count}")
         elif edge.kind == "composes":
             more = "<br>…" if len(edge.labels) > 6 else ""
             text = (
@@ -460,7 +471,7 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
         )
     # Labels need about 56 px per lane; big unlabelled maps keep a screen-sized height.
     labelled = len(catalog.rows) <= LABELS_UP_TO
-    height = max(600, len(BANDS) * layout.lanes * 56 + 150) if labelled else 780
+    height = max(600, len(BANDS) * layout.lanes * 80 + 150) if labelled else 780
     if not shown:
         annotations.append(
             {
