@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from catalog.engine.map_layout import Contracts, MapLayout
 from catalog.engine.oracle import links_between
@@ -139,3 +140,13 @@ def contracts_of_project(rows: Sequence[Row], project: str) -> Contracts:
                 if shared:
                     conflicts.append((mine.id, other.id, tuple(sorted(shared))))
     return Contracts(tuple(links), tuple(conflicts))
+
+
+def map_focus_query(
+    *, rows: Sequence[str] = (), pools: Mapping[str, Sequence[str]] | None = None
+) -> str:
+    """The query string of a focus on named rows (and their node pools) that the map and the
+    matrix both read: `rows=a/x,b/y&pool=shared:a/x`."""
+    params = [("rows", ",".join(rows))] if rows else []
+    params += [("pool", f"{name}:{','.join(members)}") for name, members in (pools or {}).items()]
+    return urlencode(params)

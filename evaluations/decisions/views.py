@@ -101,6 +101,7 @@ def evaluation_decision_view(request, pk: int):
             decision=decision,
             report=report,
             stack_query=",".join(decision.rows) if decision else "",
+            decision_focus=selectors.decision_focus_query(evaluation),
             guide={"step": guidance("decision"), "risks": guidance("risks")},
             drift=drift_view(evaluation),
         ),
