@@ -60,7 +60,7 @@ class MapFilters:
     # rows and every row one contract away), or named rows (an evaluation's candidates, a
     # decision's stack) with their node pools as (name, row ids) pairs.
     layer: str = ""
-    project: str = ""
+    near: str = ""  # a project slug: its neighbourhood
     rows: tuple[str, ...] = ()
     pools: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # The page draws conflicts only when asked (`?conflicts=1`); reports always do.
@@ -80,7 +80,7 @@ class MapFilters:
             text=(query.get("q") or "").strip()[:200],
             composes_with=(query.get("with") or "").strip(),
             layer=(query.get("layer") or "").strip(),
-            project=(query.get("project") or "").strip(),
+            near=(query.get("near") or "").strip(),
             rows=tuple(
                 dict.fromkeys(
                     _id_list(query.get("rows") or "") + tuple(i for _, m in pools for i in m)
@@ -97,7 +97,7 @@ class MapFilters:
     @property
     def focused(self) -> bool:
         """A focus view: drawn on its own rows, row by row, rather than the whole catalog."""
-        return bool(self.layer or self.project or self.rows)
+        return bool(self.layer or self.near or self.rows)
 
 
 def _id_list(value: str) -> tuple[str, ...]:
@@ -181,7 +181,7 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
         named = set(focus_rows(rows, filters.rows))
         keep = [kept and row.id in named for row, kept in zip(rows, keep, strict=True)]
     # A project's neighbourhood is what composes with it, the project included.
-    for anchor in (filters.composes_with, filters.project):
+    for anchor in (filters.composes_with, filters.near):
         if not anchor:
             continue
         anchors = _selected(rows, anchor)

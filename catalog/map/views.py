@@ -30,7 +30,7 @@ def _map_context(request: HttpRequest) -> dict[str, object]:
         "choices": data["choices"],
         "table": data["table"],
         "table_total": data["table_total"],
-        "focus_project_name": dict(data["choices"]["projects"]).get(filters.project, ""),
+        "focus_project_name": dict(data["choices"]["projects"]).get(filters.near, ""),
         "focus_layer_name": dict(data["choices"]["layers"]).get(filters.layer, ""),
         "query": query,
         "embed_url": request.build_absolute_uri(reverse("map:embed"))
