@@ -153,7 +153,8 @@ def axis(
     by_project: dict[str, list[int]] = {}
     for i in indices:
         by_project.setdefault(rows[i].project, []).append(int(i))
-    if len(indices) <= ROWS_SHOWN_UP_TO or len(by_project) <= 1 or drilled in ("project", "row"):
+    one_project = len(by_project) <= 1 and len(indices) <= ROW_LIMIT
+    if len(indices) <= ROWS_SHOWN_UP_TO or one_project or drilled in ("project", "row"):
         return _page([_single(rows, i) for i in indices], page, ROW_LIMIT)
     if len(by_project) <= GROUP_LIMIT or drilled == "function":
         order = sorted(
