@@ -202,6 +202,6 @@ def test_the_evaluation_links_its_candidates_and_its_decided_stack_to_the_map(cl
     decision = client.get(reverse("evaluations:decision", args=[evaluation.pk])).content.decode()
 
     focus = "rows=hami%2Fdevice-plugin%2Cvolcano%2Fscheduler"
-    assert f'{reverse("map:page")}?{focus}' in detail  # the candidates, and the stack
-    assert f'{reverse("matrix:page")}?{focus}' in detail
-    assert f'{reverse("map:page")}?{focus}' in decision
+    assert f"{reverse('map:page')}?{focus}" in detail  # the candidates, and the stack
+    assert f"{reverse('matrix:page')}?{focus}" in detail
+    assert f"{reverse('map:page')}?{focus}" in decision
