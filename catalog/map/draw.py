@@ -73,7 +73,16 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-def wrap_label(text: str, width: int = 14) -> list[str]:
+def label_name(name: str) -> str:
+    """A project's name as a node label: without a closing parenthetical ("KubeVirt (GPU and
+    vGPU assignment to virtual machines)" is KubeVirt on the figure; its hover card, the table
+    and the CSV give the whole name)."""
+    if name.endswith(")") and " (" in name:
+        return name[: name.rindex(" (")]
+    return name
+
+
+def wrap_label(text: str, width: int = 13) -> list[str]:
     """`text` in lines of about `width` characters, broken after spaces or hyphens; a word
     longer than a line keeps a line of its own. Nothing is ever cut off."""
     words = [word for word in text.replace("-", "- ").split(" ") if word]
@@ -142,7 +151,7 @@ def _figure(
         outlines.append("#0f172a" if lit else "#ffffff")
         widths.append(2.5 if lit else 1.2)
         if labels:
-            lines = [plain(line) for line in wrap_label(names[row.id] or row.project, 16)]
+            lines = [plain(line) for line in wrap_label(label_name(names[row.id] or row.project))]
             # The aggregated view names projects only: its hover card and table name the row.
             if rows_per_project[row.project] > 1 and not layout.bundled:
                 lines += [
@@ -469,9 +478,9 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
                 "layer": "below",
             }
         )
-    # Labels need about 56 px per lane; big unlabelled maps keep a screen-sized height.
+    # Wrapped labels need about 88 px per lane; big unlabelled maps keep a screen-sized height.
     labelled = len(catalog.rows) <= LABELS_UP_TO
-    height = max(600, len(BANDS) * layout.lanes * 80 + 150) if labelled else 780
+    height = max(600, len(BANDS) * layout.lanes * 88 + 150) if labelled else 780
     if not shown:
         annotations.append(
             {
