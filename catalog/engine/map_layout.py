@@ -237,9 +237,23 @@ def layout_map(
         straight = len(positions) > 300
     if not conflicts:
         contracts = Contracts(contracts.links, ())
+    conflict_pairs: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     if bundle:
-        contracts = Contracts(bundled_links(contracts.links, positions), contracts.conflicts)
-    edges, hidden = _edges(rows, contracts, positions, max_edges, straight, project_ties)
+        conflict_pairs = bundled_conflicts(contracts.conflicts, positions)
+        folded = tuple(
+            (
+                a,
+                b,
+                tuple(
+                    sorted({t for x, y, ts in contracts.conflicts if (x, y) in pairs for t in ts})
+                ),
+            )
+            for (a, b), pairs in conflict_pairs.items()
+        )
+        contracts = Contracts(bundled_links(contracts.links, positions), folded)
+    edges, hidden = _edges(
+        rows, contracts, positions, max_edges, straight, project_ties, conflict_pairs
+    )
     return MapLayout(tuple(nodes), tuple(edges), tuple(columns), lanes, width, hidden, bundle)
 
 
@@ -257,6 +271,7 @@ def _edges(
     max_edges: int,
     straight: bool,
     project_ties: bool = True,
+    conflict_pairs: Mapping[tuple[str, str], tuple[tuple[str, str], ...]] | None = None,
 ) -> tuple[list[Edge], int]:
     # One edge per provider → consumer, carrying every interface that binds them.
     bound: dict[tuple[str, str], list[Link]] = defaultdict(list)
@@ -282,7 +297,8 @@ def _edges(
         edges.append(Edge("composes", provider, consumer, interfaces, relation, xs, ys, pairs))
     for a, b, tokens in conflicts[:max_edges]:
         xs, ys = _path(positions[a], positions[b], straight, bend=-1.0)
-        edges.append(Edge("conflicts", a, b, tokens, "", xs, ys))
+        pairs = (conflict_pairs or {}).get((a, b), ())
+        edges.append(Edge("conflicts", a, b, tokens, "", xs, ys, pairs))
     by_project: dict[str, list[Node]] = defaultdict(list)
     for row in rows if project_ties else ():
         if row.id in positions:
@@ -346,3 +362,16 @@ def bundled_links(links: Iterable[Link], positions: Mapping[str, Node]) -> tuple
         for interface, relation in sorted({(link.interface, link.relation) for link in members}):
             folded.append(BundledLink(provider, consumer, interface, interface, relation, pairs))
     return tuple(folded)
+
+
+def bundled_conflicts(
+    conflicts: Iterable[tuple[str, str, tuple[str, ...]]], positions: Mapping[str, Node]
+) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """Conflicting row pairs folded per pair of projects: the first pair (by id) stands for
+    them all, mapped to every pair it stands for."""
+    by_projects: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for a, b, _tokens in conflicts:
+        if a in positions and b in positions:
+            ends = tuple(sorted((positions[a].project, positions[b].project)))
+            by_projects[ends].append((a, b))
+    return {min(pairs): tuple(sorted(pairs)) for pairs in by_projects.values()}

@@ -320,6 +320,23 @@ def _edge_markers(
                 + more
             )
             symbol, colour = ("circle" if webgl else "arrow"), COMPOSES_COLOUR
+        elif len(edge.pairs) > 1:
+            head = _("%(count)s conflicting pairs between %(a)s and %(b)s") % {
+                "count": edge.count,
+                "a": f"<b>{plain(names.get(edge.source) or edge.source)}</b>",
+                "b": f"<b>{plain(names.get(edge.target) or edge.target)}</b>",
+            }
+            lines = [f"{label[a]} ✕ {label[b]}" for a, b in edge.pairs[:8]]
+            more = "<br>…" if len(edge.pairs) > 8 else ""
+            text = (
+                head
+                + "<br>"
+                + "<br>".join(lines)
+                + more
+                + "<br>"
+                + _("conflict: both hold %(tokens)s") % {"tokens": plain(", ".join(edge.labels))}
+            )
+            symbol, colour = "x-thin-open", "rgba(220,38,38,0.6)"
         else:
             text = f"<b>{label[edge.source]}</b> ✕ <b>{label[edge.target]}</b><br>" + _(
                 "conflict: both hold %(tokens)s"

@@ -171,3 +171,27 @@ def test_a_focus_names_rows_or_whole_projects_and_pools_map_rows_to_their_pool()
 def test_the_focus_query_carries_rows_and_pools():
     query = map_focus_query(rows=["a/x", "b/y"], pools={"hard": ["a/x"]})
     assert query == "rows=a%2Fx%2Cb%2Fy&pool=hard%3Aa%2Fx"
+
+
+def test_the_aggregated_layout_folds_conflicts_per_project_pair_too():
+    rows = [
+        *two_projects(),
+        Row.create(
+            "other", "plugin-b", "data_plane", resource_units={"whole_gpu"}, exclusive={GPU_OWNER}
+        ),  # fmt: skip
+    ]
+    contracts = catalog_contracts(rows)
+    # gpu/plugin conflicts with both of other's plugins (which also conflict with each other).
+    layout = layout_map(rows, contracts=contracts, bundle=True)
+
+    conflicts = [
+        edge
+        for edge in layout.edges
+        if edge.kind == "conflicts" and edge.source.split("/")[0] != edge.target.split("/")[0]
+    ]
+    assert len(conflicts) == 1
+    assert set(conflicts[0].pairs) == {
+        ("gpu/plugin", "other/plugin"),
+        ("gpu/plugin", "other/plugin-b"),
+    }
+    assert conflicts[0].labels == (GPU_OWNER,)
