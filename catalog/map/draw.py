@@ -422,7 +422,14 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
     pad = 0.9
+    # Only the bands that hold a shown row are drawn: a layer or a stack without a platform
+    # is not two-thirds empty space.
+    by_id = {node.row_id: node for node in layout.nodes}
+    used = sorted({min(int(by_id[row.id].y), len(BANDS) - 1) for row in shown if row.id in by_id})
+    low, high = (used[0], used[-1] + 1) if used else (0, len(BANDS))
     for index, band in enumerate(BANDS):
+        if not low <= index < high:
+            continue
         shapes.append(
             {
                 "type": "rect",
@@ -456,6 +463,8 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
         _("boundary · the platform packages both into an operable product"),
     )
     for height, text in zip((1, 2), boundaries, strict=True):
+        if not low < height < high:
+            continue
         shapes.append(
             {
                 "type": "line",
@@ -497,7 +506,8 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
         )
     # Wrapped labels need about 88 px per lane; big unlabelled maps keep a screen-sized height.
     labelled = len(catalog.rows) <= LABELS_UP_TO
-    height = max(600, len(BANDS) * layout.lanes * 88 + 150) if labelled else 780
+    bands = high - low
+    height = max(200 * bands + 200, bands * layout.lanes * 88 + 150) if labelled else 780
     if not shown:
         annotations.append(
             {
@@ -526,7 +536,7 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
             },
         },
         "yaxis": {
-            "range": [-0.02, 3.02],
+            "range": [low - 0.02, high + 0.02],
             "showticklabels": False,
             "showgrid": False,
             "zeroline": False,
