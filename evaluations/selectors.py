@@ -13,6 +13,7 @@ from django.core.cache import cache
 from django.db.models import Case, Count, F, Prefetch, Q, QuerySet, Value, When
 from django.http import Http404
 
+from catalog.engine.map_focus import map_focus_query
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport, check_stack
@@ -390,6 +391,14 @@ def _profile_or_none(evaluation: Evaluation) -> Profile | None:
         return evaluation.engine_profile()
     except ValueError:
         return None
+
+
+def decision_focus_query(evaluation: Evaluation) -> str:
+    """The map's and matrix's focus on the decided stack with its node pools ("" if none)."""
+    decision = getattr(evaluation, "decision", None)
+    if decision is None or not decision.rows:
+        return ""
+    return map_focus_query(rows=decision.rows, pools=decision.pools or {})
 
 
 def decision_rows(evaluation: Evaluation) -> list[PlacementRow]:

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from catalog.engine.map_focus import map_focus_query
 from catalog.engine.profile import PROFILE_FIELDS
 from catalog.engine.text import Text, joined
 from evaluations import selectors, services
@@ -99,6 +100,7 @@ def evaluation_detail_view(request, pk: int):
         and (is_author or not selectors.role_allows(role, Role.REVIEWER))
         and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED, State.NEEDS_REVIEW)
     )
+    candidates = selectors.candidates_of(evaluation)
     return render(
         request,
         "evaluations/detail.html",
@@ -120,8 +122,10 @@ def evaluation_detail_view(request, pk: int):
             reviews=selectors.reviews_for(evaluation),
             clone_teams=selectors.teams_for_user(user=request.user, min_role=Role.EDITOR),
             audit=selectors.audit_for(evaluation),
-            candidates=selectors.candidates_of(evaluation),
+            candidates=candidates,
             decision_rows=selectors.decision_rows(evaluation),
+            candidates_focus=map_focus_query(rows=[c.row.ref for c in candidates]),
+            decision_focus=selectors.decision_focus_query(evaluation),
             step_labels=dict(Step.choices),
             profile_summary=_profile_summary(evaluation.profile or {}),
             drift=drift_view(evaluation),

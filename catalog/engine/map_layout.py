@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +49,13 @@ class Edge:
     relation: str  # composes: "requires" when any link is a hard dependency, else "accepts"
     xs: tuple[float, ...]
     ys: tuple[float, ...]
+    # A bundle of contracts between two projects, drawn once between its busiest pair of rows:
+    # the (provider, consumer) row pairs it stands for.
+    pairs: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def count(self) -> int:
+        return len(self.pairs) or 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +77,7 @@ class MapLayout:
     lanes: int
     width: float
     hidden_edges: int  # contracts and conflicts left out to keep the figure readable and light
+    bundled: bool = False  # one composes edge per pair of projects
 
     def node(self, row_id: str) -> Node:
         return self._by_id[row_id]
@@ -168,6 +176,9 @@ def layout_map(
     max_edges: int = 1500,
     straight: bool | None = None,
     visible: Iterable[str] | None = None,
+    bundle: bool = False,
+    conflicts: bool = True,
+    project_ties: bool = True,
 ) -> MapLayout:
     """Place every row in its layer's band, columns by resource unit, lanes by enforcement point.
 
@@ -175,7 +186,9 @@ def layout_map(
     together and a control plane sits above the data planes whose units it governs. Inside a
     cell rows are ordered by enforcement point then project, filling the lanes top-down first.
     Positions depend on all `rows`; edges are drawn only between `visible` ones (default: all),
-    so filtering the map never moves what stays on it.
+    so filtering the map never moves what stays on it. `bundle` draws one edge per pair of
+    projects (carrying every row pair it stands for) instead of one per pair of rows;
+    `conflicts` and `project_ties` leave those edges out when false.
     """
     units_rank = {unit: i for i, unit in enumerate(unit_order)}
     points_rank = {point: i for i, point in enumerate(point_order)}
@@ -222,8 +235,26 @@ def layout_map(
     positions = {node.row_id: node for node in nodes if shown is None or node.row_id in shown}
     if straight is None:
         straight = len(positions) > 300
-    edges, hidden = _edges(rows, contracts, positions, max_edges, straight)
-    return MapLayout(tuple(nodes), tuple(edges), tuple(columns), lanes, width, hidden)
+    if not conflicts:
+        contracts = Contracts(contracts.links, ())
+    conflict_pairs: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
+    if bundle:
+        conflict_pairs = bundled_conflicts(contracts.conflicts, positions)
+        folded = tuple(
+            (
+                a,
+                b,
+                tuple(
+                    sorted({t for x, y, ts in contracts.conflicts if (x, y) in pairs for t in ts})
+                ),
+            )
+            for (a, b), pairs in conflict_pairs.items()
+        )
+        contracts = Contracts(bundled_links(contracts.links, positions), folded)
+    edges, hidden = _edges(
+        rows, contracts, positions, max_edges, straight, project_ties, conflict_pairs
+    )
+    return MapLayout(tuple(nodes), tuple(edges), tuple(columns), lanes, width, hidden, bundle)
 
 
 def _lane_y(band_index: int, lane: int, lanes: int) -> float:
@@ -239,6 +270,8 @@ def _edges(
     positions: dict[str, Node],
     max_edges: int,
     straight: bool,
+    project_ties: bool = True,
+    conflict_pairs: Mapping[tuple[str, str], tuple[tuple[str, str], ...]] | None = None,
 ) -> tuple[list[Edge], int]:
     # One edge per provider → consumer, carrying every interface that binds them.
     bound: dict[tuple[str, str], list[Link]] = defaultdict(list)
@@ -260,12 +293,14 @@ def _edges(
         relation = "requires" if any(link.relation == "requires" for link in links) else "accepts"
         interfaces = tuple(sorted({link.interface for link in links}))
         xs, ys = _path(positions[provider], positions[consumer], straight)
-        edges.append(Edge("composes", provider, consumer, interfaces, relation, xs, ys))
+        pairs = tuple(sorted({pair for link in links for pair in _bundled_pairs(link)}))
+        edges.append(Edge("composes", provider, consumer, interfaces, relation, xs, ys, pairs))
     for a, b, tokens in conflicts[:max_edges]:
         xs, ys = _path(positions[a], positions[b], straight, bend=-1.0)
-        edges.append(Edge("conflicts", a, b, tokens, "", xs, ys))
+        pairs = (conflict_pairs or {}).get((a, b), ())
+        edges.append(Edge("conflicts", a, b, tokens, "", xs, ys, pairs))
     by_project: dict[str, list[Node]] = defaultdict(list)
-    for row in rows:
+    for row in rows if project_ties else ():
         if row.id in positions:
             by_project[row.project].append(positions[row.id])
     for members in by_project.values():
@@ -294,3 +329,49 @@ def _path(
         xs.append(round((1 - t) ** 2 * start.x + 2 * (1 - t) * t * cx + t**2 * end.x, 4))
         ys.append(round((1 - t) ** 2 * start.y + 2 * (1 - t) * t * cy + t**2 * end.y, 4))
     return tuple(xs), tuple(ys)
+
+
+@dataclass(frozen=True, slots=True)
+class BundledLink(Link):
+    """A link standing for several: every (provider row, consumer row) pair of two projects."""
+
+    pairs: tuple[tuple[str, str], ...] = ()
+
+
+def _bundled_pairs(link: Link) -> tuple[tuple[str, str], ...]:
+    if isinstance(link, BundledLink):
+        return link.pairs
+    return ((link.provider, link.consumer),)
+
+
+def bundled_links(links: Iterable[Link], positions: Mapping[str, Node]) -> tuple[Link, ...]:
+    """The links between every two projects (either direction) folded into one per interface,
+    all anchored on the pair of rows that shares the most interfaces (ties: the first by id)."""
+    by_pair: dict[tuple[str, str], list[Link]] = defaultdict(list)
+    for link in links:
+        if link.provider in positions and link.consumer in positions:
+            ends = (positions[link.provider].project, positions[link.consumer].project)
+            by_pair[tuple(sorted(ends))].append(link)
+    folded: list[Link] = []
+    for _projects, members in sorted(by_pair.items()):
+        weight: dict[tuple[str, str], int] = defaultdict(int)
+        for link in members:
+            weight[(link.provider, link.consumer)] += 1
+        provider, consumer = min(weight, key=lambda pair: (-weight[pair], pair))
+        pairs = tuple(sorted(weight))
+        for interface, relation in sorted({(link.interface, link.relation) for link in members}):
+            folded.append(BundledLink(provider, consumer, interface, interface, relation, pairs))
+    return tuple(folded)
+
+
+def bundled_conflicts(
+    conflicts: Iterable[tuple[str, str, tuple[str, ...]]], positions: Mapping[str, Node]
+) -> dict[tuple[str, str], tuple[tuple[str, str], ...]]:
+    """Conflicting row pairs folded per pair of projects: the first pair (by id) stands for
+    them all, mapped to every pair it stands for."""
+    by_projects: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)
+    for a, b, _tokens in conflicts:
+        if a in positions and b in positions:
+            ends = tuple(sorted((positions[a].project, positions[b].project)))
+            by_projects[ends].append((a, b))
+    return {min(pairs): tuple(sorted(pairs)) for pairs in by_projects.values()}

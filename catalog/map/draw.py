@@ -32,6 +32,10 @@ WEBGL_ABOVE = 300
 # Node labels stay readable up to about this many nodes on a page-wide figure.
 LABELS_UP_TO = 80
 OPTIONAL_LINKS_SHOWN_UP_TO = 40
+# Bundle counts are written on the edges up to this many bundles (past it they are hover only).
+COUNT_LABELS_UP_TO = 300
+# Bundles of two are only thickened in hover text; from three on the count is written.
+COUNT_LABELLED_FROM = 3
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,42 @@ def _short(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def label_name(name: str) -> str:
+    """A project's name as a node label: without a closing parenthetical ("KubeVirt (GPU and
+    vGPU assignment to virtual machines)" is KubeVirt on the figure; its hover card, the table
+    and the CSV give the whole name)."""
+    if name.endswith(")") and " (" in name:
+        return name[: name.rindex(" (")]
+    return name
+
+
+def wrap_label(text: str, width: int = 13) -> list[str]:
+    """`text` in lines of about `width` characters, broken after spaces or hyphens; a word
+    longer than a line keeps a line of its own. Nothing is ever cut off."""
+    words = [word for word in text.replace("-", "- ").split(" ") if word]
+    lines: list[str] = []
+    for word in words:
+        glue = "" if lines and lines[-1].endswith("-") else " "
+        if lines and len(lines[-1]) + len(glue) + len(word) <= width:
+            lines[-1] = lines[-1] + glue + word
+        else:
+            lines.append(word)
+    return [line.strip() for line in lines] or [text]
+
+
+def optional_links_hidden(layout: MapLayout) -> bool:
+    """Optional links are most of a big catalog's edges: shown only when few enough to read,
+    and never on the whole catalog's aggregated view (a legend click brings them back)."""
+    optional = sum(1 for edge in layout.edges if edge.relation == "accepts")
+    return layout.bundled or optional > OPTIONAL_LINKS_SHOWN_UP_TO
+
+
+def drawn_edges(layout: MapLayout) -> list[Edge]:
+    """The edges the figure shows before any legend click."""
+    hidden = optional_links_hidden(layout)
+    return [edge for edge in layout.edges if not (hidden and edge.relation == "accepts")]
+
+
 def _figure(
     catalog: MapCatalog,
     layout: MapLayout,
@@ -76,7 +116,9 @@ def _figure(
     highlighted: frozenset[str],
     *,
     static: bool,
+    pools: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
+    pools = pools or {}
     webgl = not static and len(shown) > WEBGL_ABOVE
     labels = len(shown) <= LABELS_UP_TO
     faded = bool(highlighted)
@@ -89,9 +131,7 @@ def _figure(
         point: POINT_SYMBOLS[i % len(POINT_SYMBOLS)] for i, point in enumerate(catalog.points)
     }
 
-    # Optional links are most of a big catalog's edges: show them only when few enough to read.
-    optional = sum(1 for edge in layout.edges if edge.relation == "accepts")
-    hide_optional = optional > OPTIONAL_LINKS_SHOWN_UP_TO
+    hide_optional = optional_links_hidden(layout)
     traces: list[Any] = []
     traces += _edge_traces(layout, highlighted, hide_optional=hide_optional, webgl=webgl)
     traces += _edge_markers(
@@ -111,9 +151,16 @@ def _figure(
         outlines.append("#0f172a" if lit else "#ffffff")
         widths.append(2.5 if lit else 1.2)
         if labels:
-            name = plain(_short(names[row.id] or row.project, 15))
-            key = f"<br><span style='color:#64748b'>{plain(_short(row.key, 15))}</span>"
-            texts.append(name + (key if rows_per_project[row.project] > 1 else ""))
+            lines = [plain(line) for line in wrap_label(label_name(names[row.id] or row.project))]
+            # The aggregated view names projects only: its hover card and table name the row.
+            if rows_per_project[row.project] > 1 and not layout.bundled:
+                lines += [
+                    f"<span style='color:#475569'>{plain(line)}</span>"
+                    for line in wrap_label(row.key, 16)
+                ]
+            if row.id in pools:
+                lines.append(f"<i>{plain(_('pool %(name)s') % {'name': pools[row.id]})}</i>")
+            texts.append("<br>".join(lines))
     node_trace = {
         "x": xs,
         "y": ys,
@@ -172,37 +219,49 @@ def _edge_traces(
     and all scattergl traces of one plot share a single WebGL context.
     """
     faded = bool(highlighted)
-    groups: dict[tuple[str, bool], tuple[list[float | None], list[float | None]]] = defaultdict(
+    # (style, emphasis): emphasis is "lit" (both ends in the highlighted stack), "thick" (a
+    # bundle of three or more contracts) or "".
+    groups: dict[tuple[str, str], tuple[list[float | None], list[float | None]]] = defaultdict(
         lambda: ([], [])
     )
     for edge in layout.edges:
         lit = edge.source in highlighted and edge.target in highlighted
-        xs, ys = groups[(_style(edge), lit)]
+        emphasis = "lit" if lit else ("thick" if edge.count >= COUNT_LABELLED_FROM else "")
+        xs, ys = groups[(_style(edge), emphasis)]
         xs.extend((*edge.xs, None))
         ys.extend((*edge.ys, None))
     traces = []
     for style, (label, colour, dash, width, opacity) in _edge_styles().items():
-        for lit in (False, True):
-            if (style, lit) not in groups:
-                continue
-            xs, ys = groups[(style, lit)]
+        present = [emphasis for emphasis in ("", "thick", "lit") if (style, emphasis) in groups]
+        for emphasis in present:
+            xs, ys = groups[(style, emphasis)]
+            if emphasis == "lit":
+                shown_opacity = 0.95
+            elif faded:
+                shown_opacity = 0.12
+            else:
+                shown_opacity = min(opacity + 0.15, 0.9) if emphasis == "thick" else opacity
             traces.append(
                 {
                     "type": "scattergl" if webgl else "scatter",
                     "x": xs,
                     "y": ys,
                     "mode": "lines",
-                    "line": {"color": colour, "dash": dash, "width": width * (2 if lit else 1)},
-                    "opacity": 0.95 if lit else (0.12 if faded else opacity),
+                    "line": {
+                        "color": colour,
+                        "dash": dash,
+                        "width": width * (2 if emphasis else 1),
+                    },
+                    "opacity": shown_opacity,
                     "hoverinfo": "skip",
                     "name": label,
                     "legendgroup": style,
-                    "showlegend": not lit or (style, False) not in groups,
+                    "showlegend": emphasis == present[0],
                     # Optional wildcard links outnumber the rest; they wait behind a legend click.
                     "visible": "legendonly"
-                    if hide_optional and style == "accepts" and not lit
+                    if hide_optional and style == "accepts" and emphasis != "lit"
                     else True,
-                    "uid": f"edges-{style}{'-lit' if lit else ''}",
+                    "uid": f"edges-{style}{'-' + emphasis if emphasis else ''}",
                 }
             )
     return traces
@@ -226,6 +285,7 @@ def _edge_markers(
         row.id: plain(f"{names.get(row.id) or row.project} · {row.key}") for row in catalog.rows
     }
     groups: dict[str, dict[str, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    counts: dict[str, list[Any]] = defaultdict(list)
     for edge in layout.edges:
         if edge.kind == "project":
             continue
@@ -237,7 +297,22 @@ def _edge_markers(
             points = [(x0 + (x1 - x0) * t, y0 + (y1 - y0) * t) for t in (0.5, 0.56)]
         else:
             points = [(edge.xs[mid - 1], edge.ys[mid - 1]), (edge.xs[mid], edge.ys[mid])]
-        if edge.kind == "composes":
+        if edge.kind == "composes" and len(edge.pairs) > 1:
+            head = _("%(count)s contracts between %(a)s and %(b)s") % {
+                "count": edge.count,
+                "a": f"<b>{plain(names.get(edge.source) or edge.source)}</b>",
+                "b": f"<b>{plain(names.get(edge.target) or edge.target)}</b>",
+            }
+            lines = [f"{label[a]} → {label[b]}" for a, b in edge.pairs[:8]]
+            text = head + "<br>" + "<br>".join(lines) + ("<br>…" if len(edge.pairs) > 8 else "")
+            symbol, colour = ("circle" if webgl else "arrow"), COMPOSES_COLOUR
+            if edge.count >= COUNT_LABELLED_FROM and not (
+                hide_optional and edge.relation == "accepts"
+            ):
+                counts["x"].append(points[0][0])
+                counts["y"].append(points[0][1])
+                counts["text"].append(f"×{edge.count}")
+        elif edge.kind == "composes":
             more = "<br>…" if len(edge.labels) > 6 else ""
             text = (
                 f"<b>{label[edge.source]}</b> → <b>{label[edge.target]}</b><br>"
@@ -245,6 +320,23 @@ def _edge_markers(
                 + more
             )
             symbol, colour = ("circle" if webgl else "arrow"), COMPOSES_COLOUR
+        elif len(edge.pairs) > 1:
+            head = _("%(count)s conflicting pairs between %(a)s and %(b)s") % {
+                "count": edge.count,
+                "a": f"<b>{plain(names.get(edge.source) or edge.source)}</b>",
+                "b": f"<b>{plain(names.get(edge.target) or edge.target)}</b>",
+            }
+            lines = [f"{label[a]} ✕ {label[b]}" for a, b in edge.pairs[:8]]
+            more = "<br>…" if len(edge.pairs) > 8 else ""
+            text = (
+                head
+                + "<br>"
+                + "<br>".join(lines)
+                + more
+                + "<br>"
+                + _("conflict: both hold %(tokens)s") % {"tokens": plain(", ".join(edge.labels))}
+            )
+            symbol, colour = "x-thin-open", "rgba(220,38,38,0.6)"
         else:
             text = f"<b>{label[edge.source]}</b> ✕ <b>{label[edge.target]}</b><br>" + _(
                 "conflict: both hold %(tokens)s"
@@ -290,6 +382,22 @@ def _edge_markers(
             if hide_optional and style == "accepts":
                 trace["visible"] = "legendonly"
         traces.append(trace)
+    if counts["x"] and len(counts["x"]) <= COUNT_LABELS_UP_TO:
+        # How many contracts a bundle stands for, written on the edge.
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [round(x, 4) for x in counts["x"]],
+                "y": [round(y, 4) for y in counts["y"]],
+                "mode": "text",
+                "text": counts["text"],
+                "textfont": {"size": 10, "color": "#1d4ed8"},
+                "hoverinfo": "skip",
+                "showlegend": False,
+                "uid": "edge-counts",
+                "name": "",
+            }
+        )
     return traces
 
 
@@ -314,7 +422,14 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = []
     pad = 0.9
+    # Only the bands that hold a shown row are drawn: a layer or a stack without a platform
+    # is not two-thirds empty space.
+    by_id = {node.row_id: node for node in layout.nodes}
+    used = sorted({min(int(by_id[row.id].y), len(BANDS) - 1) for row in shown if row.id in by_id})
+    low, high = (used[0], used[-1] + 1) if used else (0, len(BANDS))
     for index, band in enumerate(BANDS):
+        if not low <= index < high:
+            continue
         shapes.append(
             {
                 "type": "rect",
@@ -348,6 +463,8 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
         _("boundary · the platform packages both into an operable product"),
     )
     for height, text in zip((1, 2), boundaries, strict=True):
+        if not low < height < high:
+            continue
         shapes.append(
             {
                 "type": "line",
@@ -387,9 +504,10 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
                 "layer": "below",
             }
         )
-    # Labels need about 56 px per lane; big unlabelled maps keep a screen-sized height.
+    # Wrapped labels need about 88 px per lane; big unlabelled maps keep a screen-sized height.
     labelled = len(catalog.rows) <= LABELS_UP_TO
-    height = max(600, len(BANDS) * layout.lanes * 56 + 150) if labelled else 780
+    bands = high - low
+    height = max(200 * bands + 200, bands * layout.lanes * 88 + 150) if labelled else 780
     if not shown:
         annotations.append(
             {
@@ -418,7 +536,7 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
             },
         },
         "yaxis": {
-            "range": [-0.02, 3.02],
+            "range": [low - 0.02, high + 0.02],
             "showticklabels": False,
             "showgrid": False,
             "zeroline": False,

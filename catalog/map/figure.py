@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ from django.core.cache import cache
 from django.utils import translation
 
 from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
+from catalog.engine.map_focus import focus_rows, pool_of
 from catalog.engine.map_layout import (
     CONTRACT_MAX_PAIRS,
     Contracts,
@@ -33,6 +34,7 @@ from catalog.map.draw import (
     _names,
     _title,
 )
+from catalog.map.table import TABLE_ROWS_UP_TO, map_table
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow, Project, ResourceUnit
 from catalog.selectors import catalog_revision_for_pages, engine_rows
 
@@ -54,20 +56,53 @@ class MapFilters:
     point: str = ""
     text: str = ""
     composes_with: str = ""  # a project slug or a `project/key` row id
+    # Focus views, laid out on their own rows only: one layer, a project's neighbourhood (its
+    # rows and every row one contract away), or named rows (an evaluation's candidates, a
+    # decision's stack) with their node pools as (name, row ids) pairs.
+    layer: str = ""
+    near: str = ""  # a project slug: its neighbourhood
+    rows: tuple[str, ...] = ()
+    pools: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # The page draws conflicts only when asked (`?conflicts=1`); reports always do.
+    conflicts: bool = True
 
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> MapFilters:
+        pools = []
+        for value in query.getlist("pool") if hasattr(query, "getlist") else ():
+            name, _, members = value.partition(":")
+            if name.strip() and members.strip():
+                pools.append((name.strip()[:60], _id_list(members)))
         return cls(
             tag=(query.get("tag") or "").strip(),
             unit=(query.get("unit") or "").strip(),
             point=(query.get("point") or "").strip(),
             text=(query.get("q") or "").strip()[:200],
             composes_with=(query.get("with") or "").strip(),
+            layer=(query.get("layer") or "").strip(),
+            near=(query.get("near") or "").strip(),
+            rows=tuple(
+                dict.fromkeys(
+                    _id_list(query.get("rows") or "") + tuple(i for _, m in pools for i in m)
+                )
+            ),
+            pools=tuple(pools),
+            conflicts=(query.get("conflicts") or "") in ("1", "on", "true"),
         )
 
     @property
     def active(self) -> bool:
-        return any((self.tag, self.unit, self.point, self.text, self.composes_with))
+        return any((self.tag, self.unit, self.point, self.text, self.composes_with)) or self.focused
+
+    @property
+    def focused(self) -> bool:
+        """A focus view: drawn on its own rows, row by row, rather than the whole catalog."""
+        return bool(self.layer or self.near or self.rows)
+
+
+def _id_list(value: str) -> tuple[str, ...]:
+    # Bounded: a URL names a stack, not the catalog.
+    return tuple(dict.fromkeys(part.strip() for part in value.split(",") if part.strip()))[:200]
 
 
 def stack_from_query(value: str) -> tuple[str, ...]:
@@ -111,6 +146,9 @@ class MapView:
     shown: tuple[Row, ...]
     catalog: MapCatalog
     highlighted: frozenset[str]
+    contracts: Contracts = Contracts((), ())
+    pools: Mapping[str, str] = field(default_factory=dict)  # row id -> node pool name
+    conflicts_drawn: bool = True
 
 
 def _matches(row: Row, detail: RowDetail, filters: MapFilters) -> bool:
@@ -137,8 +175,16 @@ def _selected(rows: Sequence[Row], wanted: str) -> set[int]:
 def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
     rows = catalog.rows
     keep = [_matches(row, catalog.details.get(row.id, RowDetail()), filters) for row in rows]
-    if filters.composes_with:
-        anchors = _selected(rows, filters.composes_with)
+    if filters.layer:
+        keep = [kept and row.layer == filters.layer for row, kept in zip(rows, keep, strict=True)]
+    if filters.rows:
+        named = set(focus_rows(rows, filters.rows))
+        keep = [kept and row.id in named for row, kept in zip(rows, keep, strict=True)]
+    # A project's neighbourhood is what composes with it, the project included.
+    for anchor in (filters.composes_with, filters.near):
+        if not anchor:
+            continue
+        anchors = _selected(rows, anchor)
         partners = set(anchors)
         if anchors:
             marked = np.zeros(len(rows), dtype=bool)
@@ -162,26 +208,39 @@ def build_map(
     highlight: Sequence[str] = (),
     filters: MapFilters = MapFilters(),  # noqa: B008 (frozen, so a shared default is safe)
     static: bool = False,
+    aggregate: bool = False,
 ) -> MapView:
-    """Lay out and draw the catalog; `static` keeps every trace SVG for image export."""
+    """Lay out and draw the catalog; `static` keeps every trace SVG for image export.
+
+    `aggregate` draws one edge per pair of projects with its count and no ties between a
+    project's rows (its label names it): the page's whole-catalog view. A focus view is laid
+    out on its own rows and drawn row by row.
+    """
     shown = _visible(catalog, filters)
     max_edges = MAX_EDGES if static or len(shown) <= WEBGL_ABOVE else MAX_EDGES_WEBGL
     contracts = catalog_contracts(shown, limit=max_edges) if shown else Contracts((), ())
+    placed = shown if filters.focused else catalog.rows
     layout = layout_map(
-        catalog.rows,
+        placed,
         contracts=contracts,
         unit_order=tuple(catalog.units),
         point_order=tuple(catalog.points),
         max_edges=max_edges,
         visible=[row.id for row in shown],
         # Labelled maps need wide columns; unlabelled ones fill the width with more columns.
-        aspect=0.8 if len(catalog.rows) <= LABELS_UP_TO else 1.6,
+        aspect=0.8 if len(placed) <= LABELS_UP_TO else 1.6,
+        bundle=aggregate,
+        conflicts=filters.conflicts,
+        project_ties=not aggregate,
     )
     highlighted = frozenset(
         row.id for row in shown if row.id in highlight or row.project in highlight
     )
-    figure = _figure(catalog, layout, shown, highlighted, static=static)
-    return MapView(figure, layout, tuple(shown), catalog, highlighted)
+    pools = pool_of(dict(filters.pools), shown)
+    figure = _figure(catalog, layout, shown, highlighted, static=static, pools=pools)
+    return MapView(
+        figure, layout, tuple(shown), catalog, highlighted, contracts, pools, filters.conflicts
+    )
 
 
 def map_figure(
@@ -233,21 +292,38 @@ def map_image(
     return pio.to_image(figure, format=format, width=width, height=height, scale=scale)
 
 
+def map_view(
+    *,
+    highlight: Sequence[str] = (),
+    filters: MapFilters = MapFilters(),  # noqa: B008 (frozen, so a shared default is safe)
+    catalog: MapCatalog | None = None,
+) -> MapView:
+    """The map as the page draws it: the whole catalog aggregated, a focus row by row."""
+    catalog = catalog if catalog is not None else map_catalog()
+    return build_map(catalog, highlight=highlight, filters=filters, aggregate=not filters.focused)
+
+
 def map_payload(
     *,
     highlight: Sequence[str] = (),
     filters: MapFilters = MapFilters(),  # noqa: B008 (frozen, so a shared default is safe)
     catalog: MapCatalog | None = None,
+    view: MapView | None = None,
 ) -> dict[str, Any]:
     """The page's JSON: the figure, and per shown node what its hover card and panel show."""
-    catalog = catalog if catalog is not None else map_catalog()
-    view = build_map(catalog, highlight=highlight, filters=filters)
+    if view is None:
+        view = map_view(highlight=highlight, filters=filters, catalog=catalog)
+    catalog = view.catalog
     details = [catalog.details.get(row.id, RowDetail()) for row in view.shown]
     return {
         "figure": view.figure,
         "nodes": {
             "id": [row.id for row in view.shown],
             "project": [row.project for row in view.shown],
+            "name": [
+                detail.project_name or row.project
+                for row, detail in zip(view.shown, details, strict=True)
+            ],
             "title": [_title(row, detail) for row, detail in zip(view.shown, details, strict=True)],
             "layer": [catalog.layers.get(row.layer, row.layer) for row in view.shown],
             "layer_key": [row.layer for row in view.shown],
@@ -256,11 +332,14 @@ def map_payload(
             "functions": [_names(row.functions, catalog.functions) for row in view.shown],
             "promise": [detail.promise for detail in details],
             "non_promise": [detail.non_promise for detail in details],
+            "pool": [view.pools.get(row.id, "") for row in view.shown],
         },
         "shown": len(view.shown),
         "total": len(catalog.rows),
         "hidden_edges": view.layout.hidden_edges,
         "highlighted": len(view.highlighted),
+        "aggregated": not filters.focused,
+        "conflicts": filters.conflicts,
     }
 
 
@@ -269,20 +348,26 @@ def map_page_data(
     highlight: Sequence[str] = (),
     filters: MapFilters = MapFilters(),  # noqa: B008 (frozen, so a shared default is safe)
 ) -> dict[str, Any]:
-    """The payload plus the filter choices, cached per catalog revision, language and query."""
+    """The payload, the table and the filter choices, cached per catalog revision, language
+    and query."""
     language = translation.get_language() or ""
     # A stable digest, unlike hash(), so every worker shares the entry.
     query = hashlib.blake2b(repr((tuple(highlight), filters)).encode(), digest_size=12)
-    key = f"map:page:v1:{catalog_revision_for_pages()}:{language}:{query.hexdigest()}"
+    key = f"map:page:v2:{catalog_revision_for_pages()}:{language}:{query.hexdigest()}"
     data = cache.get(key)
     if data is None:
         catalog = map_catalog()
+        view = map_view(highlight=highlight, filters=filters, catalog=catalog)
+        table = map_table(view)
         data = {
-            "payload": map_payload(highlight=highlight, filters=filters, catalog=catalog),
+            "payload": map_payload(filters=filters, view=view),
+            "table": table[:TABLE_ROWS_UP_TO],
+            "table_total": len(table),
             "choices": {
                 "tags": list(catalog.tags.items()),
                 "units": list(catalog.units.items()),
                 "points": list(catalog.points.items()),
+                "layers": list(catalog.layers.items()),
                 "projects": sorted(
                     {
                         (row.project, catalog.details[row.id].project_name)
@@ -302,4 +387,4 @@ def map_cache_warm() -> None:
     this after each catalog change: at 2,000 rows a cold map costs its reader ~1.5 s)."""
     for language, _name in settings.LANGUAGES:
         with translation.override(language):
-            map_page_data()
+            map_page_data(filters=MapFilters.from_query({}))

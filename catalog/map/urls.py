@@ -10,5 +10,7 @@ urlpatterns = [
     path("", map_views.map_page_view, name="page"),
     path("embed/", map_views.map_embed_view, name="embed"),
     path("data/", map_views.map_data_view, name="data"),
+    path("table/", map_views.map_table_view, name="table"),
+    path("data.csv", map_views.map_csv_view, name="csv"),
     path("card/<slug:slug>/", map_views.map_card_view, name="card"),
 ]

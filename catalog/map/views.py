@@ -11,7 +11,9 @@ from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
-from catalog.map.figure import MapFilters, map_page_data, stack_from_query
+from catalog.map.card import project_card
+from catalog.map.figure import MapFilters, map_catalog, map_page_data, map_view, stack_from_query
+from catalog.map.table import map_csv
 from catalog.models import Project
 from catalog.selectors import project_get
 
@@ -26,10 +28,17 @@ def _map_context(request: HttpRequest) -> dict[str, object]:
         "stack": stack,
         "payload": data["payload"],
         "choices": data["choices"],
+        "table": data["table"],
+        "table_total": data["table_total"],
+        "focus_project_name": dict(data["choices"]["projects"]).get(filters.near, ""),
+        "focus_layer_name": dict(data["choices"]["layers"]).get(filters.layer, ""),
+        "query": query,
         "embed_url": request.build_absolute_uri(reverse("map:embed"))
         + (f"?{query}" if query else ""),
         "map_config": {
             "dataUrl": reverse("map:data"),
+            "tableUrl": reverse("map:table"),
+            "csvUrl": reverse("map:csv"),
             "cardUrl": reverse("map:card", args=["__slug__"]),
             "projectUrl": reverse("catalog:project-detail", args=["__slug__"]),
         },
@@ -67,9 +76,29 @@ def map_data_view(request: HttpRequest) -> JsonResponse:
 
 @login_required
 @require_GET
+def map_table_view(request: HttpRequest) -> HttpResponse:
+    """The table under the figure for a query: the script swaps it in after a filter change."""
+    return render(request, "partials/map_table.html", _map_context(request))
+
+
+@login_required
+@require_GET
+def map_csv_view(request: HttpRequest) -> HttpResponse:
+    """The figure's data (rows × contracts) as CSV, every row of the query (the page lists
+    the first few hundred)."""
+    filters = MapFilters.from_query(request.GET)
+    view = map_view(filters=filters, catalog=map_catalog())
+    response = HttpResponse(map_csv(view), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="ecomap-map.csv"'
+    return response
+
+
+@login_required
+@require_GET
 def map_card_view(request: HttpRequest, slug: str) -> HttpResponse:
     try:
         project = project_get(slug=slug)
     except Project.DoesNotExist:
         raise Http404("No such project") from None
-    return render(request, "partials/map_panel.html", {"project": project})
+    card = project_card(project=project, first=request.GET.get("row", ""))
+    return render(request, "partials/map_panel.html", {"project": project, "card": card})

@@ -1,11 +1,12 @@
 """The matrix as a reader can take it in at any size: axes of rows, projects or functions.
 
 A catalog of 2,000 rows has two million pairs; no page can draw them one by one. Each axis of
-the heatmap is therefore a list of groups of rows, at the finest level that stays readable:
-single rows up to `ROW_LIMIT`, else projects up to `GROUP_LIMIT`, else the layer × function
-blocks of METHOD.md's map (a row with several functions is in several blocks). A cell counts the
-pairs between its two groups per verdict and is coloured by the dominant one; choosing a cell
-narrows both axes to its groups (`drill`), down to single rows whose cell opens the pair.
+the heatmap is therefore a list of groups of rows: projects up to `GROUP_LIMIT` (a project
+can be expanded to its rows in place), else the layer × function blocks of METHOD.md's map (a
+row with several functions is in several blocks); a selection of a few rows (a stack, one
+project) is shown row by row. A cell counts the pairs between its two groups per verdict and is
+coloured by the dominant one; choosing a cell narrows both axes to its groups (`drill`), down to
+single rows whose cell opens the pair.
 
 Pure NumPy over the matrix's stored (sparse) pairs: a cell's independent pairs are what the
 stored ones leave of it, so no n x n array is built at any size. No Django, so the engine
@@ -25,6 +26,8 @@ from catalog.engine.rows import Row
 
 ROW_LIMIT = 150
 GROUP_LIMIT = 150
+# A selection this small (a decided stack, a project's rows) is shown row by row.
+ROWS_SHOWN_UP_TO = 16
 LAYER_ORDER = {"platform": 0, "control_plane": 1, "data_plane": 2}
 NO_VERDICT = 255  # a cell with no pair to show (a row with itself, or filtered out)
 _INDEPENDENT = VERDICTS.index("independent")
@@ -41,6 +44,9 @@ class Selection:
     x: str = ""
     y_page: int = 1
     x_page: int = 1
+    expand: tuple[str, ...] = ()  # project slugs shown row by row inside the project view
+    rows: tuple[str, ...] = ()  # only these rows (`project/key` ids or project slugs)
+    near: str = ""  # only this project's rows and every row one contract away
 
 
 @dataclass(frozen=True)
@@ -75,14 +81,33 @@ class Blocks:
 
 def selected(rows: Sequence[Row], selection: Selection) -> np.ndarray:
     """Indices of rows kept by the layer and project filters, by layer then id."""
+    named = set(selection.rows)
     keep = [
         i
         for i, row in enumerate(rows)
         if (not selection.layers or row.layer in selection.layers)
         and (not selection.projects or row.project in selection.projects)
+        and (not named or row.id in named or row.project in named)
     ]
     keep.sort(key=lambda i: (LAYER_ORDER.get(rows[i].layer, 9), rows[i].id))
     return np.array(keep, dtype=np.int64)
+
+
+def neighbourhood(result: MatrixResult, project: str) -> np.ndarray:
+    """Indices of `project`'s rows and of every row one contract away (the pair composes)."""
+    rows = result.rows or ()
+    own = np.array([i for i, row in enumerate(rows) if row.project == project], dtype=np.int64)
+    if not len(own):
+        return own
+    marked = np.zeros(len(rows), dtype=bool)
+    marked[own] = True
+    near = set(own.tolist())
+    composes = 1 << VERDICTS.index("composes")
+    for i, j, flags in result.stored_chunks():
+        hit = (flags & composes) != 0
+        near.update(j[hit & marked[i]].tolist())
+        near.update(i[hit & marked[j]].tolist())
+    return np.array(sorted(near), dtype=np.int64)
 
 
 def members_of(rows: Sequence[Row], indices: np.ndarray, key: str) -> np.ndarray:
@@ -108,31 +133,42 @@ def _page(groups: list[Group], page: int, size: int) -> tuple[list[Group], int]:
     return groups[(page - 1) * size : page * size], pages
 
 
+def _single(rows: Sequence[Row], i: int) -> Group:
+    return Group(f"row:{rows[i].id}", "row", rows[i].layer, np.array([i], dtype=np.int64))
+
+
 def axis(
-    rows: Sequence[Row], indices: np.ndarray, *, drilled: str = "", page: int = 1
+    rows: Sequence[Row],
+    indices: np.ndarray,
+    *,
+    drilled: str = "",
+    page: int = 1,
+    expand: Sequence[str] = (),
 ) -> tuple[list[Group], int]:
-    """`indices` as groups at the finest level that stays readable, and how many pages of them
-    there are. An axis narrowed to a group (`drilled` is its kind) is always shown finer than
-    that group: a function's rows by project, a project's rows one by one."""
-    if len(indices) <= ROW_LIMIT or drilled in ("project", "row"):
-        singles = [
-            Group(f"row:{rows[i].id}", "row", rows[i].layer, np.array([i], dtype=np.int64))
-            for i in indices
-        ]
-        return _page(singles, page, ROW_LIMIT)
+    """`indices` as groups, and how many pages of them there are: by project (the projects in
+    `expand` row by row, in their place), a few rows or one project's rows one by one, past
+    `GROUP_LIMIT` projects by layer × function. An axis narrowed to a group (`drilled` is its
+    kind) is always shown finer than that group: a function's rows by project, a project's
+    rows one by one."""
     by_project: dict[str, list[int]] = {}
     for i in indices:
         by_project.setdefault(rows[i].project, []).append(int(i))
+    one_project = len(by_project) <= 1 and len(indices) <= ROW_LIMIT
+    if len(indices) <= ROWS_SHOWN_UP_TO or one_project or drilled in ("project", "row"):
+        return _page([_single(rows, i) for i in indices], page, ROW_LIMIT)
     if len(by_project) <= GROUP_LIMIT or drilled == "function":
         order = sorted(
             by_project,
             key=lambda p: (min(LAYER_ORDER.get(rows[i].layer, 9) for i in by_project[p]), p),
         )
-        projects = [
-            Group(f"project:{p}", "project", rows[by_project[p][0]].layer, np.array(by_project[p]))
-            for p in order
-        ]
-        return _page(projects, page, GROUP_LIMIT)
+        groups: list[Group] = []
+        for p in order:
+            if p in expand:
+                groups += [_single(rows, i) for i in by_project[p]]
+            else:
+                layer = rows[by_project[p][0]].layer
+                groups.append(Group(f"project:{p}", "project", layer, np.array(by_project[p])))
+        return _page(groups, page, GROUP_LIMIT)
     by_function: dict[tuple[str, str], list[int]] = {}
     for i in indices:
         row = rows[i]
@@ -238,10 +274,22 @@ def blocks(result: MatrixResult, selection: Selection) -> Blocks:
     """The heatmap's axes and cells for `selection` (rows must be loaded in `result`)."""
     rows = result.rows or ()
     base = selected(rows, selection)
+    if selection.near:
+        base = np.intersect1d(base, neighbourhood(result, selection.near), assume_unique=True)
+        base = np.array(
+            sorted(base.tolist(), key=lambda i: (LAYER_ORDER.get(rows[i].layer, 9), rows[i].id)),
+            dtype=np.int64,
+        )
     y_rows = members_of(rows, base, selection.y)
     x_rows = members_of(rows, base, selection.x)
-    y, y_pages = axis(rows, y_rows, drilled=selection.y.partition(":")[0], page=selection.y_page)
-    x, x_pages = axis(rows, x_rows, drilled=selection.x.partition(":")[0], page=selection.x_page)
+    y, y_pages = axis(
+        rows, y_rows, drilled=selection.y.partition(":")[0], page=selection.y_page,
+        expand=selection.expand,
+    )  # fmt: skip
+    x, x_pages = axis(
+        rows, x_rows, drilled=selection.x.partition(":")[0], page=selection.x_page,
+        expand=selection.expand,
+    )  # fmt: skip
     hidden = [VERDICTS.index(v) for v in VERDICTS if v not in selection.verdicts]
     counts = _cell_counts(result, y, x, hidden if selection.verdicts else ())
     totals = _totals(result, np.sort(y_rows), np.sort(x_rows))

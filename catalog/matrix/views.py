@@ -10,8 +10,15 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.express import expressibility
 from catalog.engine.oracle import VERDICTS
+from catalog.map.figure import MapFilters
 from catalog.matrix.blocks import Selection, blocks
-from catalog.matrix.figure import VERDICT_COLOURS, heatmap_payload, verdict_labels
+from catalog.matrix.figure import (
+    VERDICT_COLOURS,
+    cell_table,
+    heatmap_payload,
+    project_names,
+    verdict_labels,
+)
 from catalog.matrix.selectors import localized_reasons, matrix_state, snapshot_result
 from catalog.matrix.services import matrix_refresh_if_missing
 from catalog.models import Layer
@@ -25,6 +32,7 @@ def _page_number(value: str | None) -> int:
 
 
 def _selection(request) -> Selection:
+    focus = MapFilters.from_query(request.GET)  # the map's focus views: rows, pools, near
     return Selection(
         layers=tuple(v for v in request.GET.getlist("layer") if v),
         projects=tuple(v for v in request.GET.getlist("project") if v),
@@ -33,6 +41,9 @@ def _selection(request) -> Selection:
         x=request.GET.get("x", "").strip(),
         y_page=_page_number(request.GET.get("y_page")),
         x_page=_page_number(request.GET.get("x_page")),
+        expand=tuple(dict.fromkeys(v for v in request.GET.getlist("expand") if v))[:50],
+        rows=focus.rows,
+        near=focus.near,
     )
 
 
@@ -42,6 +53,16 @@ def _query(request, **changes) -> str:
         query.pop(key, None)
         if value:
             query[key] = value
+    return query.urlencode()
+
+
+def _expand_query(request, slug: str) -> str:
+    """The query with `slug` expanded to its rows, or folded back if it was."""
+    query = request.GET.copy()
+    expanded = [v for v in query.getlist("expand") if v]
+    query.setlist(
+        "expand", [v for v in expanded if v != slug] if slug in expanded else [*expanded, slug]
+    )
     return query.urlencode()
 
 
@@ -77,10 +98,23 @@ def matrix_page(request):
     except ValueError as exc:
         return HttpResponseBadRequest(str(exc))
     labels = verdict_labels()
-    payload = heatmap_payload(result, shown)
+    names = project_names()
+    payload = heatmap_payload(result, shown, names=names)
     context.update(
         figure=payload,
-        projects=sorted({row.project for row in result.rows}),
+        projects=sorted(
+            {(row.project, names.get(row.project, row.project)) for row in result.rows},
+            key=lambda item: item[1].lower(),
+        ),
+        cell_table=cell_table(
+            result,
+            shown,
+            payload,
+            drill=lambda y, x: "?" + _query(request, y=y, x=x, y_page="", x_page=""),
+            expand=lambda slug: "?" + _expand_query(request, slug),
+        ),  # fmt: skip
+        focus=MapFilters.from_query(request.GET),
+        near_name=names.get(selection.near, selection.near),
         shown=shown,
         shown_cells=len(shown.y) * len(shown.x),
         drilled=bool(selection.y or selection.x),
@@ -109,6 +143,13 @@ def _level(shown) -> str:
     kinds = {group.kind for group in (*shown.y, *shown.x)}
     if kinds <= {"row"}:
         return _("Each cell is one pair of placement rows; click it for the explanation.")
+    if "project" in kinds and "row" in kinds:
+        return _(
+            "Each line is a project, or a row of an expanded project. A cell counts the pairs "
+            "between its two lines and is coloured by its most frequent verdict other than "
+            "independent; click a project's own (diagonal) cell to expand it to its rows, any "
+            "other cell to open the rows behind it."
+        )
     if "function" in kinds:
         return _(
             "Too many rows to show one by one: each line is a layer × function block (a row "
@@ -118,7 +159,8 @@ def _level(shown) -> str:
         )
     return _(
         "Each line is a project. A cell counts the pairs between two projects' rows and is "
-        "coloured by its most frequent verdict other than independent; click it to open the rows."
+        "coloured by its most frequent verdict other than independent; click a project's own "
+        "(diagonal) cell to expand it to its rows, any other cell to open the rows behind it."
     )
 
 

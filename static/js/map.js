@@ -15,8 +15,14 @@
   var status = document.getElementById("map-status");
   var embedLink = document.getElementById("map-embed-link");
   var isEmbed = document.body.classList.contains("map-embed");
+  var tableBody = document.getElementById("map-table-body");
+  var csvLink = document.getElementById("map-download-csv");
+  // On a phone the figure is not drawn at all: the table below is the map (map.css).
+  var narrow = window.matchMedia("(max-width: 640px)");
   var requestSeq = 0;
   var listening = false;
+  var drawn = false;
+  var panelOpener = null;
 
   var plotConfig = {
     responsive: true,
@@ -39,6 +45,12 @@
   }
 
   function draw() {
+    if (narrow.matches && !isEmbed) {
+      figureEl.dataset.nodeCount = String(payload.shown);
+      updateStatus();
+      return Promise.resolve();
+    }
+    drawn = true;
     var figure = payload.figure;
     if (!window.ecomapMapRenderedAt) { window.ecomapMapDrawStartedAt = performance.now(); }
     if (isEmbed) {
@@ -86,6 +98,7 @@
     ref.textContent = nodes.id[index];
     head.append(badge, title, ref);
     var fields = document.createElement("dl");
+    if (nodes.pool && nodes.pool[index]) { addField(fields, i18n.pool, nodes.pool[index]); }
     addField(fields, i18n.unit, nodes.units[index].join(", "));
     addField(fields, i18n.point, nodes.points[index].join(", "));
     if (nodes.functions) addField(fields, i18n.functions, nodes.functions[index].join(", "));
@@ -112,7 +125,7 @@
 
   function hideCard() { hovercard.hidden = true; }
 
-  function openProject(slug) {
+  function openProject(slug, rowId, opener) {
     if (!panel) {
       // The embed has no room for a panel: the project page opens beside the wiki.
       window.open(config.projectUrl.replace("__slug__", slug), "_blank", "noopener");
@@ -120,20 +133,28 @@
     }
     var body = panel.querySelector(".map-panel-body");
     body.textContent = i18n.loading;
+    panelOpener = opener || null;
     setPanel(true);
-    fetch(config.cardUrl.replace("__slug__", slug), { credentials: "same-origin" })
+    var url = config.cardUrl.replace("__slug__", slug) + (rowId ? "?row=" + encodeURIComponent(rowId) : "");
+    fetch(url, { credentials: "same-origin" })
       .then(function (response) {
         if (!response.ok) { throw new Error(response.status); }
         return response.text();
       })
-      .then(function (html) { body.innerHTML = html; })  // server-rendered, escaped by Django
+      .then(function (html) {
+        body.innerHTML = html;  // server-rendered, escaped by Django
+        var heading = body.querySelector("h2");
+        // Opened from the keyboard (the table): reading goes on in the card.
+        if (heading && panelOpener) { heading.focus(); }
+      })
       .catch(function () { body.textContent = i18n.failed; });
   }
 
   function setPanel(open) {
     panel.hidden = !open;
     // The panel takes a grid column from the figure; Plotly only follows window resizes.
-    Plotly.Plots.resize(figureEl);
+    if (drawn) { Plotly.Plots.resize(figureEl); }
+    if (!open && panelOpener) { panelOpener.focus(); panelOpener = null; }
   }
 
   function listen() {
@@ -145,7 +166,7 @@
     figureEl.on("plotly_unhover", hideCard);
     figureEl.on("plotly_click", function (event) {
       var index = nodePoint(event);
-      if (index !== null) { hideCard(); openProject(payload.nodes.project[index]); }
+      if (index !== null) { hideCard(); openProject(payload.nodes.project[index], payload.nodes.id[index]); }
     });
   }
 
@@ -170,10 +191,34 @@
         hideCard();
         history.replaceState(null, "", window.location.pathname + (qs ? "?" + qs : ""));
         if (embedLink) { embedLink.href = embedLink.href.split("?")[0] + (qs ? "?" + qs : ""); }
+        if (csvLink) { csvLink.href = config.csvUrl + (qs ? "?" + qs : ""); }
+        refreshTable(qs, seq);
         return draw();
       })
       .catch(function () { if (status) { status.textContent = i18n.failed; } })
       .finally(function () { if (seq === requestSeq) { figureEl.removeAttribute("aria-busy"); } });
+  }
+
+  function refreshTable(qs, seq) {
+    if (!tableBody) { return; }
+    fetch(config.tableUrl + (qs ? "?" + qs : ""), { credentials: "same-origin" })
+      .then(function (response) {
+        if (!response.ok) { throw new Error(response.status); }
+        return response.text();
+      })
+      .then(function (html) {
+        if (seq === requestSeq) { tableBody.innerHTML = html; }  // server-rendered, escaped by Django
+      })
+      .catch(function () { if (status) { status.textContent = i18n.failed; } });
+  }
+
+  function setView(name) {
+    document.body.classList.toggle("map-table-only", name === "table");
+    document.querySelectorAll("[data-map-view]").forEach(function (button) {
+      button.setAttribute("aria-pressed", String(button.dataset.mapView === name));
+    });
+    if (name === "figure" && drawn) { Plotly.Plots.resize(figureEl); }
+    if (name === "figure" && !drawn) { draw(); }
   }
 
   function download(formatName) {
@@ -189,6 +234,12 @@
   if (form) {
     var typing = null;
     form.addEventListener("change", function (event) {
+      if (event.target.hasAttribute("data-map-focus")) {
+        // A focus lays the map out again on its own rows: the page is drawn anew.
+        var qs = query();
+        window.location.assign(window.location.pathname + (qs ? "?" + qs : ""));
+        return;
+      }
       if (event.target.name !== "q") { refresh(); }
     });
     form.addEventListener("input", function (event) {
@@ -216,6 +267,18 @@
   var pngButton = document.getElementById("map-download-png");
   if (pngButton) { pngButton.addEventListener("click", function () { download("png"); }); }
   if (isEmbed) { figureEl.classList.add("map-figure-embed"); }
+  if (tableBody) {
+    tableBody.addEventListener("click", function (event) {
+      var link = event.target.closest("[data-map-card]");
+      if (!link || narrow.matches || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+      event.preventDefault();
+      openProject(link.dataset.mapCard, link.dataset.mapRow, link);
+    });
+  }
+  document.querySelectorAll("[data-map-view]").forEach(function (button) {
+    button.addEventListener("click", function () { setView(button.dataset.mapView); });
+  });
+  narrow.addEventListener("change", function () { if (!narrow.matches && !drawn) { draw(); } });
 
   draw();
 })();

@@ -62,10 +62,10 @@
     // Cells sit at integer positions, labelled by ticks: two groups may share a name.
     var layout = Object.assign({}, payload.layout);
     layout.xaxis = Object.assign({}, layout.xaxis, {
-      tickmode: "array", tickvals: positions(payload.x.labels.length), ticktext: payload.x.labels
+      tickmode: "array", tickvals: positions(payload.x.labels.length), ticktext: payload.x.short || payload.x.labels
     });
     layout.yaxis = Object.assign({}, layout.yaxis, {
-      tickmode: "array", tickvals: positions(payload.y.labels.length), ticktext: payload.y.labels
+      tickmode: "array", tickvals: positions(payload.y.labels.length), ticktext: payload.y.ticks || payload.y.labels
     });
     if (payload.x.labels.length > 60) {
       // Too many columns for the page: give each a readable width and let the box scroll.
@@ -82,7 +82,19 @@
         var point = event.points && event.points[0];
         if (!point || point.z === null || point.z === undefined) { return; }
         var i = point.y, j = point.x;
-        if (payload.rows_only) {
+        var yKey = payload.y.keys[i], xKey = payload.x.keys[j];
+        if (yKey === xKey && yKey.indexOf("project:") === 0) {
+          // A project's own cell expands it to its rows, in place.
+          var query = new URLSearchParams(window.location.search);
+          query.append("expand", yKey.slice(8));
+          window.location.assign("?" + query.toString());
+          return;
+        }
+        if (yKey.indexOf("row:") === 0 && xKey.indexOf("row:") === 0) {
+          var ra = yKey.slice(4), rb = xKey.slice(4);
+          if (ra === rb) { return; }
+          window.location.assign(box.dataset.pairUrl + "?a=" + encodeURIComponent(ra) + "&b=" + encodeURIComponent(rb));
+        } else if (payload.rows_only) {
           var a = payload.y.keys[i].slice(4), b = payload.x.keys[j].slice(4);
           if (a === b) { return; }
           window.location.assign(box.dataset.pairUrl + "?a=" + encodeURIComponent(a) + "&b=" + encodeURIComponent(b));

@@ -28,7 +28,8 @@ def catalog_loaded(db):
 
 def open_map(page, live_server, query: str = "") -> None:
     page.goto(f"{live_server.url}/map/{query}")
-    page.wait_for_selector("#map-figure[data-node-count]")
+    # attached, not visible: on a phone the figure is hidden and the list shown instead.
+    page.wait_for_selector("#map-figure[data-node-count]", state="attached")
 
 
 def node_count(page) -> int:
@@ -122,18 +123,125 @@ def test_a_stack_from_the_url_is_highlighted_and_the_rest_faded(
     assert console_errors == []
 
 
-def test_only_what_composes_with_a_project_can_be_shown(
+def payload_of(page) -> dict:
+    return page.evaluate("JSON.parse(document.getElementById('map-payload').textContent)")
+
+
+def test_choosing_a_project_shows_its_neighbourhood_row_by_row(
+    signed_in_page, live_server, catalog_loaded, console_errors, screenshot
+):
+    open_map(signed_in_page, live_server)
+
+    signed_in_page.select_option("select[name=near]", "hami")
+    signed_in_page.wait_for_url("**/map/?near=hami")
+    signed_in_page.wait_for_selector("#map-figure[data-node-count]")
+
+    shown = set(payload_of(signed_in_page)["nodes"]["id"])
+    hami = {row.ref for row in PlacementRow.objects.filter(project__slug="hami")}
+    # Documented in tests/catalog/documented_relations.yaml: each composes with a HAMi row.
+    assert hami | {"kueue/controller", "hami-core/libvgpu"} <= shown
+    assert node_count(signed_in_page) == len(shown) < catalog_loaded
+    assert "The neighbourhood of HAMi" in signed_in_page.inner_text("#map-focus")
+    screenshot(signed_in_page, "map-neighbourhood.en", full_page=True)
+    assert console_errors == []
+
+
+def test_an_evaluations_candidates_are_drawn_alone(
+    signed_in_page, live_server, catalog_loaded, console_errors, screenshot
+):
+    candidates = ["hami/device-plugin", "hami/scheduler-extender", "kueue/controller",
+                  "volcano/scheduler", "nvidia-device-plugin/whole-gpu"]  # fmt: skip
+    open_map(signed_in_page, live_server, "?rows=" + ",".join(candidates))
+
+    assert sorted(payload_of(signed_in_page)["nodes"]["id"]) == sorted(candidates)
+    assert node_count(signed_in_page) == len(candidates)
+    screenshot(signed_in_page, "map-candidates.en", full_page=True)
+    assert console_errors == []
+
+
+def test_conflicts_are_drawn_only_after_ticking_the_toggle(
+    signed_in_page, live_server, catalog_loaded, console_errors
+):
+    open_map(signed_in_page, live_server)
+    traces = "document.getElementById('map-figure').data.map((t) => t.uid || '')"
+    assert not [uid for uid in signed_in_page.evaluate(traces) if "conflicts" in uid]
+
+    signed_in_page.check("input[name=conflicts]")
+    signed_in_page.wait_for_url("**/map/?conflicts=1")
+    signed_in_page.wait_for_selector("#map-figure[data-node-count]")
+
+    assert [uid for uid in signed_in_page.evaluate(traces) if "conflicts" in uid]
+    assert "Conflicts with" in signed_in_page.inner_text("#map-table-body thead")
+    assert console_errors == []
+
+
+def test_the_table_is_one_click_away_and_opens_a_card_from_the_keyboard(
+    signed_in_page, live_server, catalog_loaded, console_errors, screenshot
+):
+    open_map(signed_in_page, live_server)
+
+    signed_in_page.click("[data-map-view=table]")
+    assert not signed_in_page.is_visible("#map-figure")
+    rows = signed_in_page.locator("#map-table-body tbody tr")
+    assert rows.count() == catalog_loaded
+
+    link = signed_in_page.locator("[data-map-row='kueue/controller']")
+    link.focus()
+    signed_in_page.keyboard.press("Enter")
+    panel = signed_in_page.locator("#map-panel")
+    panel.locator(".map-contracts").first.wait_for()
+    # Documented: Kueue uses HAMi's vGPU memory resource.
+    assert "HAMi" in panel.inner_text()
+    assert signed_in_page.evaluate("document.activeElement.tagName") == "H2"
+    screenshot(signed_in_page, "map-table-card.en")
+    signed_in_page.keyboard.press("Escape")
+    assert panel.is_hidden()
+    assert signed_in_page.evaluate("document.activeElement.dataset.mapRow") == "kueue/controller"
+    assert console_errors == []
+
+
+def test_the_skip_link_takes_the_keyboard_past_the_figure(
     signed_in_page, live_server, catalog_loaded, console_errors
 ):
     open_map(signed_in_page, live_server)
 
-    signed_in_page.select_option("select[name=with]", "volcano")
-    # An attribute selector, not wait_for_function: the page's CSP forbids evaluating strings.
-    signed_in_page.wait_for_selector(
-        f"#map-figure[data-node-count]:not([data-node-count='{catalog_loaded}'])"
-    )
+    skip = signed_in_page.locator(".skip-link")
+    skip.focus()
+    assert skip.is_visible()  # shown when focused
+    signed_in_page.keyboard.press("Enter")
 
-    assert 1 < node_count(signed_in_page) < catalog_loaded
+    assert signed_in_page.evaluate("document.activeElement.id") == "map-table-section"
+    assert console_errors == []
+
+
+def test_the_csv_download_holds_the_figures_rows_and_contracts(
+    signed_in_page, live_server, catalog_loaded, console_errors
+):
+    open_map(signed_in_page, live_server, "?rows=hami/device-plugin,kueue/controller")
+
+    with signed_in_page.expect_download() as download:
+        signed_in_page.click("#map-download-csv")
+    text = open(download.value.path(), encoding="utf-8").read()  # noqa: SIM115
+
+    assert text.splitlines()[0].startswith("row,project,component,layer")
+    assert "hami/device-plugin" in text and "provides_to,kueue/controller" in text
+    assert console_errors == []
+
+
+def test_on_a_phone_the_map_is_the_list(
+    signed_in_page, live_server, catalog_loaded, console_errors, screenshot
+):
+    signed_in_page.set_viewport_size({"width": 390, "height": 844})
+    open_map(signed_in_page, live_server)
+
+    assert not signed_in_page.is_visible(".map-stage")
+    assert signed_in_page.locator(NODES).count() == 0  # not drawn at all
+    items = signed_in_page.locator("#map-table-body tbody tr")
+    assert items.count() == catalog_loaded
+    assert items.first.is_visible()
+    width = signed_in_page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390
+    screenshot(signed_in_page, "map-phone.en")
     assert console_errors == []
 
 

@@ -11,6 +11,7 @@ from django.apps import apps as django_apps
 from django.core.management import call_command
 
 from catalog.matrix.services import matrix_refresh_request, matrix_snapshot_compute
+from catalog.models import Project
 from tests.factories import apply, bundle, scaled_projects
 
 seed = import_module("catalog.migrations.0002_seed_vocabulary").seed
@@ -57,19 +58,104 @@ def click_cell(page, y_key: str, x_key: str, payload: dict) -> None:
     page.mouse.click(x, y)
 
 
-def test_the_built_in_catalog_is_drawn_row_by_row_and_a_cell_opens_its_pair(
+def test_the_built_in_catalog_is_drawn_by_project_with_names_and_fits_1366_px(
     signed_in_page, live_server, builtin, console_errors, screenshot
 ):
+    signed_in_page.set_viewport_size({"width": 1366, "height": 900})
     payload = open_matrix(signed_in_page, f"{live_server.url}/matrix/")
-    assert payload["rows_only"]
-    screenshot(signed_in_page, "matrix.builtin.en", full_page=True)
 
-    click_cell(signed_in_page, "row:hami/device-plugin", "row:kueue/controller", payload)
+    assert {key.split(":")[0] for key in payload["y"]["keys"]} == {"project"}
+    assert (
+        len(payload["y"]["keys"])
+        == Project.objects.filter(placements__isnull=False).distinct().count()
+    )
+    assert "NVIDIA device plugin for Kubernetes (5)" in payload["y"]["labels"]  # a name
+    page_width = signed_in_page.evaluate("document.documentElement.scrollWidth")
+    box = signed_in_page.evaluate(
+        "(() => { const b = document.getElementById('matrix-figure'); "
+        "return [b.scrollWidth, b.clientWidth]; })()"
+    )
+    assert page_width <= 1366
+    assert box[0] <= box[1]  # no sideways scrolling inside the figure either
+    screenshot(signed_in_page, "matrix.builtin.en", full_page=True)
+    assert console_errors == []
+
+
+def test_a_projects_own_cell_expands_it_to_its_rows_and_a_row_cell_opens_its_pair(
+    signed_in_page, live_server, builtin, console_errors
+):
+    payload = open_matrix(signed_in_page, f"{live_server.url}/matrix/")
+
+    click_cell(signed_in_page, "project:hami", "project:hami", payload)
+    signed_in_page.wait_for_url("**/matrix/?expand=hami")
+    expanded = open_matrix(signed_in_page, signed_in_page.url)
+    assert "row:hami/device-plugin" in expanded["y"]["keys"]
+    assert "project:hami" not in expanded["y"]["keys"]
+    assert "project:kueue" in expanded["y"]["keys"]  # the others stay folded
+
+    click_cell(signed_in_page, "row:hami/device-plugin", "project:kueue", expanded)
+    signed_in_page.wait_for_url("**/matrix/?*y=*")
+    rows = open_matrix(signed_in_page, signed_in_page.url)
+    click_cell(signed_in_page, "row:hami/device-plugin", "row:kueue/controller", rows)
     signed_in_page.wait_for_url("**/matrix/pair/**")
 
     query = parse_qs(urlparse(signed_in_page.url).query)
     assert {query["a"][0], query["b"][0]} == {"hami/device-plugin", "kueue/controller"}
     assert "composes" in signed_in_page.inner_text("main")
+    assert console_errors == []
+
+
+def test_projects_are_chosen_by_typing_in_the_multi_select(
+    signed_in_page, live_server, builtin, console_errors, screenshot
+):
+    open_matrix(signed_in_page, f"{live_server.url}/matrix/")
+
+    search = signed_in_page.locator(".multiselect-search")
+    search.fill("kueue")
+    visible = signed_in_page.locator(".multiselect-options label:visible")
+    assert visible.all_inner_texts() == ["Kueue"]
+    search.press("Enter")  # ticks the only match
+    search.fill("hami")
+    signed_in_page.get_by_label("HAMi-core", exact=True).check()
+    assert "2 chosen" in signed_in_page.inner_text(".multiselect-chosen")
+    screenshot(signed_in_page, "matrix-multiselect.en")
+    signed_in_page.click("#matrix-filters button[type=submit]")
+    signed_in_page.wait_for_url("**/matrix/?*project=*")
+
+    query = parse_qs(urlparse(signed_in_page.url).query)
+    assert sorted(query["project"]) == ["hami-core", "kueue"]
+    assert console_errors == []
+
+
+def test_the_matrix_as_a_list_is_reachable_from_the_skip_link(
+    signed_in_page, live_server, builtin, console_errors
+):
+    open_matrix(signed_in_page, f"{live_server.url}/matrix/?near=hami")
+
+    signed_in_page.locator(".skip-link").focus()
+    signed_in_page.keyboard.press("Enter")
+    signed_in_page.keyboard.press("Tab")  # onto the list's summary
+    signed_in_page.keyboard.press("Enter")  # opens it
+
+    listing = signed_in_page.inner_text("#matrix-table")
+    # Documented: HAMi's device plugin composes with Kueue.
+    assert "HAMi · device-plugin" in listing and "Kueue · controller" in listing
+    assert signed_in_page.locator("#matrix-table a[href*='/matrix/pair/']").count() > 0
+    assert console_errors == []
+
+
+def test_the_chinese_matrix_names_projects_and_verdicts_in_chinese(
+    signed_in_page, live_server, builtin, console_errors, screenshot
+):
+    signed_in_page.context.add_cookies(
+        [{"name": "django_language", "value": "zh-hans", "url": live_server.url}]
+    )
+    signed_in_page.set_viewport_size({"width": 1366, "height": 900})
+    payload = open_matrix(signed_in_page, f"{live_server.url}/matrix/")
+
+    assert "组合" in payload["verdicts"]
+    assert signed_in_page.evaluate("document.documentElement.scrollWidth") <= 1366
+    screenshot(signed_in_page, "matrix.builtin.zh-hans", full_page=True)
     assert console_errors == []
 
 

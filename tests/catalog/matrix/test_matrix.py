@@ -198,7 +198,7 @@ def test_the_heatmap_groups_rows_by_layer_and_filters_by_layer(bob_client, compu
     figure = response.context["figure"]
     control_plane = {row.ref for row in PlacementRow.objects.filter(layer__key="control_plane")}
     assert {key.removeprefix("row:") for key in figure["y"]["keys"]} == control_plane
-    assert "volcano/scheduler" in figure["y"]["labels"]
+    assert "Volcano · scheduler" in figure["y"]["labels"]  # names, not slugs
     pairs = len(control_plane) * (len(control_plane) - 1) // 2
     assert sum(count for _key, _label, count, _colour in response.context["counts"]) == pairs
 

@@ -47,6 +47,7 @@ def test_cell_counts_and_totals_equal_a_dense_reference(rows, data, limit):
     with pytest.MonkeyPatch.context() as patch:
         # a small limit groups rows by project or layer x function, as at thousands of rows
         patch.setattr(blocks_module, "ROW_LIMIT", limit)
+        patch.setattr(blocks_module, "ROWS_SHOWN_UP_TO", limit)
         patch.setattr(blocks_module, "GROUP_LIMIT", limit)
         _check_blocks(rows, data)
 
