@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.contrib.postgres",  # full-text search and trigram lookups (search degrades on SQLite)
     "rest_framework",
     "rest_framework.authtoken",  # kept so the migration that hashed its old tokens can run
     "ecomap.accounts",

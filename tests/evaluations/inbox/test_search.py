@@ -25,8 +25,10 @@ def _search(client, text: str):
 
 def test_it_finds_projects_by_name_and_slug(client, cast):
     client.force_login(cast.bob)
-    assert [p.slug for p in _search(client, "Volc").context["results"].projects] == ["volcano"]
-    assert [p.slug for p in _search(client, "time-sl").context["results"].projects] == [
+    assert [h.project.slug for h in _search(client, "Volc").context["results"].projects] == [
+        "volcano"
+    ]
+    assert [h.project.slug for h in _search(client, "time-sl").context["results"].projects] == [
         "time-slicer"
     ]
 
@@ -34,16 +36,16 @@ def test_it_finds_projects_by_name_and_slug(client, cast):
 def test_it_finds_placement_rows_by_component_and_key(client, cast):
     client.force_login(cast.bob)
     rows = _search(client, "device-plugin").context["results"].rows
-    assert [row.ref for row in rows] == ["hami/device-plugin"]
+    assert [hit.row.ref for hit in rows][0] == "hami/device-plugin"  # its key, then "plugin"
     rows = _search(client, "scheduler component").context["results"].rows
-    assert [row.ref for row in rows] == ["volcano/scheduler"]
+    assert [hit.row.ref for hit in rows] == ["volcano/scheduler"]
 
 
 def test_it_finds_evaluations_of_my_teams_by_title(client, cast):
     mine = make_evaluation(cast, title="Inference pool sharing")
     client.force_login(cast.dave)
     found = _search(client, "pool sharing").context["results"].evaluations
-    assert [e.pk for e in found] == [mine.pk]
+    assert [hit.evaluation.pk for hit in found] == [mine.pk]
 
 
 def test_it_never_shows_another_teams_evaluations(client, cast):
@@ -51,7 +53,9 @@ def test_it_never_shows_another_teams_evaluations(client, cast):
     make_evaluation(cast, title="Open pool plan")
     client.force_login(cast.bob)
     response = _search(client, "pool plan")
-    assert [e.title for e in response.context["results"].evaluations] == ["Open pool plan"]
+    assert [hit.evaluation.title for hit in response.context["results"].evaluations] == [
+        "Open pool plan"
+    ]
     assert "Secret pool plan" not in response.content.decode()
 
 
@@ -69,7 +73,7 @@ def test_results_are_grouped_and_escaped(client, cast):
     page = _search(client, "HAMi").content.decode()
     assert 'id="projects"' in page and 'id="rows"' in page and 'id="evaluations"' in page
     assert "<script>alert(1)</script>" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt; HAMi rollout" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; <mark>HAMi</mark> rollout" in page
 
 
 def test_the_query_is_echoed_escaped_and_an_empty_result_says_so(client, cast):
