@@ -262,7 +262,7 @@ def _pattern(terms: SearchTerms) -> re.Pattern[str] | None:
     stems = sorted({_bare(w) for w in terms.all_words if len(w) >= 2}, key=len, reverse=True)
     # An identifier matches however it is written: `time_slice`, "time-slice", "time slice".
     parts = [
-        rf"\b{re.escape(stem).replace('_', '[ _-]').replace('-', '[ _-]')}[\w-]*" for stem in stems
+        r"\b" + re.sub(r"\\?[_-]", "[ _-]", re.escape(stem)) + r"[\w-]*" for stem in stems
     ]
     parts += [re.escape(run) for run in sorted(terms.cjk, key=len, reverse=True)]
     if not parts:

@@ -322,9 +322,8 @@ def _rows_fallback(terms: SearchTerms) -> QuerySet[PlacementRow]:
 
 
 def _ranked_in_python(candidates, terms: SearchTerms, text_of) -> list:
-    scored = [(matches(text_of(item), terms), item) for item in candidates]
-    scored.sort(key=lambda pair: -pair[0])
-    return [item for score, item in scored if score]
+    """The database's matches, those whose shown text holds the most search words first."""
+    return sorted(candidates, key=lambda item: -matches(text_of(item), terms))
 
 
 def _row_hit(row: PlacementRow, terms: SearchTerms) -> RowHit:
