@@ -14,11 +14,9 @@ from django.contrib.postgres.search import SearchQuery, SearchRank, TrigramWordS
 from django.db import connection
 from django.db.models import (
     Case,
-    Exists,
     ExpressionWrapper,
     F,
     FloatField,
-    OuterRef,
     Q,
     QuerySet,
     Value,
@@ -189,10 +187,10 @@ def _searched(queryset: QuerySet, search: Search, *, name: str, ranked: bool) ->
             )
         carried = _row_has_keys(keys)
         if carried is not None:
-            if queryset.model is Project:
-                holds = Exists(PlacementRow.objects.filter(carried, project=OuterRef("pk")))
-            else:
-                holds = Exists(PlacementRow.objects.filter(carried, pk=OuterRef("pk")))
+            # An uncorrelated IN: PostgreSQL reads the carrying rows once (a hashed subplan),
+            # not once per matching document.
+            column = "project_id" if queryset.model is Project else "pk"
+            holds = Q(pk__in=PlacementRow.objects.filter(carried).values(column))
             parts.append(Case(When(holds, then=Value(TERM_BOOST)), default=Value(0.0)))
     if similarity is not None:
         parts.append(Case(When(typo__gte=TYPO_SIMILARITY, then=F("typo")), default=Value(0.0)))
