@@ -162,13 +162,14 @@ class SearchTerms:
 
 def glossary_with_labels(labels: Iterable[tuple[str, str, str]]) -> dict[str, tuple[str, ...]]:
     """The domain glossary plus the vocabulary: each (key, English label, Chinese label) makes
-    the key and both labels stand for the key and the English label's words."""
+    the key and both labels stand for the key (the documents hold keys, split into words). A
+    label's other words are left out: "scheduling" from "Gang scheduling" would find every
+    scheduler."""
     glossary = {term: tuple(words) for term, words in DOMAIN_GLOSSARY.items()}
     for key, name_en, name_zh in labels:
-        words = (key.lower(), *_latin_words(name_en))
         for label in (key.lower(), name_en.lower().strip(), name_zh.strip()):
             if label:
-                glossary[label] = tuple(dict.fromkeys((*glossary.get(label, ()), *words)))
+                glossary[label] = tuple(dict.fromkeys((*glossary.get(label, ()), key.lower())))
     return glossary
 
 
