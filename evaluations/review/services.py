@@ -8,10 +8,20 @@ from django.utils.translation import gettext as _
 
 from evaluations.decisions.drift import decision_pin
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import PLACEMENT_STEPS, Decision, Evaluation, Event, Role, Step, Verdict
+from evaluations.models import (
+    PLACEMENT_STEPS,
+    Decision,
+    Evaluation,
+    EvaluationRevision,
+    Event,
+    Role,
+    Step,
+    Verdict,
+)
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.comments import review_comments_add
 from evaluations.review.editing import audit_write, evaluation_lock, role_require
+from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import evaluation_editors
 
@@ -39,6 +49,7 @@ def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
     transition = EvaluationWorkflow(evaluation).submit()
     evaluation.save(update_fields=["state", "updated_at"])
     audit_write(evaluation, actor, "submitted", transition=transition)
+    revision_name(evaluation=evaluation, name=EvaluationRevision.Name.SUBMITTED, actor=actor)
     evaluation_announce(evaluation=evaluation, actor=actor, event=Event.SUBMITTED)
     return evaluation
 
@@ -92,6 +103,7 @@ def evaluation_review(
         revision=evaluation.revision,
     )
     action = "approved" if verdict == Verdict.APPROVE else "changes_requested"
+    revision_name(evaluation=evaluation, name=action, actor=actor)
     changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
     audit_write(evaluation, actor, action, changes=changes, transition=transition)
     if verdict == Verdict.APPROVE:
