@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from catalog.engine.profile import Profile
 from catalog.models import EnforcementPoint, PlacementRow, ResourceUnit
@@ -455,9 +456,9 @@ class EvaluationRevision(models.Model):
     submission and a reviewer's verdict name the revision they saw, which then stays as it is."""
 
     class Name(models.TextChoices):
-        SUBMITTED = "submitted", _("submitted")
-        APPROVED = "approved", _("approved")
-        CHANGES_REQUESTED = "changes_requested", _("changes requested")
+        SUBMITTED = "submitted", pgettext_lazy("revision", "submitted")
+        APPROVED = "approved", pgettext_lazy("revision", "approved")
+        CHANGES_REQUESTED = "changes_requested", pgettext_lazy("revision", "changes requested")
 
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="revisions")
     revision = models.PositiveIntegerField(_("revision"))

@@ -262,9 +262,7 @@ def _segment(run: str, glossary: Mapping[str, tuple[str, ...]]) -> list[str]:
 def _pattern(terms: SearchTerms) -> re.Pattern[str] | None:
     stems = sorted({_bare(w) for w in terms.all_words if len(w) >= 2}, key=len, reverse=True)
     # An identifier matches however it is written: `time_slice`, "time-slice", "time slice".
-    parts = [
-        r"\b" + re.sub(r"\\?[_-]", "[ _-]", re.escape(stem)) + r"[\w-]*" for stem in stems
-    ]
+    parts = [r"\b" + re.sub(r"\\?[_-]", "[ _-]", re.escape(stem)) + r"[\w-]*" for stem in stems]
     parts += [re.escape(run) for run in sorted(terms.cjk, key=len, reverse=True)]
     if not parts:
         return None

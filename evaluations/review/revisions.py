@@ -20,6 +20,7 @@ from evaluations.selectors import decision_report
 # Bumped when the content's shape changes, so a diff can tell two shapes apart.
 CONTENT_VERSION = 1
 
+
 def coalesce_window() -> timedelta:
     """One editor's saves closer together than this are one recorded revision (a minute)."""
     return timedelta(seconds=settings.REVISION_COALESCE_SECONDS)
