@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.utils import translation
 from django.utils.translation import gettext_lazy as _
@@ -139,8 +140,10 @@ class Project(models.Model):
         verbose_name_plural = _("projects")
         permissions = [("maintain_catalog", _("Can write the catalog and import bundles"))]
         indexes = [
-            # the catalog list orders by name and filters by it in free-text search
+            # the catalog list orders by name
             models.Index(fields=["name"], name="project_name_idx"),
+            # search: a project name typed with a typo (`name %> words`, pg_trgm word similarity)
+            GinIndex(fields=["name"], opclasses=["gin_trgm_ops"], name="project_name_trgm"),
         ]
 
     def __str__(self) -> str:
@@ -381,3 +384,4 @@ class CatalogChange(models.Model):
 # Subsystem models live in their rooms; importing them here registers them with the catalog app.
 from catalog.imports.models import ImportJob  # noqa: E402,F401
 from catalog.matrix.models import MatrixSnapshot  # noqa: E402,F401
+from catalog.search.models import ProjectSearchDocument, RowSearchDocument  # noqa: E402,F401

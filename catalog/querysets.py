@@ -3,23 +3,10 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 
 
 class ProjectQuerySet(models.QuerySet):
-    def search(self, text: str) -> ProjectQuerySet:
-        text = text.strip()
-        if not text:
-            return self
-        return self.filter(
-            Q(name__icontains=text)
-            | Q(slug__icontains=text)
-            | Q(vendor__icontains=text)
-            | Q(description__icontains=text)
-            | Q(placements__component__icontains=text)
-            | Q(placements__promise__icontains=text)
-        ).distinct()
-
     def in_layer(self, layer_key: str) -> ProjectQuerySet:
         return self.filter(placements__layer__key=layer_key).distinct()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections import defaultdict
 from collections.abc import Iterable
@@ -27,6 +28,7 @@ from catalog.models import (
     ResourceUnit,
     Tag,
 )
+from catalog.search.selectors import Search, projects_matching, search_prepared
 from ecomap.outage import cache_add_quietly, cache_delete_quietly, cache_get_or
 
 REQUIRED_PLACEMENT_KEYS = ("key", "layer", "resource_units", "enforcement_points", "promise")
@@ -91,8 +93,11 @@ class CatalogFilters:
     unplaced: bool = False
 
 
-def _projects_filtered(filters: CatalogFilters, *, without: str = "") -> QuerySet[Project]:
-    """Projects passing every filter but `without` (a facet counts against the others)."""
+def _projects_filtered(
+    filters: CatalogFilters, *, without: str = "", search: Search | None = None
+) -> QuerySet[Project]:
+    """Projects passing every filter but `without` (a facet counts against the others); the
+    text filter through `search`, the words of `filters.text` prepared once per page."""
     projects = Project.objects.all()
     if filters.layer and without != "layer":
         projects = projects.in_layer(filters.layer)
@@ -102,14 +107,20 @@ def _projects_filtered(filters: CatalogFilters, *, without: str = "") -> QuerySe
         projects = projects.with_enforcement_point(filters.enforcement_point)
     if filters.tag and without != "tag":
         projects = projects.tagged(filters.tag)
-    if filters.text:
-        projects = projects.search(filters.text)
     if filters.unplaced:
         projects = projects.unplaced()
+    if filters.text:
+        projects = projects_matching(projects, search or search_prepared(filters.text))
     return projects
 
 
 def project_list(*, filters: CatalogFilters) -> QuerySet[Project]:
+    """The catalog list: by name, or best match first when searching."""
+    if filters.text:
+        without_text = dataclasses.replace(filters, text="")
+        search = search_prepared(filters.text)
+        projects = projects_matching(_projects_filtered(without_text), search, ranked=True)
+        return projects.with_tiles()
     return _projects_filtered(filters).with_tiles().order_by("name")
 
 
@@ -118,16 +129,17 @@ def facet_counts(*, filters: CatalogFilters | None = None) -> dict[str, list[dic
     is what choosing that value would list: the other active filters apply, the facet's own
     does not (so the values of a chosen facet stay comparable)."""
     filters = filters or CatalogFilters()
+    search = search_prepared(filters.text) if filters.text else None
 
     def counted(model, path: str, facet: str) -> list[dict[str, Any]]:
-        matching = _projects_filtered(filters, without=facet).values("id")
+        matching = _projects_filtered(filters, without=facet, search=search).values("id")
         return list(
             model.objects.annotate(
                 project_count=Count(path, filter=Q(**{f"{path}__in": matching}), distinct=True),
             ).order_by(*model._meta.ordering)
         )
 
-    tagged = _projects_filtered(filters, without="tag").values("id")
+    tagged = _projects_filtered(filters, without="tag", search=search).values("id")
     return {
         "layers": counted(Layer, "placements__project", "layer"),
         "units": counted(ResourceUnit, "placements__project", "unit"),

@@ -42,6 +42,7 @@ from catalog.models import (
     ResourceUnit,
     Tag,
 )
+from catalog.search.services import search_documents_refresh
 from catalog.selectors import (
     StoredProject,
     catalog_revision,
@@ -503,6 +504,7 @@ def _write(plan: _Plan, *, actor, source: str) -> None:
          "changes"),
         history,
     )  # fmt: skip
+    search_documents_refresh(project_ids={project_id for _, _, _, project_id, *_ in history})
     _notify_catalog_changed({f"{slug}/{row_key}" for *_, slug, row_key, _action, _c in history})
 
 
@@ -538,6 +540,7 @@ def placement_row_delete(*, row: PlacementRow, actor=None, source: str = "") -> 
             changes={},
         )
         row.delete()
+        search_documents_refresh(project_ids=[project.pk])
         _notify_catalog_changed({f"{project.slug}/{row.key}"})
 
 

@@ -1,4 +1,5 @@
-"""Stacks named on the command line or in a form (`slug` or `slug:row`), resolved to engine rows."""
+"""Stacks named on the command line or in a form (`slug`, `slug/row` as pages and `matrix
+--json` write a row, or `slug:row`), resolved to engine rows."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ class ResolvedStack:
 
 
 def _resolve(spec: str, by_project: dict[str, list[Row]], by_id: dict[str, Row]) -> list[Row]:
-    slug, _, key = spec.strip().partition(":")
+    # Slugs and row keys hold neither "/" nor ":", so the first of either separates them.
+    slug, _, key = spec.strip().replace("/", ":", 1).partition(":")
     if slug not in by_project:
         raise StackSpecError(f"no project {slug!r} in the catalog")
     if not key:
@@ -35,7 +37,8 @@ def _resolve(spec: str, by_project: dict[str, list[Row]], by_id: dict[str, Row])
 
 
 def stack_resolve(*, members: Sequence[str], pools: Iterable[str] = ()) -> ResolvedStack:
-    """`members`: cluster-wide `slug[:row]` items; `pools`: `NAME=slug[:row],slug[:row]` items."""
+    """`members`: cluster-wide `slug[/row]` items; `pools`: `NAME=slug[/row],slug[/row]` items
+    (`slug:row` is read the same)."""
     catalog = engine_rows()
     by_id = {row.id: row for row in catalog}
     by_project: dict[str, list[Row]] = {}
@@ -49,7 +52,7 @@ def stack_resolve(*, members: Sequence[str], pools: Iterable[str] = ()) -> Resol
     for pool_spec in pools:
         name, sep, items = pool_spec.partition("=")
         if not sep or not name.strip() or not items.strip():
-            raise StackSpecError(f"a pool is NAME=slug[:row],... — got {pool_spec!r}")
+            raise StackSpecError(f"a pool is NAME=slug[/row],... — got {pool_spec!r}")
         ids = pool_members.setdefault(name.strip(), [])
         for spec in items.split(","):
             for row in _resolve(spec, by_project, by_id):

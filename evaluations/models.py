@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from catalog.engine.profile import Profile
 from catalog.models import EnforcementPoint, PlacementRow, ResourceUnit
@@ -477,11 +478,20 @@ from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot  # no
 
 class EvaluationRevision(models.Model):
     """What an evaluation said at one revision (profile, units, candidates, boundaries,
-    decision, stack-check findings), written with every revision: diffs compare two of them."""
+    decision, stack-check findings), written with every revision: diffs compare two of them.
+
+    One editor's saves within a minute are one recorded revision (autosave writes many); a
+    submission and a reviewer's verdict name the revision they saw, which then stays as it is."""
+
+    class Name(models.TextChoices):
+        SUBMITTED = "submitted", pgettext_lazy("revision", "submitted")
+        APPROVED = "approved", pgettext_lazy("revision", "approved")
+        CHANGES_REQUESTED = "changes_requested", pgettext_lazy("revision", "changes requested")
 
     evaluation = models.ForeignKey(Evaluation, on_delete=models.CASCADE, related_name="revisions")
     revision = models.PositiveIntegerField(_("revision"))
     content = models.JSONField(_("content"), default=dict)
+    name = models.CharField(_("named"), max_length=20, choices=Name.choices, blank=True)
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )

@@ -41,8 +41,15 @@ def stage_url(evaluation, key: str) -> str:
 
 
 def stage_done(evaluation, key: str) -> bool:
+    """A stage's ✓: a step saved complete; the comparison once what it compares is complete
+    (candidates and their boundaries), the recommendations once what they rank against is
+    (the profile and the units considered)."""
     if key.startswith("step-"):
         return evaluation.step_done(STEP_NUMBERS[int(key[5:])])
+    if key == "comparison":
+        return evaluation.step_done(Step.CANDIDATES) and evaluation.step_done(Step.BOUNDARIES)
+    if key == "recommendations":
+        return evaluation.step_done(Step.PROFILE) and evaluation.step_done(Step.UNITS)
     if key == "decision":
         return hasattr(evaluation, "decision")
     if key == "review":
@@ -50,15 +57,16 @@ def stage_done(evaluation, key: str) -> bool:
     return False
 
 
-def _progress(evaluation, current: str) -> dict[str, Any]:
-    """The progress bar and the back/next links around the current stage."""
+def _progress(evaluation, current: str, *, current_has_errors: bool = False) -> dict[str, Any]:
+    """The progress bar and the back/next links around the current stage (whose ✓ waits while
+    the page shows an error)."""
     stages = [
         {
             "key": key,
             "number": index + 1,
             "label": label,
             "url": stage_url(evaluation, key),
-            "done": stage_done(evaluation, key),
+            "done": stage_done(evaluation, key) and not (current_has_errors and key == current),
             "current": key == current,
         }
         for index, (key, label) in enumerate(STAGES)
@@ -71,7 +79,9 @@ def _progress(evaluation, current: str) -> dict[str, Any]:
     }
 
 
-def page_context(request, evaluation, current: str, **extra: Any) -> dict[str, Any]:
+def page_context(
+    request, evaluation, current: str, *, current_has_errors: bool = False, **extra: Any
+) -> dict[str, Any]:
     role = selectors.user_role_in(evaluation, request.user)
     can_edit = selectors.role_allows(role, Role.EDITOR) and evaluation.state not in (
         State.IN_REVIEW,
@@ -81,7 +91,7 @@ def page_context(request, evaluation, current: str, **extra: Any) -> dict[str, A
         "evaluation": evaluation,
         "role": role,
         "can_edit": can_edit,
-        "progress": _progress(evaluation, current),
+        "progress": _progress(evaluation, current, current_has_errors=current_has_errors),
         "comments": comments_panel(
             evaluation=evaluation, user=request.user, role=role, stage=current
         ),

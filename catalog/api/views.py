@@ -55,6 +55,7 @@ from catalog.models import (
     Project,
     ResourceUnit,
 )
+from catalog.search.selectors import projects_matching, search_prepared
 from catalog.selectors import (
     bundle_export,
     catalog_cache_key,
@@ -108,7 +109,7 @@ class ProjectFilter(django_filters.FilterSet):
         return queryset.tagged(value)
 
     def filter_text(self, queryset, name, value):
-        return queryset.search(value)
+        return projects_matching(queryset, search_prepared(value))
 
     def filter_unplaced(self, queryset, name, value):
         return queryset.unplaced() if value in ("true", "1") else queryset.placed()

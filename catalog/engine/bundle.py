@@ -477,6 +477,14 @@ def tag_slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:80].strip("-") or "tag"
 
 
+def list_delta(old: Any, new: Any) -> tuple[list[Any], list[Any]] | None:
+    """The items a list field gained and lost (in their order), or None when the values are
+    not both lists; two empty lists mean only the order changed."""
+    if not isinstance(old, list) or not isinstance(new, list):
+        return None
+    return [v for v in new if v not in old], [v for v in old if v not in new]
+
+
 def diff_fields(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Field-by-field differences between two normalised dicts: {field: {"old", "new"}}."""
     changes: dict[str, dict[str, Any]] = {}

@@ -9,6 +9,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 
+from catalog.engine.bundle import list_delta
 from catalog.imports.models import ImportJob
 from catalog.models import Tag
 from catalog.selectors import CatalogFilters, project_list
@@ -46,9 +47,14 @@ def import_job_get(*, job_id) -> ImportJob:
 
 @dataclass(frozen=True)
 class FieldChange:
+    """One field's change; a list field (provides, functions…) lists only the items it gained
+    and lost, not the whole list twice."""
+
     field: str
     old: str
     new: str
+    added: tuple[str, ...] = ()
+    removed: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -70,6 +76,21 @@ def _display(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def _field_change(name: str, value: dict[str, Any]) -> FieldChange:
+    old, new = value.get("old"), value.get("new")
+    delta = list_delta(old or [], new) if isinstance(new, list) else None
+    if delta and (delta[0] or delta[1]):
+        added, removed = delta
+        return FieldChange(
+            field=name,
+            old="",
+            new="",
+            added=tuple(_display(v) for v in added),
+            removed=tuple(_display(v) for v in removed),
+        )
+    return FieldChange(field=name, old=_display(old), new=_display(new))
+
+
 def import_job_changes(*, job: ImportJob) -> list[ItemChangeView]:
     return [
         ItemChangeView(
@@ -78,10 +99,7 @@ def import_job_changes(*, job: ImportJob) -> list[ItemChangeView]:
             row=item.get("row", ""),
             action=item.get("action", ""),
             fields=[
-                FieldChange(
-                    field=name, old=_display(value.get("old")), new=_display(value.get("new"))
-                )
-                for name, value in (item.get("changes") or {}).items()
+                _field_change(name, value) for name, value in (item.get("changes") or {}).items()
             ],
         )
         for item in job.changes

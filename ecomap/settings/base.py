@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    "django.contrib.postgres",  # full-text search and trigram lookups (search degrades on SQLite)
     "rest_framework",
     "rest_framework.authtoken",  # kept so the migration that hashed its old tokens can run
     "ecomap.accounts",
@@ -308,6 +309,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = IMPORT_MAX_BYTES
 API_TOKEN_DAYS = env.int("API_TOKEN_DAYS", default=90)
 REQUEST_MAX_BYTES = env.int("REQUEST_MAX_BYTES", default=1024 * 1024)
 IMPORT_INLINE_MAX_ITEMS = env.int("IMPORT_INLINE_MAX_ITEMS", default=600)
+# One editor's saves of an evaluation within this many seconds are one recorded revision
+# (autosave saves every field as it is typed); submissions and verdicts always keep theirs.
+REVISION_COALESCE_SECONDS = env.int("REVISION_COALESCE_SECONDS", default=60)
 
 # The cache carries live job progress between worker and web; Redis in production.
 CACHES = {"default": env.cache_url("CACHE_URL", default="locmemcache://")}

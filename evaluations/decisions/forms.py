@@ -49,9 +49,16 @@ class DecisionForm(forms.Form):
             widget=forms.CheckboxSelectMultiple,
             required=False,
         )
-        for index, _ref in enumerate(refs):
+        for index, ref in enumerate(refs):
+            # The table's column head is the visible label; the input still needs a name of its
+            # own naming its row (WCAG 4.1.2).
             self.fields[f"pool_{index}"] = forms.SlugField(
-                label=_("Node pool"), required=False, max_length=40
+                label=_("Node pool"),
+                required=False,
+                max_length=40,
+                widget=forms.TextInput(
+                    attrs={"aria-label": _("Node pool of %(row)s") % {"row": ref}}
+                ),
             )
 
     @staticmethod

@@ -7,14 +7,31 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.contrib.postgres.search import SearchRank, SearchVector
 from django.core.exceptions import FieldDoesNotExist
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import (
+    Aggregate,
+    Exists,
+    F,
+    Func,
+    OuterRef,
+    Q,
+    QuerySet,
+    Subquery,
+    TextField,
+    Value,
+)
+from django.db.models.functions import Cast, Coalesce, Concat
+from django.utils.safestring import SafeString, mark_safe
 
-from catalog.models import CatalogChange, PlacementRow, Project
+from catalog.engine.search import SearchTerms, excerpt, highlight
+from catalog.models import CatalogChange, PlacementRow
+from catalog.search.selectors import ProjectHit, RowHit, catalog_search, full_text, text_query
 from ecomap.outage import cache_add_quietly, cache_delete_quietly, cache_get_or
 from evaluations.models import (
     AuditEntry,
+    Candidate,
     Decision,
     Evaluation,
     Membership,
@@ -22,6 +39,7 @@ from evaluations.models import (
     Review,
     Role,
     State,
+    UnitChoice,
 )
 from evaluations.selectors import EDIT_ACTIONS
 
@@ -196,40 +214,170 @@ def notifications_for_user(*, user) -> QuerySet[Notification]:
 
 
 @dataclass
+class EvaluationHit:
+    evaluation: Evaluation
+    title: SafeString
+    excerpt: SafeString
+
+
+@dataclass
+class DecisionHit:
+    decision: Decision
+    title: SafeString
+    excerpt: SafeString
+
+
+@dataclass
 class SearchResults:
     text: str
-    projects: list[Project]
-    rows: list[PlacementRow]
-    evaluations: list[Evaluation]
+    projects: list[ProjectHit]
+    rows: list[RowHit]
+    evaluations: list[EvaluationHit]
+    decisions: list[DecisionHit]
 
     @property
     def empty(self) -> bool:
-        return not (self.projects or self.rows or self.evaluations)
+        return not (self.projects or self.rows or self.evaluations or self.decisions)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "projects": len(self.projects),
             "rows": len(self.rows),
             "evaluations": len(self.evaluations),
+            "decisions": len(self.decisions),
         }
 
 
 def search_for_user(*, user, text: str, limit: int = SEARCH_LIMIT) -> SearchResults:
-    """Catalog projects (name, slug), placement rows (component, key) and the evaluations of the
-    user's teams (title) matching `text`; each group capped. Other teams' work never shows."""
+    """The catalog's projects and rows (catalog.search), and the evaluations and decisions of
+    the user's teams, matching `text`; each group best first and capped. Other teams' work
+    never shows: their evaluations are filtered out before any text is matched."""
     text = (text or "").strip()[:SEARCH_MAX_LENGTH]
     if not text:
-        return SearchResults(text, [], [], [])
-    projects = Project.objects.filter(Q(name__icontains=text) | Q(slug__icontains=text))
-    rows = PlacementRow.objects.filter(
-        Q(component__icontains=text) | Q(key__icontains=text)
-    ).select_related("project", "layer")
-    evaluations = Evaluation.objects.filter(
-        team__in=_my_teams(user), title__icontains=text
-    ).select_related("team")
+        return SearchResults(text, [], [], [], [])
+    catalog = catalog_search(text=text, limit=limit)
+    terms = catalog.terms
+    evaluations = _evaluations_matching(user=user, terms=terms, limit=limit)
+    decisions = _decisions_matching(user=user, terms=terms, limit=limit)
     return SearchResults(
         text=text,
-        projects=list(projects.order_by("name")[:limit]),
-        rows=list(rows.order_by("project__name", "key")[:limit]),
-        evaluations=list(evaluations.order_by("-updated_at", "-id")[:limit]),
+        projects=catalog.projects,
+        rows=catalog.rows,
+        evaluations=[
+            EvaluationHit(
+                evaluation=e,
+                title=mark_safe(highlight(e.title, terms)),  # noqa: S308 (escaped by highlight)
+                excerpt=mark_safe(excerpt(e.search_text or "", terms)),  # noqa: S308
+            )
+            for e in evaluations
+        ],
+        decisions=[
+            DecisionHit(
+                decision=d,
+                title=mark_safe(highlight(d.evaluation.title, terms)),  # noqa: S308
+                excerpt=mark_safe(excerpt(d.search_text or "", terms)),  # noqa: S308
+            )
+            for d in decisions
+        ],
     )
+
+
+class _Joined(Aggregate):
+    """Texts joined by spaces: string_agg on PostgreSQL, group_concat on SQLite (the demo)."""
+
+    function = "STRING_AGG"
+    output_field = TextField()
+
+    def __init__(self, expression, **extra):
+        super().__init__(expression, Value(" "), **extra)
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        return super().as_sql(compiler, connection, function="GROUP_CONCAT", **extra_context)
+
+
+def _evaluations_matching(*, user, terms: SearchTerms, limit: int) -> list[Evaluation]:
+    """Evaluations of the user's teams whose title, unit notes or candidates' boundaries (as
+    the team wrote them) match; documents built at query time over this small, scoped set."""
+    candidates = (
+        Candidate.objects.filter(evaluation=OuterRef("pk"))
+        .values("evaluation")
+        .annotate(
+            text=_Joined(Concat("promise", Value(" "), "non_promise", output_field=TextField()))
+        )
+        .values("text")
+    )
+    notes = (
+        UnitChoice.objects.filter(evaluation=OuterRef("pk"))
+        .values("evaluation")
+        .annotate(text=_Joined("note"))
+        .values("text")
+    )
+    evaluations = (
+        Evaluation.objects.filter(team__in=_my_teams(user))
+        .annotate(
+            search_text=Concat(
+                Coalesce(Subquery(candidates), Value(""), output_field=TextField()),
+                Value(" "),
+                Coalesce(Subquery(notes), Value(""), output_field=TextField()),
+                output_field=TextField(),
+            )
+        )
+        .select_related("team")
+        .defer(*UNSHOWN_EVALUATION_FIELDS)
+    )
+    return _matching(evaluations, terms, title="title", limit=limit, newest="-updated_at")
+
+
+def _decisions_matching(*, user, terms: SearchTerms, limit: int) -> list[Decision]:
+    """Decisions of the user's teams whose rationale, risks, acceptance checks, stack or
+    evaluation title match."""
+    decisions = (
+        Decision.objects.filter(evaluation__team__in=_my_teams(user))
+        .annotate(
+            search_text=Concat(
+                "rationale",
+                Value(" "),
+                "risks",
+                Value(" "),
+                "acceptance_checks",
+                Value(" "),
+                Cast("rows", TextField()),
+                output_field=TextField(),
+            )
+        )
+        .select_related("evaluation", "evaluation__team")
+        .defer(
+            *(f"evaluation__{name}" for name in UNSHOWN_EVALUATION_FIELDS),
+            *UNSHOWN_DECISION_FIELDS,
+        )
+    )
+    return _matching(decisions, terms, title="evaluation__title", limit=limit, newest="-decided_at")
+
+
+def _matching(queryset: QuerySet, terms: SearchTerms, *, title: str, limit: int, newest: str):
+    """Full-text on PostgreSQL (title weighted above the text), a word match on SQLite."""
+    if full_text():
+        query = text_query(terms)
+        if query is None:
+            return []
+        document = SearchVector(title, weight="A", config="english") + SearchVector(
+            Func(
+                F("search_text"),
+                Value("/"),
+                Value(" "),
+                function="translate",
+                output_field=TextField(),
+            ),
+            weight="C",
+            config="english",
+        )
+        return list(
+            queryset.annotate(document=document)
+            .filter(document=query)
+            .annotate(rank=SearchRank(F("document"), query))
+            .order_by("-rank", newest)[:limit]
+        )
+    q = Q()
+    for word in (*terms.words, *terms.related, *terms.cjk):
+        q |= Q(**{f"{title}__icontains": word}) | Q(search_text__icontains=word)
+    return list(queryset.filter(q).order_by(newest)[:limit])

@@ -4,9 +4,12 @@ stack-check findings, as plain JSON."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Prefetch
+from django.utils import timezone
 
 from catalog.engine.profile import PROFILE_FIELDS
 from catalog.engine.text import Text
@@ -16,6 +19,11 @@ from evaluations.selectors import decision_report
 
 # Bumped when the content's shape changes, so a diff can tell two shapes apart.
 CONTENT_VERSION = 1
+
+
+def coalesce_window() -> timedelta:
+    """One editor's saves closer together than this are one recorded revision (a minute)."""
+    return timedelta(seconds=settings.REVISION_COALESCE_SECONDS)
 
 
 def text_as_data(text: Any) -> Any:
@@ -154,12 +162,43 @@ def _row_label(row: PlacementRow) -> str:
 
 def revision_record(*, evaluation: Evaluation, actor) -> EvaluationRevision:
     """Write (or rewrite) the content of the evaluation's current revision; call it wherever
-    the revision changes, inside the same transaction."""
-    record, _created = EvaluationRevision.objects.update_or_create(
-        evaluation=evaluation,
-        revision=evaluation.revision,
-        defaults={"content": revision_content(evaluation), "actor": actor},
+    the revision changes, inside the same transaction. Saves of one editor within
+    coalesce_window() of their previous recorded revision, when nothing named it since, are
+    coalesced: that record moves up to the current revision (autosave made 27 in 5 minutes)."""
+    content = revision_content(evaluation)
+    current = EvaluationRevision.objects.filter(evaluation=evaluation, revision=evaluation.revision)
+    if current.update(content=content, actor=actor):
+        return current.get()
+    previous = (
+        EvaluationRevision.objects.filter(evaluation=evaluation, revision__lt=evaluation.revision)
+        .order_by("-revision")
+        .first()
     )
+    if (
+        previous is not None
+        and actor is not None
+        and previous.actor_id == actor.pk
+        and not previous.name
+        and timezone.now() - previous.created_at < coalesce_window()
+        and not evaluation.reviews.filter(revision=previous.revision).exists()
+    ):
+        previous.revision = evaluation.revision
+        previous.content = content
+        previous.save(update_fields=["revision", "content"])
+        return previous
+    return EvaluationRevision.objects.create(
+        evaluation=evaluation, revision=evaluation.revision, content=content, actor=actor
+    )
+
+
+def revision_name(*, evaluation: Evaluation, name: str, actor) -> EvaluationRevision:
+    """Name the current revision (submitted, approved, changes requested): a named revision is
+    never coalesced with later saves, so a reviewer's diff can start from it."""
+    record = revision_get(evaluation=evaluation, revision=evaluation.revision)
+    if record is None:  # pragma: no cover - revision_get builds the current one
+        record = revision_record(evaluation=evaluation, actor=actor)
+    record.name = name
+    record.save(update_fields=["name"])
     return record
 
 

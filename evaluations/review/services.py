@@ -13,6 +13,7 @@ from evaluations.models import (
     PLACEMENT_STEPS,
     Decision,
     Evaluation,
+    EvaluationRevision,
     Event,
     Role,
     State,
@@ -22,6 +23,7 @@ from evaluations.models import (
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.comments import review_comments_add
 from evaluations.review.editing import audit_write, evaluation_lock, role_require
+from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import evaluation_editors
 
@@ -49,6 +51,7 @@ def evaluation_submit(*, evaluation: Evaluation, actor) -> Evaluation:
     transition = EvaluationWorkflow(evaluation).submit()
     evaluation.save(update_fields=["state", "updated_at"])
     audit_write(evaluation, actor, "submitted", transition=transition)
+    revision_name(evaluation=evaluation, name=EvaluationRevision.Name.SUBMITTED, actor=actor)
     evaluation_announce(evaluation=evaluation, actor=actor, event=Event.SUBMITTED)
     return evaluation
 
@@ -95,6 +98,7 @@ def evaluation_review(
         raise InvalidInput(message, errors={"verdict": [message]})
     evaluation.save(update_fields=["state", "updated_at"])
     _review_record(evaluation, actor, verdict, comment, step_comments)
+    revision_name(evaluation=evaluation, name="changes_requested", actor=actor)
     changes = {"comment": comment, **({"step_comments": step_comments} if step_comments else {})}
     audit_write(evaluation, actor, "changes_requested", changes=changes, transition=transition)
     review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
@@ -132,6 +136,7 @@ def _approve(evaluation: Evaluation, actor, comment: str, step_comments: dict) -
     if status.met:
         transition = EvaluationWorkflow(evaluation).approve()
         evaluation.save(update_fields=["state", "updated_at"])
+        revision_name(evaluation=evaluation, name="approved", actor=actor)
         audit_write(evaluation, actor, "approved", changes=changes, transition=transition)
         decision_pin(evaluation=evaluation)
     else:

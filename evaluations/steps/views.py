@@ -74,6 +74,9 @@ def _after_save(request, evaluation, number: int, form=None) -> HttpResponse:
 
 
 def _invalid(request, form, template: str, context: dict[str, Any]) -> HttpResponse:
+    for stage in context["progress"]["stages"]:
+        if stage["current"]:
+            stage["done"] = False  # no ✓ beside an error
     conflict = getattr(form, "conflict", None)
     if conflict is not None:
         # The form keeps the user's input; the next save is made on the newer revision.
@@ -143,10 +146,12 @@ def _profile_context(request, evaluation, form, trace_form=None) -> dict[str, An
     memory_hint = notes["gpu_memory_gb"].get("placeholder")
     if memory_hint:  # the known model's memory, where the team has not said its own
         form.fields["gpu_memory_gb"].widget.attrs["placeholder"] = memory_hint
+    # The stored profile may be complete while the page shows an error: no ✓ beside it.
     return page_context(
         request,
         evaluation,
         "step-1",
+        current_has_errors=bool(form.errors),
         form=form,
         trace_form=trace_form or TraceForm(),
         missing=_missing_labels(evaluation),
@@ -254,7 +259,7 @@ def _profile_step(request, evaluation) -> HttpResponse:
                 "saved": True,
                 "saved_at": timezone.localtime().strftime("%H:%M:%S"),
                 "errors": form.errors,
-                "done": evaluation.step_done(Step.PROFILE),
+                "done": evaluation.step_done(Step.PROFILE) and not form.errors,
                 "revision": evaluation.revision,
                 "state": evaluation.state,
                 "missing": context["missing"],

@@ -44,11 +44,18 @@
     });
   }
 
-  function showMissing(form, missing) {
+  // "Still to answer", else a ✓ — never beside an error (the step is not done while one shows).
+  function showMissing(form, missing, errors) {
     var holder = form.querySelector("[data-missing]");
     if (!holder || !Array.isArray(missing)) return;
     holder.textContent = "";
-    if (missing.length) {
+    var hasErrors = errors && typeof errors === "object" && Object.keys(errors).length > 0;
+    if (!missing.length && hasErrors) {
+      var warn = document.createElement("span");
+      warn.className = "warn";
+      warn.textContent = holder.dataset.errorLabel || "Correct the marked fields.";
+      holder.appendChild(warn);
+    } else if (missing.length) {
       holder.appendChild(document.createTextNode(holder.dataset.missingLabel || "Still to answer: "));
       var list = document.createElement("span");
       list.setAttribute("data-missing-list", "");
@@ -122,7 +129,7 @@
             status.dataset.state = "error";
           }
           markStage(result.data.done);
-          showMissing(form, result.data.missing);
+          showMissing(form, result.data.missing, result.data.errors);
           showNotes(form, result.data.notes);
           showErrors(form, result.data.errors);
         } else if (result.ok) {

@@ -14,21 +14,21 @@ from catalog.stacks import StackSpecError, stack_check
 
 class Command(BaseCommand):
     help = (
-        "Check a stack: SLUG (all its rows) or SLUG:ROW items are cluster-wide; "
-        "--pool NAME=SLUG[:ROW],... puts rows in a node pool. Exit status 1 when the stack has "
+        "Check a stack: SLUG (all its rows) or SLUG/ROW (or SLUG:ROW) items are cluster-wide; "
+        "--pool NAME=SLUG[/ROW],... puts rows in a node pool. Exit status 1 when the stack has "
         "unmet requirements or conflicts inside a pool, so CI pipelines can gate on it."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("members", nargs="*", metavar="SLUG[:ROW]")
+        parser.add_argument("members", nargs="*", metavar="SLUG[/ROW]")
         parser.add_argument("--pool", action="append", dest="pools", default=[],
-                            metavar="NAME=SLUG[:ROW],...")  # fmt: skip
+                            metavar="NAME=SLUG[/ROW],...")  # fmt: skip
         parser.add_argument("--profile", type=Path, help="a step-1 profile JSON file")
         parser.add_argument("--json", action="store_true")
 
     def handle(self, *args, **options):
         if not options["members"] and not options["pools"]:
-            raise CommandError("name at least one SLUG[:ROW] or --pool")
+            raise CommandError("name at least one SLUG[/ROW] or --pool")
         profile = None
         if options["profile"]:
             try:

@@ -7,6 +7,8 @@ the API and the report read the same changes.
 
 from __future__ import annotations
 
+import difflib
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from dataclasses import field as dataclass_field
@@ -278,3 +280,31 @@ def content_diff(
         Section(key=key, changes=changes[key], touches=grouped.get(key, [])) for key in SECTIONS
     ]
     return ContentDiff(sections=sections, other_touches=grouped.get("", []))
+
+
+_TOKENS = re.compile(r"\s+|[^\s]+")
+
+
+def word_diff(old: str, new: str) -> list[tuple[str, str]]:
+    """`new` against `old` word by word: runs of ("same" | "removed" | "added", text) that
+    rebuild both texts, so a one-word edit marks that word, not the paragraph."""
+    a, b = _TOKENS.findall(old or ""), _TOKENS.findall(new or "")
+    runs: list[tuple[str, str]] = []
+
+    def add(kind: str, tokens: list[str]) -> None:
+        if not tokens:
+            return
+        text = "".join(tokens)
+        if runs and runs[-1][0] == kind:
+            runs[-1] = (kind, runs[-1][1] + text)
+        else:
+            runs.append((kind, text))
+
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for op, i1, i2, j1, j2 in matcher.get_opcodes():
+        if op == "equal":
+            add("same", a[i1:i2])
+        else:
+            add("removed", a[i1:i2])
+            add("added", b[j1:j2])
+    return runs

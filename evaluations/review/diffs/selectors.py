@@ -45,9 +45,17 @@ def first_recorded(evaluation: Evaluation) -> EvaluationRevision | None:
     return EvaluationRevision.objects.filter(evaluation=evaluation).order_by("revision").first()
 
 
+def last_reviewed_revision(evaluation: Evaluation) -> int | None:
+    """The revision the latest verdict (an approval or a request for changes) was given on."""
+    return (
+        evaluation.reviews.order_by("-created_at", "-id").values_list("revision", flat=True).first()
+    )
+
+
 def default_pair(evaluation: Evaluation) -> tuple[int, int]:
-    """From the last approved revision (else the first recorded one) to the current one."""
-    start = last_approved_revision(evaluation)
+    """From the revision the latest verdict saw — since changes were requested, or since the
+    approval — (else the first recorded one) to the current one."""
+    start = last_reviewed_revision(evaluation)
     if start is None:
         first = first_recorded(evaluation)
         start = first.revision if first else 1
@@ -80,8 +88,21 @@ def evaluation_diff(*, evaluation: Evaluation, old: int, new: int) -> Evaluation
                 .format(number=number, last=evaluation.revision)
             )  # fmt: skip
         record = revision_get(evaluation=evaluation, revision=number)
+        first = first_recorded(evaluation)
+        if record is None and first is not None and first.revision < number:
+            merged_into = (
+                EvaluationRevision.objects.filter(evaluation=evaluation, revision__gt=number)
+                .order_by("revision")
+                .values_list("revision", flat=True)
+                .first()
+            )
+            raise DiffRefused(
+                _(
+                    "Revision {number} is part of revision {merged}: one editor's saves within "
+                    "a minute are kept as one revision."
+                ).format(number=number, merged=merged_into)
+            )
         if record is None:
-            first = first_recorded(evaluation)
             raise DiffRefused(
                 _(
                     "Revision {number} was not recorded: revisions before {date} were made "

@@ -15,7 +15,7 @@ from catalog.templatetags.labels import say_html
 from evaluations.audit_labels import audit_action_label, audit_field_label
 from evaluations.models import Step
 from evaluations.reports.lists import text_items
-from evaluations.review.diffs.engine import Change, ContentDiff, Touch
+from evaluations.review.diffs.engine import Change, ContentDiff, Touch, word_diff
 from evaluations.review.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
 from evaluations.review.revisions import text_from_data
 from evaluations.steps.forms import (
@@ -166,6 +166,7 @@ def _change_words(words: _Words, change: Change) -> dict[str, Any]:
         "added": [],
         "removed": [],
         "long": change.field in LONG_FIELDS,
+        "words": [],
     }
     if change.section == "units":
         shown["item"] = words.units.get(change.item, change.item)
@@ -194,6 +195,8 @@ def _change_words(words: _Words, change: Change) -> dict[str, Any]:
                 _value(words, change, v) for v in (change.old, change.new)
             )
         return shown
+    if change.field in LONG_FIELDS and change.kind == "changed" and change.old and change.new:
+        shown["words"] = word_diff(str(change.old), str(change.new))
     if change.old is not None:
         shown["old"] = _value(words, change, change.old)
     if change.new is not None:

@@ -1,5 +1,6 @@
 """Matrix snapshots (eager here; a real worker in test_matrix_worker.py), pages, API, commands."""
 
+import contextlib
 import json
 
 import pytest
@@ -114,6 +115,28 @@ def test_check_stack_passes_for_shape_c_and_fails_with_two_device_plugins(builti
     assert exited.value.code == 1
     report = json.loads(capsys.readouterr().out)
     assert report["conflicts"]
+
+
+def test_check_stack_takes_rows_as_pages_and_matrix_json_write_them(builtin_catalog, capsys):
+    """`slug/row` (the row ids of pages and `matrix --json`) and `slug:row` name the same row."""
+    with pytest.raises(SystemExit):
+        call_command(
+            "check_stack", "nvidia-device-plugin/whole-gpu", "hami/device-plugin", "--json"
+        )
+    slashed = json.loads(capsys.readouterr().out)
+    with pytest.raises(SystemExit):
+        call_command(
+            "check_stack", "nvidia-device-plugin:whole-gpu", "hami:device-plugin", "--json"
+        )
+    coloned = json.loads(capsys.readouterr().out)
+
+    assert slashed["rows"] == ["nvidia-device-plugin/whole-gpu", "hami/device-plugin"]
+    assert slashed == coloned
+    pool = "shared=hami/device-plugin,hami:scheduler-extender"
+    with contextlib.suppress(SystemExit):  # the stack's verdict is not what is tested here
+        call_command("check_stack", "volcano/scheduler", "--pool", pool, "--json")
+    shared = json.loads(capsys.readouterr().out)["pools"]["shared"]
+    assert {"hami/device-plugin", "hami/scheduler-extender"} <= set(shared)
 
 
 def test_check_stack_names_an_unknown_row(builtin_catalog):

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from evaluations import services
-from tests.evaluations.factories import make_cast, make_evaluation, small_catalog
+from evaluations.steps.services import evaluation_step_save
+from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 from tests.factories import apply, bundle, placement, project
 
 pytestmark = pytest.mark.django_db
@@ -25,8 +26,10 @@ def _search(client, text: str):
 
 def test_it_finds_projects_by_name_and_slug(client, cast):
     client.force_login(cast.bob)
-    assert [p.slug for p in _search(client, "Volc").context["results"].projects] == ["volcano"]
-    assert [p.slug for p in _search(client, "time-sl").context["results"].projects] == [
+    assert [h.project.slug for h in _search(client, "Volc").context["results"].projects] == [
+        "volcano"
+    ]
+    assert [h.project.slug for h in _search(client, "time-sl").context["results"].projects] == [
         "time-slicer"
     ]
 
@@ -34,16 +37,16 @@ def test_it_finds_projects_by_name_and_slug(client, cast):
 def test_it_finds_placement_rows_by_component_and_key(client, cast):
     client.force_login(cast.bob)
     rows = _search(client, "device-plugin").context["results"].rows
-    assert [row.ref for row in rows] == ["hami/device-plugin"]
+    assert [hit.row.ref for hit in rows][0] == "hami/device-plugin"  # its key, then "plugin"
     rows = _search(client, "scheduler component").context["results"].rows
-    assert [row.ref for row in rows] == ["volcano/scheduler"]
+    assert [hit.row.ref for hit in rows][0] == "volcano/scheduler"
 
 
 def test_it_finds_evaluations_of_my_teams_by_title(client, cast):
     mine = make_evaluation(cast, title="Inference pool sharing")
     client.force_login(cast.dave)
     found = _search(client, "pool sharing").context["results"].evaluations
-    assert [e.pk for e in found] == [mine.pk]
+    assert [hit.evaluation.pk for hit in found] == [mine.pk]
 
 
 def test_it_never_shows_another_teams_evaluations(client, cast):
@@ -51,7 +54,9 @@ def test_it_never_shows_another_teams_evaluations(client, cast):
     make_evaluation(cast, title="Open pool plan")
     client.force_login(cast.bob)
     response = _search(client, "pool plan")
-    assert [e.title for e in response.context["results"].evaluations] == ["Open pool plan"]
+    assert [hit.evaluation.title for hit in response.context["results"].evaluations] == [
+        "Open pool plan"
+    ]
     assert "Secret pool plan" not in response.content.decode()
 
 
@@ -69,7 +74,7 @@ def test_results_are_grouped_and_escaped(client, cast):
     page = _search(client, "HAMi").content.decode()
     assert 'id="projects"' in page and 'id="rows"' in page and 'id="evaluations"' in page
     assert "<script>alert(1)</script>" not in page
-    assert "&lt;script&gt;alert(1)&lt;/script&gt; HAMi rollout" in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; <mark>HAMi</mark> rollout" in page
 
 
 def test_the_query_is_echoed_escaped_and_an_empty_result_says_so(client, cast):
@@ -88,3 +93,41 @@ def test_an_empty_query_shows_only_the_box(client, cast):
 
 def test_search_needs_sign_in(client):
     assert client.get("/inbox/search/?q=hami").status_code == 302
+
+
+def test_it_finds_decisions_of_my_teams_by_their_rationale(client, cast):
+    evaluation = fill_steps(make_evaluation(cast, title="Shared inference"), cast.bob)
+    client.force_login(cast.dave)
+    found = _search(client, "governs").context["results"].decisions
+    assert [hit.decision.evaluation_id for hit in found] == [evaluation.pk]
+    assert "<mark>governs</mark>" in found[0].excerpt
+
+
+def test_it_never_finds_another_teams_decision(client, cast):
+    theirs = services.evaluation_create(
+        actor=cast.charlie, team=cast.other_team, title="Research cluster"
+    )
+    fill_steps(theirs, cast.charlie)
+    client.force_login(cast.bob)
+    response = _search(client, "governs")
+    assert response.context["results"].decisions == []
+    assert "Research cluster" not in response.content.decode()
+
+
+def test_it_finds_an_evaluation_by_the_boundaries_its_team_wrote(client, cast):
+    evaluation = fill_steps(make_evaluation(cast, title="Pool A"), cast.bob)
+    evaluation_step_save(
+        evaluation=evaluation,
+        actor=cast.bob,
+        step="boundaries",
+        data={
+            "boundaries": [
+                {"row": "hami/device-plugin", "promise": "", "non_promise": "No fencing of Xid."},
+                {"row": "volcano/scheduler", "promise": "", "non_promise": ""},
+            ]
+        },
+    )
+    client.force_login(cast.bob)
+    found = _search(client, "fencing").context["results"].evaluations
+    assert [hit.evaluation.pk for hit in found] == [evaluation.pk]
+    assert "<mark>fencing</mark>" in found[0].excerpt

@@ -22,6 +22,14 @@ from tests.evaluations.factories import (
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def _every_save_a_revision(settings):
+    """These tests compare revisions one save apart: each save keeps its own revision here
+    (one editor's saves within a minute are coalesced; tests/evaluations/review/
+    test_revision_coalescing.py covers that)."""
+    settings.REVISION_COALESCE_SECONDS = 0
+
+
 @pytest.fixture
 def cast(db):
     small_catalog()

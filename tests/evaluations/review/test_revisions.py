@@ -36,7 +36,8 @@ def test_a_new_evaluation_records_revision_one(cast):
     assert record.content["decision"] is None
 
 
-def test_every_revision_has_its_content_recorded(cast):
+def test_every_revision_has_its_content_recorded(cast, settings):
+    settings.REVISION_COALESCE_SECONDS = 0  # one save, one revision (coalescing tested apart)
     evaluation = fill_steps(make_evaluation(cast), cast.bob)
 
     contents = _contents(evaluation)
