@@ -16,7 +16,9 @@ from catalog.engine.rows import Row
 # Bottom to top: band i spans y in [i, i + 1], so the platform sits on top as in METHOD.md.
 BANDS: tuple[str, ...] = ("data_plane", "control_plane", "platform")
 # The part of a band's height the lanes use; the rest keeps nodes clear of the boundaries.
-_BAND_FILL = 0.64
+_BAND_FILL = 0.6
+# Where the lanes' middle sits in a band: above its middle, since labels hang below the nodes.
+_LANES_CENTRE = 0.58
 # Horizontal space left between two unit columns, in grid columns.
 _COLUMN_GAP = 0.5
 # Edges inside one band are drawn as arcs sampled at this many segments, so they do not run
@@ -259,8 +261,8 @@ def layout_map(
 
 def _lane_y(band_index: int, lane: int, lanes: int) -> float:
     if lanes == 1:
-        return band_index + 0.5
-    top = band_index + 0.5 + _BAND_FILL / 2
+        return band_index + _LANES_CENTRE
+    top = band_index + _LANES_CENTRE + _BAND_FILL / 2
     return top - lane * _BAND_FILL / (lanes - 1)
 
 

@@ -169,7 +169,7 @@ def test_the_page_lists_the_same_rows_as_the_figure(bob_client, builtin):
     shown = data(bob_client, near="hami")["nodes"]["id"]
     assert content.count('data-map-row="') == len(shown)
     assert 'class="skip-link" href="#map-table-section"' in content
-    assert 'role="img"' in content
+    assert 'role="figure"' in content
 
 
 def test_the_card_lists_the_clicked_rows_contracts_first(bob_client, builtin):
