@@ -75,9 +75,10 @@ def search_for(text: str) -> Search:
     labels = reduce(
         lambda a, b: a.union(b),
         (
-            model.objects.annotate(kind=Value(kind)).values_list(
-                "kind", "key", "name_en", "name_zh"
-            )
+            # unordered: SQLite refuses ORDER BY inside a UNION
+            model.objects.order_by()
+            .annotate(kind=Value(kind))
+            .values_list("kind", "key", "name_en", "name_zh")
             for kind, model in _VOCABULARY.items()
         ),
     )
@@ -286,11 +287,13 @@ def catalog_search(*, text: str, limit: int = SEARCH_LIMIT) -> CatalogHits:
             Project.objects.filter(_project_text_q(terms)).distinct()[:FALLBACK_CANDIDATES],
             terms,
             lambda p: f"{p.name} {p.slug} {p.description}",
+            lambda p: f"{p.name} {p.slug}",
         )[:limit]
         rows = _ranked_in_python(
             _rows_fallback(terms)[:FALLBACK_CANDIDATES],
             terms,
             lambda r: f"{r.project.name} {r.component} {r.key} {r.promise} {r.non_promise}",
+            lambda r: f"{r.project.name} {r.component} {r.key}",
         )[:limit]
     return CatalogHits(
         terms=terms,
@@ -319,9 +322,13 @@ def _rows_fallback(terms: SearchTerms) -> QuerySet[PlacementRow]:
     return PlacementRow.objects.filter(q).select_related("project", "layer")
 
 
-def _ranked_in_python(candidates, terms: SearchTerms, text_of) -> list:
-    """The database's matches, those whose shown text holds the most search words first."""
-    return sorted(candidates, key=lambda item: -matches(text_of(item), terms))
+def _ranked_in_python(candidates, terms: SearchTerms, text_of, name_of) -> list:
+    """The database's matches: those whose name holds the most search words first, then those
+    whose shown text does."""
+    return sorted(
+        candidates,
+        key=lambda item: (-matches(name_of(item), terms), -matches(text_of(item), terms)),
+    )
 
 
 def _row_hit(row: PlacementRow, terms: SearchTerms) -> RowHit:
