@@ -207,7 +207,8 @@ def _words(terms: SearchTerms) -> tuple[str, ...]:
 
 
 def _project_text_q(terms: SearchTerms) -> Q:
-    """SQLite: any search word in a project's own text or its rows' names and promises."""
+    """SQLite: any search word in a project's own text or its rows' names, promises and
+    functions."""
     q = Q()
     for word in _words(terms):
         q |= (
@@ -216,6 +217,7 @@ def _project_text_q(terms: SearchTerms) -> Q:
             | Q(description__icontains=word)
             | Q(placements__component__icontains=word)
             | Q(placements__promise__icontains=word)
+            | Q(placements__functions__icontains=word)
         )
     return q
 
@@ -318,6 +320,7 @@ def _rows_fallback(terms: SearchTerms) -> QuerySet[PlacementRow]:
             | Q(project__name__icontains=word)
             | Q(promise__icontains=word)
             | Q(non_promise__icontains=word)
+            | Q(functions__icontains=word)
         )
     return PlacementRow.objects.filter(q).select_related("project", "layer")
 
