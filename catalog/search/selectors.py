@@ -1,4 +1,4 @@
-"""Catalog search reads: the query's words (catalog.engine.search), then on PostgreSQL a
+"""Catalog search reads: the query's words (catalog.engine.query_words), then on PostgreSQL a
 full-text match over the stored documents ranked per thing asked for, rows that carry a named
 vocabulary term (a function, a unit…) ranked up, and trigram matching of names for words found
 nowhere (typos); on SQLite (the demo) a plain word match ranked in Python."""
@@ -25,8 +25,14 @@ from django.db.models import (
 from django.db.models.functions import Greatest
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.engine.search import SearchTerms, excerpt, glossary_with_labels, highlight, matches
-from catalog.engine.search import search_terms as engine_search_terms
+from catalog.engine.query_words import (
+    SearchTerms,
+    excerpt,
+    glossary_with_labels,
+    highlight,
+    matches,
+)
+from catalog.engine.query_words import search_terms as engine_search_terms
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow, Project, ResourceUnit
 from catalog.search.models import ProjectSearchDocument
 
@@ -343,6 +349,6 @@ def _row_hit(row: PlacementRow, terms: SearchTerms) -> RowHit:
     return RowHit(
         row=row,
         component=mark_safe(highlight(row.component or row.key, terms)),  # noqa: S308
-        excerpt=mark_safe(shown),  # noqa: S308 (escaped by catalog.engine.search)
+        excerpt=mark_safe(shown),  # noqa: S308 (escaped by catalog.engine.query_words)
         excerpt_is_non_promise=non_promise,
     )

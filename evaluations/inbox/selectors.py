@@ -23,7 +23,7 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, Concat
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.engine.search import SearchTerms, excerpt, highlight
+from catalog.engine.query_words import SearchTerms, excerpt, highlight
 from catalog.models import CatalogChange, ChangeAction, PlacementRow
 from catalog.search.selectors import ProjectHit, RowHit, catalog_search, full_text, text_query
 from evaluations.models import (
