@@ -1,4 +1,4 @@
-"""Catalog search reads: the query's words (catalog.engine.search), then on PostgreSQL a
+"""Catalog search reads: the query's words (catalog.engine.query_words), then on PostgreSQL a
 full-text match over the stored documents ranked per thing asked for, rows that carry a named
 vocabulary term (a function, a unit…) ranked up, and trigram matching of names for words found
 nowhere (typos); on SQLite (the demo) a plain word match ranked in Python."""
@@ -25,8 +25,14 @@ from django.db.models import (
 from django.db.models.functions import Greatest
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.engine.search import SearchTerms, excerpt, glossary_with_labels, highlight, matches
-from catalog.engine.search import search_terms as engine_search_terms
+from catalog.engine.query_words import (
+    SearchTerms,
+    excerpt,
+    glossary_with_labels,
+    highlight,
+    matches,
+)
+from catalog.engine.query_words import search_terms as engine_search_terms
 from catalog.models import EnforcementPoint, Function, Layer, PlacementRow, Project, ResourceUnit
 from catalog.search.models import ProjectSearchDocument
 
@@ -75,9 +81,10 @@ def search_for(text: str) -> Search:
     labels = reduce(
         lambda a, b: a.union(b),
         (
-            model.objects.annotate(kind=Value(kind)).values_list(
-                "kind", "key", "name_en", "name_zh"
-            )
+            # unordered: SQLite refuses ORDER BY inside a UNION
+            model.objects.order_by()
+            .annotate(kind=Value(kind))
+            .values_list("kind", "key", "name_en", "name_zh")
             for kind, model in _VOCABULARY.items()
         ),
     )
@@ -206,7 +213,8 @@ def _words(terms: SearchTerms) -> tuple[str, ...]:
 
 
 def _project_text_q(terms: SearchTerms) -> Q:
-    """SQLite: any search word in a project's own text or its rows' names and promises."""
+    """SQLite: any search word in a project's own text or its rows' names, promises and
+    functions."""
     q = Q()
     for word in _words(terms):
         q |= (
@@ -215,6 +223,7 @@ def _project_text_q(terms: SearchTerms) -> Q:
             | Q(description__icontains=word)
             | Q(placements__component__icontains=word)
             | Q(placements__promise__icontains=word)
+            | Q(placements__functions__icontains=word)
         )
     return q
 
@@ -286,11 +295,13 @@ def catalog_search(*, text: str, limit: int = SEARCH_LIMIT) -> CatalogHits:
             Project.objects.filter(_project_text_q(terms)).distinct()[:FALLBACK_CANDIDATES],
             terms,
             lambda p: f"{p.name} {p.slug} {p.description}",
+            lambda p: f"{p.name} {p.slug}",
         )[:limit]
         rows = _ranked_in_python(
             _rows_fallback(terms)[:FALLBACK_CANDIDATES],
             terms,
             lambda r: f"{r.project.name} {r.component} {r.key} {r.promise} {r.non_promise}",
+            lambda r: f"{r.project.name} {r.component} {r.key}",
         )[:limit]
     return CatalogHits(
         terms=terms,
@@ -315,13 +326,18 @@ def _rows_fallback(terms: SearchTerms) -> QuerySet[PlacementRow]:
             | Q(project__name__icontains=word)
             | Q(promise__icontains=word)
             | Q(non_promise__icontains=word)
+            | Q(functions__icontains=word)
         )
     return PlacementRow.objects.filter(q).select_related("project", "layer")
 
 
-def _ranked_in_python(candidates, terms: SearchTerms, text_of) -> list:
-    """The database's matches, those whose shown text holds the most search words first."""
-    return sorted(candidates, key=lambda item: -matches(text_of(item), terms))
+def _ranked_in_python(candidates, terms: SearchTerms, text_of, name_of) -> list:
+    """The database's matches: those whose name holds the most search words first, then those
+    whose shown text does."""
+    return sorted(
+        candidates,
+        key=lambda item: (-matches(name_of(item), terms), -matches(text_of(item), terms)),
+    )
 
 
 def _row_hit(row: PlacementRow, terms: SearchTerms) -> RowHit:
@@ -333,6 +349,6 @@ def _row_hit(row: PlacementRow, terms: SearchTerms) -> RowHit:
     return RowHit(
         row=row,
         component=mark_safe(highlight(row.component or row.key, terms)),  # noqa: S308
-        excerpt=mark_safe(shown),  # noqa: S308 (escaped by catalog.engine.search)
+        excerpt=mark_safe(shown),  # noqa: S308 (escaped by catalog.engine.query_words)
         excerpt_is_non_promise=non_promise,
     )

@@ -25,8 +25,8 @@ from django.db.models import (
 from django.db.models.functions import Cast, Coalesce, Concat
 from django.utils.safestring import SafeString, mark_safe
 
-from catalog.engine.search import SearchTerms, excerpt, highlight
-from catalog.models import CatalogChange, PlacementRow
+from catalog.engine.query_words import SearchTerms, excerpt, highlight
+from catalog.models import CatalogChange, ChangeAction, PlacementRow
 from catalog.search.selectors import ProjectHit, RowHit, catalog_search, full_text, text_query
 from ecomap.outage import cache_add_quietly, cache_delete_quietly, cache_get_or
 from evaluations.models import (
@@ -131,7 +131,8 @@ class WatchedChange:
 
 
 def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedChange]:
-    """The latest catalog changes to rows named in decisions of the user's teams (two queries)."""
+    """The latest catalog changes to rows named in decisions of the user's teams (two queries);
+    a row's creation counts only when it came after the decision."""
     decisions = (
         Decision.objects.filter(evaluation__team__in=_my_teams(user))
         .exclude(evaluation__state=State.ARCHIVED)
@@ -148,8 +149,12 @@ def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedCha
     if not relying:
         return []
     query = Q()
-    for slug, key in relying:
-        query |= Q(project_slug=slug, row_key=key)
+    for (slug, key), decision in relying.items():
+        # A row's creation before the decision is how the catalog got it (the initial load),
+        # not a change under the decision.
+        query |= Q(project_slug=slug, row_key=key) & (
+            ~Q(action=ChangeAction.CREATED) | Q(created_at__gt=decision.decided_at)
+        )
     changes = CatalogChange.objects.filter(query).select_related("actor").order_by("-id")[:limit]
     watched = []
     for change in changes:

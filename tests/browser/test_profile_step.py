@@ -59,8 +59,10 @@ def test_a_duplicate_priority_marks_only_its_control_and_keeps_the_rest(
     expect(page.locator("#id_priority_2")).to_have_attribute("aria-invalid", "true")
     expect(page.locator(".has-error")).to_have_count(1)
     expect(page.locator(".sub-field.has-error #id_priority_2")).to_have_count(1)
-    # Nothing else is missing: the other answers were stored beside the bad one.
-    expect(page.locator("[data-missing]")).to_contain_text("Step 1 is complete")
+    # Nothing else is missing (the other answers were stored beside the bad one), yet the step
+    # is not called complete beside an error (issue 31).
+    expect(page.locator("[data-missing]")).to_contain_text("Correct the marked fields")
+    expect(page.locator("[data-missing]")).not_to_contain_text("complete")
     screenshot(page, "profile-step-duplicate-priority", full_page=True)
 
     page.reload()

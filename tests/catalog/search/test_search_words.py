@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from catalog.engine.search import excerpt, glossary_with_labels, highlight, search_terms
+from catalog.engine.query_words import excerpt, glossary_with_labels, highlight, search_terms
 
 # The vocabulary's labels as catalog/vocabulary.py seeds them (key, English, Chinese).
 LABELS = [

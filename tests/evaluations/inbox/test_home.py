@@ -126,6 +126,29 @@ def test_a_catalog_change_to_a_decided_row_shows_with_a_link(client, cast):
     assert "after the decision" in page
 
 
+def test_the_initial_catalog_load_is_not_a_change_under_a_decision(client, cast):
+    # small_catalog() created the decided rows before the decision: nothing changed since.
+    _approved(cast, "Decided on HAMi")
+    client.force_login(cast.dave)
+
+    response = client.get("/")
+
+    assert response.context["catalog_changes"] == []
+    assert "No change to the rows your decisions rely on." in response.content.decode()
+
+
+def test_a_row_created_again_after_the_decision_shows(client, cast):
+    _approved(cast, "Decided on HAMi")
+    CatalogChange.objects.create(
+        project_slug="hami", row_key="device-plugin", action="created", changes={}
+    )
+    client.force_login(cast.dave)
+
+    watched = client.get("/").context["catalog_changes"]
+
+    assert [w.change.action for w in watched] == ["created"]
+
+
 def test_catalog_changes_of_another_teams_decision_do_not_show(client, cast):
     _approved(cast, "Platform's decision")
     apply(bundle(project("hami", placement("device-plugin", promise="Changed."), name="HAMi")))
