@@ -50,11 +50,11 @@ def catalog_revision() -> int:
 
 
 # Pages name the revision in their cache keys on every view; they read it from the cache, where
-# every catalog write deletes it (catalog_revision_forget). A reader that raced a write may
-# store the revision before it for at most this long: a page then shows the catalog as it was
-# a few seconds earlier, never a mix.
+# every catalog write deletes it (catalog_revision_forget). Only a reader that read the database
+# in the instant between a write's commit and its forgetting can store the revision before it;
+# pages then show the catalog as it was before that write, never a mix, for at most this long.
 CATALOG_REVISION_KEY = "catalog:revision:v1"
-CATALOG_REVISION_SECONDS = 5
+CATALOG_REVISION_SECONDS = 60
 
 
 def catalog_revision_for_pages() -> int:

@@ -183,7 +183,7 @@ def _field_labels(changes: dict[str, Any]) -> list[str]:
 
 # The nav's Inbox badge is on every page: the count is cached per person, and every write that
 # changes it (a new notification, one or all marked read) forgets it (unread_count_forget).
-UNREAD_SECONDS = 30
+UNREAD_SECONDS = 60
 
 
 def _unread_key(user_id: int) -> str:
