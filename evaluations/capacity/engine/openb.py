@@ -45,22 +45,28 @@ class _Lines:
     def _text(self) -> Iterator[str]:
         if isinstance(self.source, str | Path):
             try:
-                handle = open(self.source, encoding="utf-8", newline="")  # noqa: SIM115
+                handle = open(self.source, "rb")  # noqa: SIM115
             except OSError as error:
                 raise CapacityError(f"{self.label}: cannot open: {error.strerror}") from error
             with handle:
-                # Bounded reads: a file that is one endless line stops at the limit.
-                while line := handle.readline(MAX_LINE + 1):
-                    yield line
+                # Bounded reads (a file that is one endless line stops at the limit), decoded
+                # line by line so an encoding error names its line.
+                number = 0
+                while raw := handle.readline(MAX_LINE + 1):
+                    number += 1
+                    try:
+                        yield raw.decode("utf-8")
+                    except UnicodeDecodeError as error:
+                        raise CapacityError(
+                            f"{self.label}, line {number}: not UTF-8 text"
+                        ) from error
         else:
             yield from self.source
 
     def rows(self, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
         reader = csv.reader(self._guarded(self._text()))
-        line = 0
         try:
             header = next(reader, None)
-            line = 1
             if header is None:
                 raise CapacityError(f"{self.label}: the file is empty")
             columns = [name.strip().lower() for name in header]
@@ -88,8 +94,6 @@ class _Lines:
                 yield line, {c: v.strip() for c, v in zip(columns, values, strict=True)}
         except csv.Error as error:
             raise CapacityError(f"{self.label}, line {reader.line_num}: {error}") from error
-        except UnicodeDecodeError as error:
-            raise CapacityError(f"{self.label}, line {line + 1}: not UTF-8 text") from error
 
     def _guarded(self, lines: Iterator[str]) -> Iterator[str]:
         for number, text in enumerate(lines, start=1):
