@@ -366,6 +366,10 @@ def size_pools(
         pool.nodes, pool.gpus = count, count * cluster.gpus_per_node
         if not count:
             pool.notes.append(_("no GPU node is left for this pool: step 1 names too few nodes"))
+        elif not pool.entries:
+            pool.notes.append(
+                _("no work of the mix goes to this pool: its nodes stay idle in the replay")
+            )
         weights = _tenant_weights(pool.entries, tenants)
         pool.per_tenant_nodes = pool.tenant_sharing == "within_tenant" and len(tenants) > 1
         if pool.per_tenant_nodes:
