@@ -33,8 +33,10 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 3  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 4  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
+# The fragmentation-aware policy of the FGD paper, replayed beside each stack's own as a reference.
+REFERENCE_POLICY = "fgd"
 SEED = 0
 CURVE = 131  # 0 … 130 % of the GPUs
 # Bounds per replay (memory and time): a partition larger than this is replayed on a copy of
@@ -266,14 +268,19 @@ def stack_outcome(
     mix: Sequence[MixEntry],
     memo: Memo | None = None,
 ) -> dict[str, Any]:
-    """One stack: its sized pools, each replayed, and the stack's figures."""
+    """One stack: its sized pools, each replayed, and the stack's figures; `fgd` is what the
+    same pools give under Fragmentation Gradient Descent, the paper's fragmentation-aware
+    policy (what a scheduler change alone would win)."""
     memo = {} if memo is None else memo
     tenants = tenant_names(cluster.tenants)
     policy, policy_note = stack_policy(recommendation.get("rows") or ())
-    pools = [
-        _pool_outcome(pool, cluster, tenants, policy, memo)
-        for pool in size_pools(recommendation, cluster, mix)
-    ]
+    sized = size_pools(recommendation, cluster, mix)
+    pools = [_pool_outcome(pool, cluster, tenants, policy, memo) for pool in sized]
+    fgd = [
+        _pool_outcome(pool, cluster, tenants, REFERENCE_POLICY, memo) if policy != REFERENCE_POLICY
+        else outcome
+        for pool, outcome in zip(sized, pools, strict=True)
+    ]  # fmt: skip
     weighted = [(p["gpus"], p) for p in pools]
     alloc = _weighted([(g, p["alloc_curve"]) for g, p in weighted])
     held = _weighted([(g, p["held_curve"]) for g, p in weighted])
@@ -304,6 +311,11 @@ def stack_outcome(
         "unplaced": sum(p["unplaced"] for p in pools),
         "per_tenant": per_tenant,
         "pools": pools,
+        "fgd": {
+            "alloc_at_100": _weighted([(p["gpus"], p["alloc_curve"]) for p in fgd])[100],
+            "frag_at_100": _weighted([(p["gpus"], p["frag_curve"]) for p in fgd])[100],
+            "unplaced": sum(p["unplaced"] for p in fgd),
+        },
     }
 
 

@@ -188,6 +188,8 @@ def test_a_memory_compute_quota_packs_four_quarter_tasks_per_gpu_and_places_all_
     assert outcome["alloc_at_100"] == 100.0
     assert (outcome["tasks"], outcome["unplaced"]) == (64, 0)
     assert outcome["frag_at_100"] == 0.0
+    # Four quarters fill every GPU whatever the policy: FGD cannot do better, nor worse.
+    assert outcome["fgd"] == {"alloc_at_100": 100.0, "frag_at_100": 0.0, "unplaced": 0}
 
 
 def test_mig_strands_what_its_fixed_instances_round_up():
