@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from catalog.engine.profile import Profile
@@ -32,13 +33,18 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 2  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 4  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
+# The fragmentation-aware policy of the FGD paper, replayed beside each stack's own as a reference.
+REFERENCE_POLICY = "fgd"
 SEED = 0
 CURVE = 131  # 0 … 130 % of the GPUs
 # Bounds per replay (memory and time): a partition larger than this is replayed on a copy of
 # the same shape scaled down to it (the percentages stay; task counts are scaled back).
 REPLAY_MAX_GPUS = 1024
+# And all of one pool's partitions together (a pool of one tenant each replays every tenant's
+# nodes): each partition is scaled down to its share of this.
+POOL_REPLAY_MAX_GPUS = 8192
 # Nodes of the replay are given more CPU and memory than any task asks: sizing is about GPUs.
 _ROOMY_CPU = 10**9
 _ROOMY_MEMORY = 10**9
@@ -77,6 +83,10 @@ def _draw(entries: Sequence[MixEntry], tenants: list[str], capacity: int, rng) -
     return tasks
 
 
+Memo = dict[tuple[Any, ...], dict[str, Any]]
+ONE = "_"  # the tenant of a partition of its own, named once the replay is reused
+
+
 def _replay(
     pool: PoolSize,
     cluster: Cluster,
@@ -84,12 +94,19 @@ def _replay(
     layouts: list[tuple[str, ...] | None],
     tenants: list[str],
     policy: str,
+    memo: Memo,
+    limit: int = REPLAY_MAX_GPUS,
 ) -> dict[str, Any]:
-    """One partition replayed: its curves, and what happened up to 100 % per tenant."""
+    """One partition replayed: its curves, and what happened up to 100 % per tenant.
+
+    Partitions alike in everything the replay reads (unit, policy, nodes and layouts, the work
+    drawn) are replayed once and the answer reused: a pool of one tenant each with the same
+    share of work per tenant, or the same pool in several stacks. The draw is seeded by that
+    input, so the reuse changes no figure."""
     nodes = len(layouts)
     scale = 1.0
-    if nodes * cluster.gpus_per_node > REPLAY_MAX_GPUS:
-        kept = max(1, REPLAY_MAX_GPUS // cluster.gpus_per_node)
+    if nodes * cluster.gpus_per_node > limit:
+        kept = max(1, limit // cluster.gpus_per_node)
         scale = nodes / kept
         step = nodes / kept  # every step-th node keeps the layouts' proportions
         layouts = [layouts[int(i * step)] for i in range(kept)]
@@ -97,11 +114,23 @@ def _replay(
         entries = list(pool.entries)
         names = tenants
     else:
-        entries = tenant_entries(pool.entries, tenants.index(tenant) + 1, len(tenants))
-        names = [tenant]
+        mine = tenant_entries(pool.entries, tenants.index(tenant) + 1, len(tenants))
+        entries = [replace(entry, tenant=None) for entry in mine]
+        names = [ONE]
+    key = (pool.unit, policy, cluster.model_name, cluster.gpus_per_node, nodes, tuple(layouts),
+           tuple(entries), tuple(names))  # fmt: skip
+    if key not in memo:
+        memo[key] = _replayed(pool, cluster, layouts, entries, names, policy, key, scale)
+    answer = memo[key]
+    if tenant is None:
+        return answer
+    return {**answer, "per_tenant": {tenant: dict(answer["per_tenant"][ONE])}}
+
+
+def _replayed(pool, cluster, layouts, entries, names, policy, key, scale) -> dict[str, Any]:
     engine_nodes = [
         Node(
-            name=f"{pool.name}-{tenant or 'all'}-{index}",
+            name=f"n{index}",
             gpu_model=cluster.model_name,
             gpus=cluster.gpus_per_node,
             cpu_milli=_ROOMY_CPU,
@@ -112,8 +141,9 @@ def _replay(
         for index, layout in enumerate(layouts)
     ]
     capacity = len(engine_nodes) * cluster.gpus_per_node * 1000
-    # One seed per partition, so adding a pool never changes another pool's draw.
-    rng = random.Random(f"{SEED}:{pool.name}:{tenant}")  # noqa: S311 (a replay, not a secret)
+    # Seeded by the partition's input: adding a pool never changes another pool's draw, and
+    # alike partitions draw alike (see _replay).
+    rng = random.Random(f"{SEED}:{key!r}")  # noqa: S311 (a replay, not a secret)
     tasks = _draw(entries, names, capacity, rng)
     per_tenant = {name: {"tasks": 0, "placed_gpus": 0.0, "unplaced": 0} for name in names}
     gpus = len(engine_nodes) * cluster.gpus_per_node
@@ -184,10 +214,11 @@ def _weighted(parts: Sequence[tuple[int, Sequence[float]]]) -> list[float]:
 
 
 def _pool_outcome(
-    pool: PoolSize, cluster: Cluster, tenants: list[str], policy: str
+    pool: PoolSize, cluster: Cluster, tenants: list[str], policy: str, memo: Memo
 ) -> dict[str, Any]:
+    limit = min(REPLAY_MAX_GPUS, POOL_REPLAY_MAX_GPUS // max(1, len(pool.partitions)))
     replays = [
-        _replay(pool, cluster, tenant, layouts, tenants, policy)
+        _replay(pool, cluster, tenant, layouts, tenants, policy, memo, limit)
         for tenant, layouts in pool.partitions
     ]
     per_tenant = {
@@ -223,21 +254,33 @@ def _pool_outcome(
     )
     if data["scaled"]:
         data["notes"].append(
-            _("replayed on a copy scaled down to %(gpus)s GPUs", gpus=REPLAY_MAX_GPUS)
+            _(
+                "replayed on a copy scaled down to %(gpus)s GPUs per partition",
+                gpus=max(cluster.gpus_per_node, limit),
+            )
         )
     return data
 
 
 def stack_outcome(
-    recommendation: Mapping[str, Any], cluster: Cluster, mix: Sequence[MixEntry]
+    recommendation: Mapping[str, Any],
+    cluster: Cluster,
+    mix: Sequence[MixEntry],
+    memo: Memo | None = None,
 ) -> dict[str, Any]:
-    """One stack: its sized pools, each replayed, and the stack's figures."""
+    """One stack: its sized pools, each replayed, and the stack's figures; `fgd` is what the
+    same pools give under Fragmentation Gradient Descent, the paper's fragmentation-aware
+    policy (what a scheduler change alone would win)."""
+    memo = {} if memo is None else memo
     tenants = tenant_names(cluster.tenants)
     policy, policy_note = stack_policy(recommendation.get("rows") or ())
-    pools = [
-        _pool_outcome(pool, cluster, tenants, policy)
-        for pool in size_pools(recommendation, cluster, mix)
-    ]
+    sized = size_pools(recommendation, cluster, mix)
+    pools = [_pool_outcome(pool, cluster, tenants, policy, memo) for pool in sized]
+    fgd = [
+        _pool_outcome(pool, cluster, tenants, REFERENCE_POLICY, memo) if policy != REFERENCE_POLICY
+        else outcome
+        for pool, outcome in zip(sized, pools, strict=True)
+    ]  # fmt: skip
     weighted = [(p["gpus"], p) for p in pools]
     alloc = _weighted([(g, p["alloc_curve"]) for g, p in weighted])
     held = _weighted([(g, p["held_curve"]) for g, p in weighted])
@@ -268,6 +311,11 @@ def stack_outcome(
         "unplaced": sum(p["unplaced"] for p in pools),
         "per_tenant": per_tenant,
         "pools": pools,
+        "fgd": {
+            "alloc_at_100": _weighted([(p["gpus"], p["alloc_curve"]) for p in fgd])[100],
+            "frag_at_100": _weighted([(p["gpus"], p["frag_curve"]) for p in fgd])[100],
+            "unplaced": sum(p["unplaced"] for p in fgd),
+        },
     }
 
 
@@ -275,7 +323,9 @@ def stack_outcome(
 COMPARED_UNITS = ("whole_gpu", "mig_slice", "memory_compute_quota", "time_slice", "mps_share")
 
 
-def units_outcome(cluster: Cluster, mix: Sequence[MixEntry]) -> dict[str, dict[str, Any]]:
+def units_outcome(
+    cluster: Cluster, mix: Sequence[MixEntry], memo: Memo | None = None
+) -> dict[str, dict[str, Any]]:
     """Per data-plane unit, the mix replayed on all of step 1's nodes as one pool (best-fit):
     the figure the comparison of same-layer, same-unit rows shows beside isolation and cost."""
     figures = {}
@@ -291,7 +341,7 @@ def units_outcome(cluster: Cluster, mix: Sequence[MixEntry]) -> dict[str, dict[s
                         "tenant_sharing": "across_tenants"}
             },
         }  # fmt: skip
-        outcome = stack_outcome(whole, cluster, mix)
+        outcome = stack_outcome(whole, cluster, mix, memo)
         figures[unit] = {
             key: outcome[key]
             for key in ("alloc_at_100", "held_at_100", "frag_at_100", "tasks", "unplaced")
@@ -311,11 +361,12 @@ def capacity_outcome(
     cluster = cluster_of(profile)
     mix, source = mix_of(profile)
     stacks = []
+    memo: Memo = {}
     for number, recommendation in enumerate(recommendations):
-        stacks.append(stack_outcome(recommendation, cluster, mix))
+        stacks.append(stack_outcome(recommendation, cluster, mix, memo))
         if progress is not None:
             progress(10 + 75 * (number + 1) // max(1, len(recommendations)))
-    units = units_outcome(cluster, mix)
+    units = units_outcome(cluster, mix, memo)
     notes = []
     if cluster.model is None:
         notes.append(

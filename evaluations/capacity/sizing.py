@@ -9,6 +9,7 @@ Plain Python: a recommendation comes in as its dict (`Recommendation.to_dict()`)
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
@@ -56,6 +57,9 @@ PLACEMENT_POLICIES: dict[str, Text] = {
     "koordinator": _("Koordinator's device share scheduling binpacks"),
 }
 DEFAULT_POLICY = "bestfit"
+
+# The node count whose layouts a larger MIG pool's are scaled from (mig_geometry).
+GEOMETRY_NODES = 64
 
 _PLAIN_MIG = re.compile(r"^\d+g\.\d+gb$")  # 3g.40gb, not the media-extension variants
 
@@ -233,6 +237,7 @@ def mig_profile_for(model: GpuModel, gpu_milli: int, gpus: int = 1):
     return min(fitting, key=lambda p: (p.compute_slices, p.memory_gb, p.name))
 
 
+@functools.cache
 def mig_layouts(model: GpuModel) -> list[tuple[str, ...]]:
     """Every maximal layout of plain profiles valid on one GPU of `model` (none can be added)."""
     plain = sorted(_plain_profiles(model), key=lambda p: (-p.compute_slices, p.name))
@@ -256,9 +261,22 @@ def mig_geometry(
     """Layouts for `nodes` nodes whose instances follow the mix: the mix's tasks want instances
     of their profile (mig_profile_for) in proportion to the compute slices they take; node by
     node, the layout serving the most slices still wanted is chosen (one layout on every GPU of
-    a node). Nodes left once the demand is covered take the first node's layout."""
+    a node). Nodes left once the demand is covered take the first node's layout. Past
+    GEOMETRY_NODES nodes the layouts of GEOMETRY_NODES are scaled up (the mix's proportions,
+    not the node count, decide them)."""
     if nodes <= 0:
         return []
+    if nodes > GEOMETRY_NODES:
+        groups = _mig_geometry(model, tuple(entries), GEOMETRY_NODES, gpus_per_node)
+        counts = largest_remainder(nodes, [count for count, _layout in groups])
+        return [(n, layout) for n, (_count, layout) in zip(counts, groups, strict=True) if n]
+    return list(_mig_geometry(model, tuple(entries), nodes, gpus_per_node))
+
+
+@functools.lru_cache(maxsize=256)
+def _mig_geometry(
+    model: GpuModel, entries: tuple[MixEntry, ...], nodes: int, gpus_per_node: int
+) -> list[tuple[int, tuple[str, ...]]]:
     plain = {p.name: p for p in _plain_profiles(model)}
     slices_per_gpu = max(p.compute_slices for p in plain.values())
     wanted: Counter[str] = Counter()
@@ -348,12 +366,16 @@ def size_pools(
         pool.nodes, pool.gpus = count, count * cluster.gpus_per_node
         if not count:
             pool.notes.append(_("no GPU node is left for this pool: step 1 names too few nodes"))
+        elif not pool.entries:
+            pool.notes.append(
+                _("no work of the mix goes to this pool: its nodes stay idle in the replay")
+            )
         weights = _tenant_weights(pool.entries, tenants)
         pool.per_tenant_nodes = pool.tenant_sharing == "within_tenant" and len(tenants) > 1
         if pool.per_tenant_nodes:
             own = largest_remainder(count, weights)
             pool.quotas = {t: n * cluster.gpus_per_node for t, n in zip(tenants, own, strict=True)}
-            short = [t for t, n in zip(tenants, own, strict=True) if not n]
+            short = [t for t, n, w in zip(tenants, own, weights, strict=True) if not n and w > 0]
             if short and count:
                 pool.notes.append(
                     _(

@@ -70,6 +70,12 @@ class PoolOutcomeSerializer(serializers.Serializer):
     scaled = serializers.BooleanField(help_text="replayed on a copy scaled down")
 
 
+class ReferenceOutcomeSerializer(serializers.Serializer):
+    alloc_at_100 = serializers.FloatField()
+    frag_at_100 = serializers.FloatField()
+    unplaced = serializers.IntegerField()
+
+
 class StackOutcomeSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
     shape = serializers.CharField()
@@ -87,6 +93,9 @@ class StackOutcomeSerializer(serializers.Serializer):
     unplaced = serializers.IntegerField(help_text="of those, not placed")
     per_tenant = serializers.DictField(child=TenantOutcomeSerializer())
     pools = PoolOutcomeSerializer(many=True)
+    fgd = ReferenceOutcomeSerializer(
+        help_text="the same pools under Fragmentation Gradient Descent, the FGD paper's policy"
+    )
 
 
 class ClusterSerializer(serializers.Serializer):

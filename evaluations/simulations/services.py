@@ -12,6 +12,7 @@ from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from catalog.engine.text import render as render_text
 from ecomap.dispatch import RUN_CAPACITY, enqueue_on_commit, queue_check
 from ecomap.jobs import jobs_resend
 from evaluations import selectors
@@ -43,7 +44,8 @@ def capacity_request(*, evaluation: Evaluation, actor) -> CapacityRun:
     try:
         key, revision = capacity_input(evaluation)
     except ValueError as exc:
-        raise InvalidInput(str(exc), errors={"profile": [str(exc)]}) from exc
+        message = render_text(exc.args[0] if exc.args else str(exc), _)  # the reader's language
+        raise InvalidInput(message, errors={"profile": [message]}) from exc
     run = CapacityRun.objects.select_for_update().filter(evaluation=evaluation, key=key).first()
     if run is not None and run.status != Status.FAILED:
         return run

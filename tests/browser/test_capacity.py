@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from evaluations import services
 from evaluations.models import Evaluation, Role
+from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.services import membership_set, team_create
 from tests.evaluations.simulations.test_capacity_pages import BOARD_PROFILE
 
@@ -17,6 +18,14 @@ pytestmark = [
     pytest.mark.browser,
     pytest.mark.django_db(transaction=True, serialized_rollback=True),
 ]
+
+# Candidates that compete on MIG slices, beside HAMi's quota and whole GPUs.
+COMPARED = (
+    "nvidia-device-plugin/mig-mixed",
+    "hami/dynamic-mig",
+    "hami/device-plugin",
+    "nvidia-device-plugin/whole-gpu",
+)
 
 # A pod list in the openb format: two tasks of a quarter GPU, one of a whole GPU, one CPU-only.
 TRACE = (
@@ -72,6 +81,17 @@ def test_the_recommendations_page_shows_sized_pools_and_the_curves(
     expect(page.locator(".capacity-decided [data-capacity-stack]")).to_be_visible()
     expect(page.locator(".capacity-figure .main-svg").first).to_be_visible()
     shoot(screenshot, page, "capacity-decision")
+
+    # The comparison puts each same-unit row's fragmentation beside isolation and cost.
+    evaluation_step_save(
+        evaluation=Evaluation.objects.get(pk=evaluation.pk),
+        actor=evaluation.created_by,
+        step="candidates",
+        data={"candidates": [{"row": ref} for ref in COMPARED]},
+    )
+    page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/comparison/")
+    expect(page.locator("[data-fragmentation='hami/dynamic-mig']")).to_contain_text("fragmented")
+    shoot(screenshot, page, "capacity-comparison")
 
     page.context.add_cookies(
         [{"name": "django_language", "value": "zh-hans", "url": live_server.url}]

@@ -4,6 +4,7 @@ does to a mix whose answer can be worked out on paper."""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 import pytest
@@ -17,6 +18,7 @@ from evaluations.capacity.sizing import (
     cluster_of,
     largest_remainder,
     mig_geometry,
+    mix_of,
     size_pools,
     stack_policy,
 )
@@ -186,6 +188,8 @@ def test_a_memory_compute_quota_packs_four_quarter_tasks_per_gpu_and_places_all_
     assert outcome["alloc_at_100"] == 100.0
     assert (outcome["tasks"], outcome["unplaced"]) == (64, 0)
     assert outcome["frag_at_100"] == 0.0
+    # Four quarters fill every GPU whatever the policy: FGD cannot do better, nor worse.
+    assert outcome["fgd"] == {"alloc_at_100": 100.0, "frag_at_100": 0.0, "unplaced": 0}
 
 
 def test_mig_strands_what_its_fixed_instances_round_up():
@@ -224,3 +228,26 @@ def test_the_whole_outcome_is_the_same_for_the_same_input():
     per_tenant = first["stacks"][0]["per_tenant"]
     assert sum(t["quota"] for t in per_tenant.values()) == 192
     assert Counter(t["quota"] for t in per_tenant.values()).total() == 6
+
+
+def test_a_hundred_thousand_nodes_and_256_tenants_are_sized_and_replayed_in_seconds():
+    """The largest step 1 allows to be sized: bounded replays and reused partitions keep the
+    job far inside its time limit (docs/capacity-sizing.md, "Bounds")."""
+    profile = Profile.from_dict(
+        {"gpu_model": "H100", "node_count": 100_000, "tenant_count": 256,
+         "workload_types": ["training", "online_inference", "interactive"]}
+    )  # fmt: skip
+    per_tenant = stack(
+        ("training", ["whole_gpu"], ["training"], "none"),
+        ("inference", ["mig_slice"], ["online_inference", "interactive"], "within_tenant"),
+    )
+
+    started = time.perf_counter()
+    outcome = capacity_outcome(profile, [per_tenant] * 5)
+
+    assert time.perf_counter() - started < 60
+    pools = outcome["stacks"][0]["pools"]
+    assert sum(pool["nodes"] for pool in pools) == 100_000
+    assert sum(t["quota"] for t in outcome["stacks"][0]["per_tenant"].values()) == 800_000
+    inference = size_pools(per_tenant, cluster_of(profile), mix_of(profile)[0])[1]
+    assert all(mig_layout_valid(H100, layout) for _nodes, layout in inference.mig_geometry)

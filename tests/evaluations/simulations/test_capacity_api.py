@@ -174,3 +174,39 @@ def test_a_mix_sent_as_a_multipart_part_is_read_and_a_bad_one_refused(cast):
     assert "workload_mix" in str(refused.json())
     assert saved.status_code == 200
     assert saved.json()["profile"]["workload_mix"][0]["gpu_milli"] == 500
+
+
+@pytest.mark.parametrize(
+    ("entry", "field"),
+    [
+        ({"workload": "training", "tasks": -4}, "tasks"),
+        ({"workload": "training", "tasks": 4, "gpus": 2, "gpu_milli": 500}, "several GPUs"),
+        ({"workload": "training", "tasks": 4, "gpu_types": ["Voodoo5"]}, "unknown GPU type"),
+        ({"workload": "training", "tasks": 4, "tenant": 0}, "tenant"),
+        ({"workload": "cooking", "tasks": 4}, "workload"),
+        ({"workload": "training", "tasks": 10_000_000}, "tasks"),
+    ],
+)
+def test_a_bad_mix_through_the_api_is_a_400_naming_what_is_wrong(cast, entry, field):
+    evaluation = make_evaluation(cast, profile=BOARD_PROFILE)
+    body = {**BOARD_PROFILE, "revision": evaluation.revision, "workload_mix": [entry]}
+
+    refused = api(cast.bob).put(
+        f"/api/v1/evaluations/{evaluation.pk}/steps/profile/", body, format="json"
+    )
+
+    assert refused.status_code == 400
+    assert field in str(refused.json())
+
+
+def test_more_mix_entries_than_the_cap_are_a_400(cast):
+    evaluation = make_evaluation(cast, profile=BOARD_PROFILE)
+    mix = [{"workload": "batch", "tasks": 1}] * 201
+    body = {**BOARD_PROFILE, "revision": evaluation.revision, "workload_mix": mix}
+
+    refused = api(cast.bob).put(
+        f"/api/v1/evaluations/{evaluation.pk}/steps/profile/", body, format="json"
+    )
+
+    assert refused.status_code == 400
+    assert "workload_mix" in str(refused.json())
