@@ -418,9 +418,9 @@ def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> 
         doc.note(
             "spec.resourceGroups[0].coveredResources",
             covered,
-            "every resource the "
-            "decided data-plane rows advertise: "
-            + "; ".join(f"{row.ref}: {', '.join(row.resources)}" for row in _data_plane(pools)),
+            "every resource the decided data-plane rows advertise ("
+            + "; ".join(f"{row.ref}: {', '.join(row.resources)}" for row in _data_plane(pools))
+            + ") and, under the MIG mixed strategy, each profile of the sized geometry",
         )
         doc.data["spec"] = {
             cohort_field: doc.note(
