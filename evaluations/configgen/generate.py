@@ -7,6 +7,15 @@ from __future__ import annotations
 
 from catalog.engine.gpus import mig_layout_valid
 from evaluations.capacity.sizing import REPLICAS
+from evaluations.configgen.capacity_of import (
+    HAMI_MEMORY_SCALING,
+    HAMI_SPLIT,
+    capacity,
+    mig_strategy,
+    presented,
+    sized_pools,
+    split,
+)
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -16,15 +25,6 @@ from evaluations.configgen.model import (
     Pool,
 )
 from evaluations.configgen.names import k8s_name
-from evaluations.configgen.sizing import (
-    HAMI_MEMORY_SCALING,
-    HAMI_SPLIT,
-    capacity,
-    mig_strategy,
-    presented,
-    sized_pools,
-    split,
-)
 
 # The labels NVIDIA's components select a node's configuration by (device plugin README:
 # "Per-node configuration"; mig-parted / MIG manager: nvidia.com/mig.config).
