@@ -118,3 +118,11 @@ def test_export_config_refuses_an_evaluation_without_a_decision(demo, tmp_path):
     draft = Evaluation.objects.get(state="draft", team__slug="platform-team")
     with pytest.raises(CommandError, match="no decision yet"):
         call_command("export_config", str(draft.pk), str(tmp_path))
+
+
+def test_the_schema_documents_the_config_endpoint_and_its_errors(demo, client):
+    client.force_login(demo)
+    schema = client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+    operation = schema["paths"]["/api/v1/evaluations/{id}/config/"]["get"]
+    assert {"200", "401", "404", "409"} <= set(operation["responses"])
