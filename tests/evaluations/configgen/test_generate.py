@@ -229,3 +229,18 @@ def test_a_refusal_says_why():
     with pytest.raises(NameRefused) as caught:
         generate(DecisionFacts(41, facts.rows, facts.profile, tenants=("a: b\n- c",)))
     assert "only lower-case letters, digits and '-'" in str(caught.value)
+
+
+def test_every_quota_has_a_comment_naming_its_capacity_figure():
+    files = generate(hami_decision())
+    file = next(f for f in files if f.path == "kueue/cluster-queues.yaml")
+
+    for document in file.documents:
+        quotas = [
+            r["nominalQuota"]
+            for flavor in document.data["spec"]["resourceGroups"][0]["flavors"]
+            for r in flavor["resources"]
+        ]
+        noted = [(path, value, why) for path, value, why in document.why if "nominalQuota" in path]
+        assert [value for _path, value, _why in noted] == quotas
+        assert all("(capacity sizing)" in why and "GPUs" in why for _p, _v, why in noted)
