@@ -264,9 +264,27 @@ class EvaluationSerializer(EvaluationSummarySerializer):
 # Input
 
 
+class _TextOnly:
+    """A string field that refuses a JSON number or boolean instead of turning it into text (DRF
+    coerces `823` to "823"; the schema says string, so 823 is invalid input: 400)."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class TextField(_TextOnly, serializers.CharField):
+    pass
+
+
+class TextSlugField(_TextOnly, serializers.SlugField):
+    pass
+
+
 class EvaluationCreateSerializer(serializers.Serializer):
-    title = serializers.CharField(max_length=200)
-    team = serializers.SlugField(max_length=80, help_text="slug of a team you are an editor of")
+    title = TextField(max_length=200)
+    team = TextSlugField(max_length=80, help_text="slug of a team you are an editor of")
 
 
 def _choice(values: tuple[str, ...], **kwargs: Any) -> serializers.ChoiceField:

@@ -6,6 +6,7 @@ from rest_framework.routers import SimpleRouter
 from evaluations.api import views
 from evaluations.approvals import api as approval_api
 from evaluations.clusters import api as cluster_api
+from evaluations.configgen.api import ConfigView
 from evaluations.reports import api as report_api
 from evaluations.simulations.api import CapacityView
 
@@ -44,5 +45,6 @@ urlpatterns = [
         name="evaluation-review-requests",
     ),
     path("evaluations/<str:pk>/capacity/", CapacityView.as_view(), name="evaluation-capacity"),
+    path("evaluations/<str:pk>/config/", ConfigView.as_view(), name="evaluation-config"),
     *router.urls,
 ]

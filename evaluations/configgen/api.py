@@ -1,0 +1,71 @@
+"""Configuration API: `GET /api/v1/evaluations/{id}/config/`, the files the evaluation's
+decision gives (docs/configgen.md), each checked against its schema before it is served."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from catalog.api.serializers import ErrorSerializer
+from evaluations.configgen.selectors import evaluation_config
+from evaluations.errors import EvaluationError
+from evaluations.selectors import evaluation_get_for_user
+
+KINDS = [
+    "node-pool",
+    "device-plugin-config",
+    "mig-parted-config",
+    "gpu-operator-values",
+    "hami-values",
+    "kueue",
+]
+
+
+class ConfigFileSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="where the file goes, e.g. kueue/cluster-queues.yaml")
+    kind = serializers.ChoiceField(choices=KINDS, help_text="what the file configures")
+    content = serializers.CharField(help_text="the YAML, with comments on where values come from")
+
+
+class ConfigSerializer(serializers.Serializer):
+    evaluation = serializers.IntegerField()
+    files = ConfigFileSerializer(many=True)
+
+
+class ConfigView(APIView):
+    """Deployable configuration generated from an evaluation's decision: node labels and taints
+    per pool, NVIDIA device plugin and GPU Operator settings, mig-parted MIG layouts, HAMi
+    values, Kueue ResourceFlavors, ClusterQueues and LocalQueues. Every value's comment names
+    the decision, row and capacity figure it came from."""
+
+    def handle_exception(self, exc):
+        from ecomap.api import error_items  # see evaluations.simulations.api: import order
+
+        if isinstance(exc, EvaluationError):
+            errors = error_items(exc.errors) or [{"path": "$", "message": exc.message}]
+            return Response({"detail": exc.message, "errors": errors}, status=exc.status)
+        return super().handle_exception(exc)
+
+    @extend_schema(
+        operation_id="v1_evaluations_config_retrieve",
+        responses={
+            200: ConfigSerializer,
+            401: OpenApiResponse(ErrorSerializer, description="not signed in"),
+            404: OpenApiResponse(
+                ErrorSerializer, description="no such evaluation, or one of a team you are not in"
+            ),
+            409: OpenApiResponse(
+                ErrorSerializer,
+                description="no decision yet, or a decision that cannot become configuration "
+                "(a pool or tenant name that is not a Kubernetes name, decided rows no longer "
+                "in the catalog, a step 1 that is not valid): the message says which",
+            ),
+        },
+    )
+    def get(self, request, pk=None):
+        """The generated files (any member of the team)."""
+        evaluation = evaluation_get_for_user(user=request.user, pk=pk)
+        files = evaluation_config(evaluation)
+        return Response({"evaluation": evaluation.pk, "files": [f.to_dict() for f in files]})

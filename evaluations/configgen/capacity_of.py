@@ -1,0 +1,183 @@
+"""The decision's pools, each sized by the capacity sizing (evaluations/capacity/sizing.py): its
+nodes, GPUs, MIG geometry and per-tenant GPU quotas; and each advertised resource's capacity."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+
+from catalog.engine.gpus import gpu_model_find
+from catalog.engine.profile import WORKLOAD_TYPES
+from evaluations.capacity.sizing import (
+    DEFAULT_GPUS_PER_NODE,
+    MAX_TENANTS,
+    REPLICAS,
+    Cluster,
+    cluster_of,
+    largest_remainder,
+    mix_of,
+    size_pools,
+    tenant_names,
+)
+from evaluations.configgen.model import ConfigRefused, DecisionFacts, Pool
+from evaluations.configgen.names import k8s_name
+
+DEFAULT_POOL = "shared"
+# HAMi chart v2.10.0 defaults (charts/hami/values.yaml): each GPU shows deviceSplitCount vGPUs as
+# nvidia.com/gpu, its memory in MiB times deviceMemoryScaling as nvidia.com/gpumem, and 100 per
+# GPU as nvidia.com/gpucores and nvidia.com/gpumem-percentage.
+HAMI_SPLIT = 10
+HAMI_MEMORY_SCALING = 1
+PERCENT = 100
+MIB_PER_GB = 1024
+
+
+def tenants_of(facts: DecisionFacts, count: int) -> list[str]:
+    names = list(facts.tenants) if facts.tenants is not None else tenant_names(count)
+    for name in names:
+        k8s_name("tenant", name)
+    if len(set(names)) != len(names):
+        raise ConfigRefused("two tenants have the same name")
+    return names
+
+
+def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
+    """The pools (a decision without pools has one, `shared`) and notes on what was assumed."""
+    names = list(facts.pools) or [DEFAULT_POOL]
+    for name in names:
+        k8s_name("pool", name)
+    profile = facts.profile
+    notes: list[str] = []
+    tenant_count = len(facts.tenants) if facts.tenants is not None else profile.tenant_count or 1
+    if tenant_count > MAX_TENANTS:
+        raise ConfigRefused(f"configuration is generated for at most {MAX_TENANTS} tenants")
+    try:
+        cluster = cluster_of(profile)
+    except ValueError:
+        cluster = Cluster(
+            model=gpu_model_find(profile.gpu_model),
+            model_text=profile.gpu_model,
+            nodes=len(names),
+            gpus_per_node=profile.gpus_per_node or DEFAULT_GPUS_PER_NODE,
+            tenants=tenant_count,
+        )
+        notes.append(
+            "ASSUMED: step 1 does not say how many GPU nodes there are, so each pool is sized "
+            f"as one node of {cluster.gpus_per_node} GPUs: set the node count in step 1 and "
+            "generate again before applying these quotas"
+        )
+    cluster = replace(cluster, tenants=tenant_count)
+    if not profile.gpus_per_node:
+        notes.append(
+            f"step 1 does not say the GPUs per node: {DEFAULT_GPUS_PER_NODE} assumed (the "
+            "capacity sizing's default, an HGX board)"
+        )
+    if cluster.model is None:
+        notes.append(
+            f"step 1's GPU model ({profile.gpu_model or 'not said'}) is not in EcoMap's GPU "
+            "facts: no MIG geometry, and GPU memory capacities are 0 until it is said"
+        )
+    tenants = tenants_of(facts, tenant_count)
+    mix, _source = mix_of(profile)
+    shares = largest_remainder(cluster.nodes, [1.0] * len(names), minimum=1)
+    if len(names) > 1:
+        notes.append(
+            "the decision does not say which work runs in which pool: the nodes are split "
+            f"evenly between the {len(names)} pools ({', '.join(map(str, shares))})"
+        )
+    pooled = {ref for refs in facts.pools.values() for ref in refs}
+    common = [row for row in facts.rows if row.ref not in pooled]
+    pools = []
+    for name, nodes in zip(names, shares, strict=True):
+        own = [row for ref in facts.pools.get(name, []) if (row := facts.row(ref)) is not None]
+        rows = own + common if facts.pools else list(facts.rows)
+        units = [u for row in rows if row.layer == "data_plane" for u in row.units]
+        units = units or [u for row in rows for u in row.units]
+        recommendation = {
+            "rows": [row.ref for row in rows],
+            "pools": [name],
+            "pool_details": {
+                name: {
+                    "units": list(dict.fromkeys(units)),
+                    "workloads": list(WORKLOAD_TYPES),
+                    "tenant_sharing": facts.pool_tenant_sharing.get(name) or "across_tenants",
+                }
+            },
+        }
+        part = replace(cluster, nodes=nodes)
+        size = size_pools(recommendation, part, mix)[0]
+        by_default = tenant_names(tenant_count)
+        quotas = {tenants[i]: size.quotas.get(by_default[i], 0) for i in range(tenant_count)}
+        pools.append(Pool(name=name, rows=rows, size=size, cluster=part, quotas=quotas))
+    return pools, notes
+
+
+def mig_instances(pool: Pool) -> Counter[str]:
+    """MIG instances of each profile in the pool, by its geometry."""
+    counts: Counter[str] = Counter()
+    for nodes, layout in pool.size.mig_geometry or []:
+        for profile in layout:
+            counts[profile] += nodes * pool.cluster.gpus_per_node
+    return counts
+
+
+def mig_strategy(pool: Pool) -> str:
+    """`single` when every GPU of the pool has one profile and the decision chose the single
+    strategy's row, else `mixed` (NVIDIA device plugin README: MIG strategies)."""
+    profiles = {p for _nodes, layout in pool.size.mig_geometry or [] for p in layout}
+    if pool.has("nvidia-device-plugin/mig-single") and len(profiles) == 1:
+        return "single"
+    return "mixed"
+
+
+def capacity(pool: Pool, resource: str) -> tuple[int, str]:
+    """The pool's capacity of one advertised resource and where the figure comes from."""
+    gpus = pool.size.gpus
+    base = pool.cites_gpus()
+    model = pool.cluster.model
+    hami = pool.has("hami")
+    if pool.is_mig:
+        counts = mig_instances(pool)
+        geometry = "; ".join(
+            f"{nodes} nodes x {pool.cluster.gpus_per_node} GPUs of {'+'.join(layout)}"
+            for nodes, layout in pool.size.mig_geometry or []
+        )
+        if resource.startswith("nvidia.com/mig-") and not resource.endswith((".shared", ".me")):
+            profile = resource.removeprefix("nvidia.com/mig-")
+            return counts.get(profile, 0), f"MIG geometry of the capacity sizing ({geometry})"
+        if resource == "nvidia.com/gpu":
+            if mig_strategy(pool) == "single":
+                return sum(counts.values()), f"MIG single strategy: one per instance ({geometry})"
+            return 0, "MIG mixed strategy: every GPU of the pool is MIG-enabled"
+    if resource == "nvidia.com/gpu":
+        if hami:
+            return gpus * HAMI_SPLIT, f"{base}; HAMi deviceSplitCount {HAMI_SPLIT} vGPUs per GPU"
+        if pool.has("nvidia-device-plugin/time-slicing") or pool.has("nvidia-device-plugin/mps"):
+            return gpus * REPLICAS, f"{base}; {REPLICAS} replicas per GPU"
+        return gpus, base
+    if resource.startswith("nvidia.com/mig-") and not pool.is_mig:
+        return 0, f"pool {pool.name} has no MIG geometry (step 1's GPU model, or no MIG unit)"
+    if hami and resource == "nvidia.com/gpumem":
+        if model is None:
+            return 0, "GPU model unknown: its memory is not in EcoMap's GPU facts"
+        per_gpu = model.memory_gb * MIB_PER_GB * HAMI_MEMORY_SCALING
+        return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name}"
+    if hami and resource in ("nvidia.com/gpucores", "nvidia.com/gpumem-percentage"):
+        return gpus * PERCENT, f"{base}; {PERCENT} per GPU"
+    return 0, "no capacity of this resource follows from the decision: 0 until you set it"
+
+
+def presented(pool: Pool) -> list[str]:
+    """The resources a pool's nodes present: every one its data-plane rows advertise, and under
+    the MIG mixed strategy one `nvidia.com/mig-<profile>` per profile of its geometry."""
+    names = set(pool.resources)
+    if pool.is_mig and mig_strategy(pool) == "mixed":
+        names |= {f"nvidia.com/mig-{profile}" for profile in mig_instances(pool)}
+    return sorted(names)
+
+
+def split(total: int, quotas: dict[str, int]) -> dict[str, int]:
+    """`total` shared between tenants in proportion to their GPU quotas, summing to `total`."""
+    names = list(quotas)
+    parts = largest_remainder(total, [float(quotas[n]) for n in names])
+    return dict(zip(names, parts, strict=True))

@@ -1,0 +1,155 @@
+"""What a generator reads (a decision's facts, each pool sized) and what it writes (files of YAML
+documents whose header comments say where every value came from). Plain Python."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from catalog.engine.profile import Profile
+from evaluations.capacity.sizing import Cluster, PoolSize
+from evaluations.configgen.names import comment_text
+
+# The node label every generated pool is selected by (EcoMap's own key, docs/configgen.md).
+POOL_LABEL = "ecomap.io/pool"
+GLOB = set("*?[")
+
+
+class ConfigRefused(ValueError):
+    """The decision cannot be turned into configuration; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowFacts:
+    """A decided catalog row as it was pinned (or as it stands, before approval)."""
+
+    ref: str
+    layer: str = ""
+    units: tuple[str, ...] = ()
+    provides: tuple[str, ...] = ()
+    version: str = ""
+
+    @property
+    def project(self) -> str:
+        return self.ref.split("/", 1)[0]
+
+    @property
+    def resources(self) -> tuple[str, ...]:
+        """The extended resources the row advertises (`resource:*` it provides, no patterns)."""
+        return tuple(
+            item.split(":", 1)[1]
+            for item in self.provides
+            if item.startswith("resource:") and not GLOB & set(item)
+        )
+
+    def cites(self) -> str:
+        return f"row {self.ref}" + (f" {self.version}" if self.version else "")
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionFacts:
+    """A decision and the evaluation's step 1, as the generators read them."""
+
+    evaluation_id: int
+    rows: tuple[RowFacts, ...]
+    profile: Profile
+    pools: dict[str, list[str]] = field(default_factory=dict)
+    pool_tenant_sharing: dict[str, str] = field(default_factory=dict)
+    approved: str = ""  # "approved 2026-12-01, catalog revision 7" or "" (not approved yet)
+    tenants: tuple[str, ...] | None = None  # None: tenant-1 … tenant-N of step 1's count
+
+    @property
+    def name(self) -> str:
+        return f"evaluation-{self.evaluation_id}"
+
+    @property
+    def source(self) -> str:
+        state = self.approved or "not approved yet"
+        return f"the decision of evaluation {self.evaluation_id} ({state})"
+
+    def row(self, ref: str) -> RowFacts | None:
+        return next((row for row in self.rows if row.ref == ref), None)
+
+    def projects(self) -> set[str]:
+        return {row.project for row in self.rows}
+
+
+@dataclass(slots=True)
+class Pool:
+    """One node pool of the decision with its rows and its capacity sizing."""
+
+    name: str
+    rows: list[RowFacts]
+    size: PoolSize
+    cluster: Cluster
+    quotas: dict[str, int]  # tenant (as named in the files) -> GPUs
+
+    @property
+    def data_plane(self) -> list[RowFacts]:
+        return [row for row in self.rows if row.layer == "data_plane"]
+
+    def has(self, ref_or_project: str) -> bool:
+        return any(ref_or_project in (row.ref, row.project) for row in self.rows)
+
+    def refs(self) -> list[str]:
+        return [row.ref for row in self.rows]
+
+    @property
+    def resources(self) -> list[str]:
+        """Every resource the pool's data-plane rows advertise, sorted."""
+        return sorted({name for row in self.data_plane for name in row.resources})
+
+    @property
+    def is_mig(self) -> bool:
+        return self.size.unit == "mig_slice" and bool(self.size.mig_geometry)
+
+    def cites_gpus(self) -> str:
+        return (
+            f"capacity sizing: pool {self.name} has {self.size.nodes} nodes x "
+            f"{self.cluster.gpus_per_node} GPUs = {self.size.gpus} GPUs"
+        )
+
+
+@dataclass(slots=True)
+class Document:
+    """One YAML document and why each of its values is what it is: (path, value, source)."""
+
+    data: dict[str, Any]
+    why: list[tuple[str, Any, str]] = field(default_factory=list)
+
+    def note(self, path: str, value: Any, source: str) -> Any:
+        self.why.append((path, value, source))
+        return value
+
+
+@dataclass(slots=True)
+class GeneratedFile:
+    path: str
+    kind: str  # the schema the file is checked against (schemas.SCHEMAS)
+    documents: list[Document]
+    header: list[str] = field(default_factory=list)
+
+    @property
+    def content(self) -> str:
+        lines = [f"# {comment_text(line)}" for line in self.header]
+        parts = []
+        for number, document in enumerate(self.documents):
+            comments = list(lines) if number == 0 else []
+            if document.why:
+                comments.append("# Where each value comes from:")
+                for path, value, source in document.why:
+                    shown = yaml.safe_dump(value, default_flow_style=True, width=10_000).strip()
+                    shown = shown.removesuffix("\n...").removesuffix("...").strip()
+                    comments.append(
+                        f"#   {comment_text(path)} = {comment_text(shown)}: {comment_text(source)}"
+                    )
+            body = yaml.safe_dump(
+                document.data, sort_keys=False, default_flow_style=False, allow_unicode=True
+            )
+            parts.append("\n".join(comments) + ("\n" if comments else "") + body)
+        return "---\n".join(parts)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "kind": self.kind, "content": self.content}

@@ -1,0 +1,285 @@
+"""Each generated document checked before it ships: it parses with PyYAML's safe loader, and it
+validates against a JSON schema of the fields the generator sets, written from each project's
+documented API at the decided version (Kueue v1beta1/v1beta2 ClusterQueue, ResourceFlavor and
+LocalQueue; the NVIDIA device plugin's config file v1; mig-parted v1; the HAMi and GPU Operator
+chart values). Not upstream CRDs: only what EcoMap writes, and closed where EcoMap owns it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+
+from evaluations.configgen.model import GeneratedFile
+
+DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+# A label key: optional DNS-subdomain prefix, then a name of at most 63 characters.
+LABEL_KEY = (
+    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+    r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+)
+LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$"
+RESOURCE_NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+
+NAME = {"type": "string", "pattern": DNS_LABEL, "maxLength": 63}
+LABELS = {
+    "type": "object",
+    "propertyNames": {"pattern": LABEL_KEY},
+    "additionalProperties": {"type": "string", "pattern": LABEL_VALUE, "maxLength": 63},
+}
+TAINT = {
+    "type": "object",
+    "required": ["key", "effect"],
+    "properties": {
+        "key": {"type": "string", "pattern": LABEL_KEY},
+        "operator": {"enum": ["Equal", "Exists"]},
+        "value": {"type": "string", "pattern": LABEL_VALUE},
+        "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
+    },
+    "additionalProperties": False,
+}
+KUEUE_API = {"enum": ["kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"]}
+
+
+def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required if required is not None else list(properties),
+        "additionalProperties": False,
+    }
+
+
+NODE_POOL = _closed(
+    {
+        "pool": NAME,
+        "nodes": {"type": "integer", "minimum": 0},
+        "labels": LABELS,
+        "taints": {"type": "array", "items": TAINT},
+        "mig_configs": {
+            "type": "array",
+            "items": _closed({"nodes": {"type": "integer", "minimum": 0}, "labels": LABELS}),
+        },
+    },
+    ["pool", "nodes", "labels", "taints"],
+)
+SHARING_RESOURCES = _closed(
+    {
+        "resources": {
+            "type": "array",
+            "minItems": 1,
+            "items": _closed(
+                {
+                    "name": {"type": "string", "pattern": RESOURCE_NAME},
+                    "replicas": {"type": "integer", "minimum": 2},
+                }
+            ),
+        }
+    }
+)
+DEVICE_PLUGIN_CONFIG = _closed(
+    {
+        "version": {"const": "v1"},
+        "flags": _closed({"migStrategy": {"enum": ["none", "single", "mixed"]}}),
+        "sharing": {
+            "type": "object",
+            "properties": {"timeSlicing": SHARING_RESOURCES, "mps": SHARING_RESOURCES},
+            "minProperties": 1,
+            "maxProperties": 1,
+            "additionalProperties": False,
+        },
+    },
+    ["version", "flags"],
+)
+MIG_PARTED = _closed(
+    {
+        "version": {"const": "v1"},
+        "mig-configs": {
+            "type": "object",
+            "propertyNames": {"pattern": DNS_LABEL},
+            "additionalProperties": {
+                "type": "array",
+                "minItems": 1,
+                "items": _closed(
+                    {
+                        "devices": {
+                            "oneOf": [
+                                {"const": "all"},
+                                {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                            ]
+                        },
+                        "mig-enabled": {"type": "boolean"},
+                        "mig-devices": {
+                            "type": "object",
+                            "propertyNames": {"pattern": r"^\d+g\.\d+gb(\+me)?$"},
+                            "additionalProperties": {"type": "integer", "minimum": 1},
+                        },
+                    },
+                    ["devices", "mig-enabled"],
+                ),
+            },
+        },
+    }
+)
+HAMI_VALUES = _closed(
+    {
+        "scheduler": _closed(
+            {
+                "defaultSchedulerPolicy": _closed(
+                    {
+                        "nodeSchedulerPolicy": {"enum": ["binpack", "spread"]},
+                        "gpuSchedulerPolicy": {"enum": ["binpack", "spread", "topology-aware"]},
+                    }
+                )
+            }
+        ),
+        "devicePlugin": _closed(
+            {
+                "deviceSplitCount": {"type": "integer", "minimum": 1},
+                "deviceMemoryScaling": {"type": "number", "exclusiveMinimum": 0},
+                "deviceCoreScaling": {"type": "number", "exclusiveMinimum": 0},
+            }
+        ),
+    }
+)
+CONFIG_REF = _closed({"name": NAME, "default": NAME})
+GPU_OPERATOR_VALUES = _closed(
+    {
+        "devicePlugin": _closed(
+            {"enabled": {"type": "boolean"}, "config": CONFIG_REF}, ["enabled"]
+        ),
+        "mig": _closed({"strategy": {"enum": ["single", "mixed"]}}),
+        "migManager": _closed({"enabled": {"type": "boolean"}, "config": CONFIG_REF}),
+    },
+    ["devicePlugin"],
+)
+QUANTITY = {"type": "integer", "minimum": 0}
+RESOURCE_FLAVOR = _closed(
+    {
+        "apiVersion": KUEUE_API,
+        "kind": {"const": "ResourceFlavor"},
+        "metadata": _closed({"name": NAME}),
+        "spec": _closed(
+            {"nodeLabels": LABELS, "tolerations": {"type": "array", "items": TAINT}},
+            ["nodeLabels"],
+        ),
+    }
+)
+FLAVOR_QUOTAS = _closed(
+    {
+        "name": NAME,
+        "resources": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 64,
+            "items": _closed(
+                {"name": {"type": "string", "pattern": RESOURCE_NAME}, "nominalQuota": QUANTITY}
+            ),
+        },
+    }
+)
+CLUSTER_QUEUE_SPEC = {
+    "namespaceSelector": _closed({"matchLabels": LABELS}),
+    "resourceGroups": {
+        "type": "array",
+        "minItems": 1,
+        "maxItems": 16,
+        "items": _closed(
+            {
+                "coveredResources": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 64,
+                    "uniqueItems": True,
+                    "items": {"type": "string", "pattern": RESOURCE_NAME},
+                },
+                "flavors": {"type": "array", "minItems": 1, "maxItems": 64, "items": FLAVOR_QUOTAS},
+            }
+        ),
+    },
+}
+# v1beta1 names the cohort `cohort`; v1beta2 renamed it `cohortName`.
+CLUSTER_QUEUE = {
+    "oneOf": [
+        _closed(
+            {
+                "apiVersion": {"const": f"kueue.x-k8s.io/{version}"},
+                "kind": {"const": "ClusterQueue"},
+                "metadata": _closed({"name": NAME}),
+                "spec": _closed({cohort: NAME, **CLUSTER_QUEUE_SPEC}, ["resourceGroups"]),
+            }
+        )
+        for version, cohort in (("v1beta1", "cohort"), ("v1beta2", "cohortName"))
+    ]
+}
+LOCAL_QUEUE = _closed(
+    {
+        "apiVersion": KUEUE_API,
+        "kind": {"const": "LocalQueue"},
+        "metadata": _closed({"name": NAME, "namespace": NAME}),
+        "spec": _closed({"clusterQueue": NAME}),
+    }
+)
+KUEUE = {
+    "ResourceFlavor": RESOURCE_FLAVOR,
+    "ClusterQueue": CLUSTER_QUEUE,
+    "LocalQueue": LOCAL_QUEUE,
+}
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "node-pool": NODE_POOL,
+    "device-plugin-config": DEVICE_PLUGIN_CONFIG,
+    "mig-parted-config": MIG_PARTED,
+    "hami-values": HAMI_VALUES,
+    "gpu-operator-values": GPU_OPERATOR_VALUES,
+}
+
+
+def _schema_of(kind: str, document: Any) -> dict[str, Any] | None:
+    if kind == "kueue":
+        return KUEUE.get(document.get("kind")) if isinstance(document, dict) else None
+    return SCHEMAS.get(kind)
+
+
+def _kueue_rules(document: dict[str, Any]) -> list[str]:
+    """What Kueue's webhook also refuses: every flavor lists the covered resources, in order."""
+    problems = []
+    for group in document.get("spec", {}).get("resourceGroups", []):
+        covered = group.get("coveredResources", [])
+        for flavor in group.get("flavors", []):
+            names = [resource.get("name") for resource in flavor.get("resources", [])]
+            if names != covered:
+                problems.append(
+                    f"flavor {flavor.get('name')} lists {names}, not the covered {covered}"
+                )
+    return problems
+
+
+def check_file(file: GeneratedFile) -> list[str]:
+    """The problems of one file: it does not parse, a document fits no schema, or breaks a rule;
+    [] when it is fine."""
+    try:
+        documents = list(yaml.safe_load_all(file.content))
+    except yaml.YAMLError as exc:
+        return [f"{file.path}: not YAML: {exc}"]
+    if len(documents) != len(file.documents):
+        return [f"{file.path}: {len(documents)} documents parsed, {len(file.documents)} written"]
+    problems = []
+    for number, (parsed, written) in enumerate(zip(documents, file.documents, strict=True)):
+        where = f"{file.path} document {number + 1}"
+        if parsed != written.data:
+            problems.append(f"{where}: parses to something other than what was written")
+        schema = _schema_of(file.kind, parsed)
+        if schema is None:
+            problems.append(f"{where}: no schema for kind {file.kind}")
+            continue
+        for error in Draft202012Validator(schema).iter_errors(parsed):
+            path = "/".join(str(part) for part in error.absolute_path) or "$"
+            problems.append(f"{where}: {path}: {error.message}")
+        if file.kind == "kueue" and parsed.get("kind") == "ClusterQueue":
+            problems.extend(f"{where}: {problem}" for problem in _kueue_rules(parsed))
+    return problems
+
+
+def check_files(files: list[GeneratedFile]) -> list[str]:
+    return [problem for file in files for problem in check_file(file)]

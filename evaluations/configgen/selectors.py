@@ -1,0 +1,77 @@
+"""An evaluation's decision read as the generators' input, and the generated files checked."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from evaluations.configgen.generate import generate
+from evaluations.configgen.model import DecisionFacts, GeneratedFile, RowFacts
+from evaluations.configgen.schemas import check_files
+from evaluations.errors import EvaluationError
+from evaluations.models import Decision, Evaluation
+
+
+class ConfigUnavailable(EvaluationError):
+    """No decision yet, or one that cannot be turned into configuration (the message says why)."""
+
+    status = 409
+
+
+def _row(ref: str, stored: dict[str, Any]) -> RowFacts:
+    return RowFacts(
+        ref=ref,
+        layer=str(stored.get("layer") or ""),
+        units=tuple(stored.get("resource_units") or ()),
+        provides=tuple(stored.get("provides") or ()),
+        version=str(stored.get("project_version") or ""),
+    )
+
+
+def decision_facts(evaluation: Evaluation) -> DecisionFacts:
+    """The decision as the generators read it: its rows as pinned at approval (as they stand in
+    the catalog before that), its pools, and step 1. ConfigUnavailable without a decision."""
+    from evaluations.decisions.drift import rows_as_stored
+
+    decision = Decision.objects.filter(evaluation=evaluation).first()
+    if decision is None or not decision.rows:
+        raise ConfigUnavailable("The evaluation has no decision yet: decide a stack first.")
+    pinned = decision.approved_rows or {}
+    stored = (
+        pinned if all(ref in pinned for ref in decision.rows) else rows_as_stored(decision.rows)
+    )
+    missing = [ref for ref in decision.rows if ref not in stored]
+    if missing:
+        raise ConfigUnavailable(
+            "Decided rows are no longer in the catalog: " + ", ".join(sorted(missing))
+        )
+    try:
+        profile = evaluation.engine_profile()
+    except ValueError as exc:
+        raise ConfigUnavailable(f"Step 1 is not valid: {exc}") from None
+    approved = ""
+    if decision.approved_at is not None:
+        approved = f"approved {decision.approved_at.date().isoformat()}"
+        if decision.approved_catalog_revision is not None:
+            approved += f", catalog revision {decision.approved_catalog_revision}"
+    return DecisionFacts(
+        evaluation_id=evaluation.pk,
+        rows=tuple(_row(ref, stored[ref]) for ref in decision.rows),
+        profile=profile,
+        pools={str(k): list(v) for k, v in (decision.pools or {}).items()},
+        pool_tenant_sharing=dict(decision.pool_tenant_sharing or {}),
+        approved=approved,
+    )
+
+
+def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
+    """Every file the evaluation's decision gives, each checked; ConfigUnavailable (409) saying
+    why when there is no decision, a name is not a Kubernetes name, or a check fails."""
+    facts = decision_facts(evaluation)
+    try:
+        files = generate(facts)
+    except ValueError as exc:  # ConfigRefused, NameRefused
+        raise ConfigUnavailable(f"No configuration: {exc}") from None
+    problems = check_files(files)
+    if problems:  # a generator defect: never ship a file that fails its own schema
+        raise ConfigUnavailable("The generated configuration failed its checks: " + problems[0])
+    return files
