@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.map_layout import (
     BANDS,
+    Contracts,
     Edge,
     MapLayout,
 )
@@ -564,3 +565,17 @@ def _layout(catalog: MapCatalog, layout: MapLayout, shown: Sequence[Row]) -> dic
         "uirevision": "map",
         "height": height,
     }
+
+
+@dataclass(frozen=True)
+class MapView:
+    """A built map: the figure plus what the page needs to describe its nodes."""
+
+    figure: dict[str, Any]  # plain Plotly JSON: validating thousands of points costs seconds
+    layout: MapLayout
+    shown: tuple[Row, ...]
+    catalog: MapCatalog
+    highlighted: frozenset[str]
+    contracts: Contracts = Contracts((), ())
+    pools: Mapping[str, str] = field(default_factory=dict)  # row id -> node pool name
+    conflicts_drawn: bool = True

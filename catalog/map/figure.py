@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -20,7 +20,6 @@ from catalog.engine.map_focus import focus_rows, pool_of
 from catalog.engine.map_layout import (
     CONTRACT_MAX_PAIRS,
     Contracts,
-    MapLayout,
     catalog_contracts,
     layout_map,
 )
@@ -29,6 +28,7 @@ from catalog.map.draw import (
     LABELS_UP_TO,
     WEBGL_ABOVE,
     MapCatalog,
+    MapView,
     RowDetail,
     _figure,
     _names,
@@ -135,20 +135,6 @@ def map_catalog(*, rows: Sequence[Row] | None = None) -> MapCatalog:
         functions={term.key: term.name for term in Function.objects.all()},
         tags=dict(sorted(tags.items(), key=lambda item: item[1].lower())),
     )
-
-
-@dataclass(frozen=True)
-class MapView:
-    """A built map: the figure plus what the page needs to describe its nodes."""
-
-    figure: dict[str, Any]  # plain Plotly JSON: validating thousands of points costs seconds
-    layout: MapLayout
-    shown: tuple[Row, ...]
-    catalog: MapCatalog
-    highlighted: frozenset[str]
-    contracts: Contracts = Contracts((), ())
-    pools: Mapping[str, str] = field(default_factory=dict)  # row id -> node pool name
-    conflicts_drawn: bool = True
 
 
 def _matches(row: Row, detail: RowDetail, filters: MapFilters) -> bool:

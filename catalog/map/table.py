@@ -6,15 +6,11 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from django.utils.translation import gettext as _
 
 from catalog.engine.map_focus import RowContract, row_contracts
-from catalog.map.draw import RowDetail, _names, _title
-
-if TYPE_CHECKING:  # the figure module builds the view and imports this one
-    from catalog.map.figure import MapView
+from catalog.map.draw import MapView, RowDetail, _names, _title
 
 # The page lists at most this many rows; the CSV has them all.
 TABLE_ROWS_UP_TO = 300

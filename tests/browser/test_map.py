@@ -205,7 +205,7 @@ def test_the_skip_link_takes_the_keyboard_past_the_figure(
 ):
     open_map(signed_in_page, live_server)
 
-    skip = signed_in_page.locator(".skip-link[href=\"#map-table-section\"]")
+    skip = signed_in_page.locator('.skip-link[href="#map-table-section"]')
     skip.focus()
     assert skip.is_visible()  # shown when focused
     signed_in_page.keyboard.press("Enter")

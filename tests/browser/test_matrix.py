@@ -132,7 +132,7 @@ def test_the_matrix_as_a_list_is_reachable_from_the_skip_link(
 ):
     open_matrix(signed_in_page, f"{live_server.url}/matrix/?near=hami")
 
-    signed_in_page.locator(".skip-link[href=\"#matrix-table\"]").focus()
+    signed_in_page.locator('.skip-link[href="#matrix-table"]').focus()
     signed_in_page.keyboard.press("Enter")
     signed_in_page.keyboard.press("Tab")  # onto the list's summary
     signed_in_page.keyboard.press("Enter")  # opens it
