@@ -22,6 +22,7 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 from catalog.imports.services import import_submit
 from evaluations.clusters.services import cluster_snapshot_upload
 from evaluations.models import Evaluation, Role, Team
+from evaluations.sharing.services import share_link_create
 
 pytestmark = [
     pytest.mark.browser,
@@ -67,6 +68,20 @@ NOT_PAGES = {
     "map:data": "the map's JSON",
     "map:card": "a partial the map page loads into its card",
     "matrix:status": "a partial polled by the matrix page",
+    "map:csv": "the map's data as CSV",
+    "map:table": "a partial: the map page's table, loaded into the page",
+    "readyz": "a readiness probe (JSON)",
+    "oidc_authentication_init": "a redirect to the identity provider",
+    "oidc_authentication_callback": "the identity provider's redirect back (signs in, redirects)",
+    "capacity:request": "POST only",
+    "capacity:status": "a partial polled by the capacity panel",
+    "evaluations:trace-upload": "POST only (the form is on step 1)",
+    "evaluations:review-request": "POST only (the form is on the evaluation page)",
+    "evaluations:share-revoke": "POST only",
+    "shared:pdf": "the PDF itself",
+    "shared:adr": "the decision record as Markdown",
+    "teams:webhook-test": "POST only",
+    "teams:webhook-resend": "POST only",
 }
 
 
@@ -110,6 +125,9 @@ def signed_in_pages(evaluation: Evaluation, approved: Evaluation, snapshot, job)
         (f"/evaluations/{approved.pk}/what-if/?row={approved.decision.rows[0]}", 200),
         ("/teams/", 200),
         ("/teams/platform-team/", 200),
+        ("/teams/platform-team/approval-policy/", 200),
+        ("/teams/platform-team/webhook/log/", 200),
+        (f"/evaluations/{approved.pk}/shares/", 200),
         ("/inbox/", 200),
         ("/inbox/search/?q=gang", 200),
         ("/inbox/search/?q=租户隔离", 200),
@@ -151,8 +169,10 @@ def walk(bob, settings):
                         actor=bob, dry_run=True)  # fmt: skip
     evaluation = Evaluation.objects.filter(state="draft").first()
     approved = Evaluation.objects.filter(state="approved").select_related("decision").first()
+    _link, key = share_link_create(evaluation=approved, actor=bob, label="auditor", days=7)
     return {
-        "anonymous": anonymous_pages(),
+        # A share link opens the decision for someone without an account (issue 32).
+        "anonymous": [*anonymous_pages(), (f"/shared/{key}/", 200)],
         "signed_in": signed_in_pages(evaluation, approved, snapshot, job),
     }
 
