@@ -43,10 +43,18 @@ def _openapi_schema(schema: dict, defs: dict | None = None) -> dict:
             return convert(defs[node["$ref"].rsplit("/", 1)[-1]])
         converted = {}
         for key, value in node.items():
-            if key in ("$schema", "$id", "$defs"):
+            if key in ("$schema", "$id", "$defs", "$comment"):
                 continue
             if key == "const":
                 converted["enum"] = [value]
+            elif key == "propertyNames":
+                # OpenAPI 3.0 has no propertyNames: the key rule is said in words instead.
+                keys = value.get("pattern") if isinstance(value, dict) else None
+                if keys:
+                    said = node.get("description", "")
+                    converted["description"] = f"{said} (keys match {keys})".strip()
+            elif key == "description" and "description" in converted:
+                continue
             else:
                 converted[key] = convert(value)
         return converted

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from catalog.engine.fit import TENANT_SHARING
 from catalog.engine.profile import (
+    CROSS_TENANT_SHARING,
     FAILURE_SEMANTICS,
     GPU_MEMORY_MAX_GB,
     GPU_MODEL_MAX,
@@ -326,6 +327,18 @@ class ProfileSerializer(EditSerializer):
     isolation = _choice(ISOLATION_REQUIREMENTS)
     failure_semantics = _choice(FAILURE_SEMANTICS)
     tenancy = _choice(TENANCIES)
+    cross_tenant_sharing = _choice(
+        CROSS_TENANT_SHARING,
+        help_text="whether a GPU may serve several tenants at once; left out or null: derived "
+        "from tenancy and isolation",
+    )
+    workload_isolation = serializers.DictField(
+        child=serializers.ChoiceField(choices=list(ISOLATION_REQUIREMENTS)),
+        required=False,
+        allow_empty=True,
+        help_text="isolation per workload type where it differs from `isolation`, e.g. "
+        '{"training": "hard"}; keys among the profile\'s workload types',
+    )
     priorities = serializers.ListField(
         child=serializers.ChoiceField(choices=list(PRIORITIES)),
         required=False,

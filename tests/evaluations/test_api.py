@@ -443,3 +443,51 @@ def test_recommendations_refuse_a_limit_that_is_not_a_number(cast):
 
     assert refused.status_code == 400
     assert refused.json()["errors"][0]["path"] == "limit"
+
+
+def test_the_profile_api_keeps_tenant_sharing_and_isolation_per_workload(cast, evaluation):
+    """Step 1's page asks whether GPUs may be shared between tenants and how isolated each
+    workload type must be; the API saves and returns the same answers, and says which value
+    is wrong rather than dropping it."""
+    client = api(cast.bob)
+    profile = {
+        **MIXED_PROFILE,
+        "cross_tenant_sharing": "hard_partitions",
+        "workload_isolation": {"training": "hard"},
+        "revision": evaluation.revision,
+    }
+
+    response = client.put(endpoint(evaluation, "steps/profile/"), profile, format="json")
+
+    assert response.status_code == 200, response.json()
+    evaluation.refresh_from_db()
+    assert evaluation.profile["cross_tenant_sharing"] == "hard_partitions"
+    assert evaluation.profile["workload_isolation"] == {"training": "hard"}
+    body = client.get(endpoint(evaluation)).json()
+    assert body["profile"]["cross_tenant_sharing"] == "hard_partitions"
+    assert body["profile"]["workload_isolation"] == {"training": "hard"}
+
+    bad = client.put(
+        endpoint(evaluation, "steps/profile/"),
+        {**profile, "workload_isolation": {"training": "total"}, "revision": evaluation.revision},
+        format="json",
+    )
+    assert bad.status_code == 400
+    assert [e["path"] for e in bad.json()["errors"]] == ["workload_isolation.training"]
+    evaluation.refresh_from_db()
+    assert evaluation.profile["workload_isolation"] == {"training": "hard"}
+
+
+def test_isolation_for_a_workload_type_the_profile_does_not_run_answers_400(cast, evaluation):
+    response = api(cast.bob).put(
+        endpoint(evaluation, "steps/profile/"),
+        {
+            **MIXED_PROFILE,
+            "workload_isolation": {"interactive": "hard"},
+            "revision": evaluation.revision,
+        },
+        format="json",
+    )
+
+    assert response.status_code == 400
+    assert "interactive" in response.json()["detail"]

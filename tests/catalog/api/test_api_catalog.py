@@ -141,3 +141,13 @@ def test_the_bundle_schema_carries_the_live_vocabulary(reader_api):
     schema = reader_api.get("/api/v1/schema/bundle/").json()
 
     assert "mig_slice" in schema["$defs"]["resource_unit"]["enum"]
+
+
+def test_the_openapi_description_is_valid_openapi(db, tmp_path):
+    """Client generators refuse a description that is not valid OpenAPI 3.0 (the bundle's
+    JSON Schema keywords that 3.0 lacks, such as propertyNames, must not leak into it)."""
+    from django.core.management import call_command
+
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(tmp_path / "s.yaml"))
+
+    assert (tmp_path / "s.yaml").stat().st_size > 10_000
