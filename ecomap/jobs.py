@@ -1,5 +1,7 @@
-"""What the recovery sweep asks of every kind of job row (imports, snapshots, reports): which
-rows look orphaned, and sending them again or failing them."""
+"""The life of a job row (reports, capacity runs, matrix snapshots): claimed by one worker,
+beating while it runs, finished, failed with its reason or put back after an outage; and what
+the recovery sweep asks of every kind of job row: which look orphaned, sending them again or
+failing them."""
 
 from __future__ import annotations
 
@@ -7,7 +9,9 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.db import InterfaceError, OperationalError
-from django.db.models import Q, QuerySet
+from django.db.models import F, Model, Q, QuerySet
+from django.db.models.functions import Greatest
+from django.utils import timezone
 
 from ecomap.dispatch import enqueue_on_commit
 from ecomap.outage import JOB_OUTAGE_ERRORS
@@ -25,6 +29,68 @@ DURABLE_TASK = {
     "retry_backoff_max": 60,
     "max_retries": 5,
 }
+
+
+# The status values every job model's Status choices share.
+PENDING, RUNNING, SUCCEEDED, FAILED = "pending", "running", "succeeded", "failed"
+ERROR_MAX = 2000
+
+
+class JobRows:
+    """The lifecycle writes of one job model. Each is one conditional UPDATE, so a job delivered
+    twice, or again after its worker died, is claimed once and a finished row is never touched:
+
+        reports = JobRows(Report)
+        if reports.claim(pk):
+            reports.progress(pk, 50)
+            reports.succeed(pk, file=name)
+    """
+
+    def __init__(self, model: type[Model]):
+        self.model = model
+
+    def claim(self, pk: int, *, progress: int = 5, max_attempts: int | None = None) -> bool:
+        """Take a pending row (or a running one whose worker died) for this worker, counting
+        the attempt; False when it is gone, finished, or has run `max_attempts` times."""
+        now = timezone.now()
+        rows = self.model.objects.filter(pk=pk, status__in=[PENDING, RUNNING])
+        if max_attempts is not None:
+            rows = rows.filter(attempts__lt=max_attempts)
+        claimed = rows.update(
+            status=RUNNING,
+            started_at=now,
+            heartbeat_at=now,
+            progress=progress,
+            error="",
+            attempts=F("attempts") + 1,
+        )
+        return bool(claimed)
+
+    def progress(self, pk: int, percent: int) -> None:
+        """Say how far a running job is; the write is its heartbeat."""
+        self.model.objects.filter(pk=pk, status=RUNNING).update(
+            progress=percent, heartbeat_at=timezone.now()
+        )
+
+    def succeed(self, pk: int, **fields) -> int:
+        """Store the result of a running job: 0 when it was failed or taken meanwhile."""
+        return self.model.objects.filter(pk=pk, status=RUNNING).update(
+            status=SUCCEEDED, progress=100, finished_at=timezone.now(), **fields
+        )
+
+    def fail(self, pk: int, error: str, **fields) -> None:
+        """Fail a job that has not succeeded, with the reason its reader will see."""
+        self.model.objects.filter(pk=pk).exclude(status=SUCCEEDED).update(
+            status=FAILED, error=str(error)[:ERROR_MAX], finished_at=timezone.now(), **fields
+        )
+
+    def requeue(self, pk: int) -> None:
+        """Put a job cut off by an outage (cache or broker) back in the queue: pending again,
+        the attempt not counted, so a retry or the recovery sweep runs it later instead of
+        failing it for good."""
+        self.model.objects.filter(pk=pk, status=RUNNING).update(
+            status=PENDING, progress=0, attempts=Greatest(F("attempts") - 1, 0)
+        )
 
 
 def silent_since(cutoff: datetime) -> Q:

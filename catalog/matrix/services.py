@@ -11,7 +11,6 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import F
 from django.utils import timezone
 
 from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
@@ -20,7 +19,7 @@ from catalog.matrix.selectors import matrix_refusal
 from catalog.matrix.storage import row_to_dict
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.dispatch import COMPUTE_MATRIX_SNAPSHOT, enqueue_on_commit
-from ecomap.jobs import jobs_resend
+from ecomap.jobs import JobRows, jobs_resend
 
 logger = logging.getLogger(__name__)
 Status = MatrixSnapshot.Status
@@ -74,10 +73,11 @@ def matrix_refresh_request(*, scope: str = MatrixSnapshot.CATALOG_SCOPE) -> Matr
     return snapshot
 
 
+JOBS = JobRows(MatrixSnapshot)
+
+
 def _set_progress(snapshot_id: int, percent: int) -> None:
-    MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(
-        progress=percent, heartbeat_at=timezone.now()
-    )
+    JOBS.progress(snapshot_id, percent)
 
 
 def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
@@ -85,16 +85,7 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     conditional update, and a finished snapshot for the same revision is never duplicated. A
     catalog over MATRIX_MAX_ROWS rows is refused (the snapshot fails with the reason) before any
     pair is computed; more than MATRIX_MAX_PAIRS stored pairs stop the engine the same way."""
-    claimed = MatrixSnapshot.objects.filter(
-        id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING], attempts__lt=MAX_ATTEMPTS
-    ).update(
-        status=Status.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-        progress=0,
-        attempts=F("attempts") + 1,
-    )
-    if not claimed:
+    if not JOBS.claim(snapshot_id, progress=0, max_attempts=MAX_ATTEMPTS):
         # A message delivered again and again (its worker killed each time) stops here.
         MatrixSnapshot.objects.filter(
             id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING], attempts__gte=MAX_ATTEMPTS
@@ -153,11 +144,9 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     del result  # the stored bytes are what is kept; free the arrays before the rows are saved
     try:
         with transaction.atomic():
-            updated = MatrixSnapshot.objects.filter(id=snapshot_id, status=Status.RUNNING).update(
-                status=Status.SUCCEEDED,
+            updated = JOBS.succeed(
+                snapshot_id,
                 catalog_revision=revision,
-                progress=100,
-                finished_at=timezone.now(),
                 row_count=len(rows),
                 counts=counts,
                 matrix=data,
@@ -192,12 +181,12 @@ def matrix_snapshot_fail(
     """Fail a snapshot with its reason. `refused` marks a failure the same catalog revision would
     meet again (too many rows or pairs, out of memory, out of time): nothing asks for that
     revision again by itself."""
-    changes = {"status": Status.FAILED, "error": error[:2000], "finished_at": timezone.now()}
+    changes = {}
     if revision is not None:
         changes["catalog_revision"] = revision
     if refused:
         changes["timings"] = {"refused": refused, **(detail or {})}
-    MatrixSnapshot.objects.filter(id=snapshot_id).exclude(status=Status.SUCCEEDED).update(**changes)
+    JOBS.fail(snapshot_id, error, **changes)
 
 
 def matrix_refresh_if_missing(state) -> None:

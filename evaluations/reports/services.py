@@ -8,13 +8,11 @@ from typing import Any
 
 from django.core.files.base import ContentFile
 from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Greatest
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from ecomap.dispatch import BUILD_REPORT, enqueue_on_commit, queue_check
-from ecomap.jobs import jobs_resend
+from ecomap.jobs import JobRows, jobs_resend
 from evaluations import selectors
 from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation, Role
@@ -70,28 +68,19 @@ def report_request(
 # ---- building -----------------------------------------------------------------------------------
 
 
+JOBS = JobRows(Report)
+
+
 def _set_progress(report_id: int, percent: int) -> None:
-    Report.objects.filter(id=report_id, status=Status.RUNNING).update(
-        progress=percent, heartbeat_at=timezone.now()
-    )
+    JOBS.progress(report_id, percent)
 
 
 def report_build(*, report_id: int) -> Report | None:
     """Build a requested report. Safe to run twice or after a worker died mid-way: the claim is a
     conditional update, and a finished report is never rebuilt."""
-    claimed = Report.objects.filter(
-        id=report_id, status__in=[Status.PENDING, Status.RUNNING]
-    ).update(
-        status=Status.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-        progress=5,
-        error="",
-    )
-    if not claimed:
+    if not JOBS.claim(report_id):
         return None  # gone with its evaluation, or finished by an earlier delivery
     report = Report.objects.select_related("evaluation").get(id=report_id)
-    Report.objects.filter(id=report_id).update(attempts=report.attempts + 1)
     started = time.perf_counter()
     with translation.override(report.language):
         context = report_context(
@@ -107,16 +96,14 @@ def report_build(*, report_id: int) -> Report | None:
     report.file.save(f"evaluation-{report.evaluation_id}-report-{report_id}.pdf",
                      ContentFile(rendered.pdf), save=False)  # fmt: skip
     evaluation = context["evaluation"]
-    Report.objects.filter(id=report_id, status=Status.RUNNING).update(
-        status=Status.SUCCEEDED,
-        progress=100,
+    JOBS.succeed(
+        report_id,
         file=report.file.name,
         pages=rendered.pages,
         seconds=round(time.perf_counter() - started, 3),
         catalog_revision=context["catalog_revision"],
         evaluation_revision=evaluation.revision,
         evaluation_updated_at=evaluation.updated_at,
-        finished_at=timezone.now(),
     )
     report.refresh_from_db()
     logger.info(
@@ -127,18 +114,12 @@ def report_build(*, report_id: int) -> Report | None:
 
 
 def report_requeue(*, report_id: int) -> None:
-    """Put a build cut off by an outage (cache or broker) back in the queue: pending again and
-    the attempt not counted, so the task's retry or the recovery sweep builds it later instead
-    of failing it for good."""
-    Report.objects.filter(id=report_id, status=Status.RUNNING).update(
-        status=Status.PENDING, progress=0, attempts=Greatest(F("attempts") - 1, 0)
-    )
+    """Put a build cut off by an outage back in the queue (ecomap.jobs.JobRows.requeue)."""
+    JOBS.requeue(report_id)
 
 
 def report_fail(*, report_id: int, error: str) -> None:
-    Report.objects.filter(id=report_id).exclude(status=Status.SUCCEEDED).update(
-        status=Status.FAILED, error=error[:2000], finished_at=timezone.now()
-    )
+    JOBS.fail(report_id, error)
 
 
 # ---- reading ------------------------------------------------------------------------------------

@@ -7,14 +7,11 @@ import logging
 import time
 
 from django.db import transaction
-from django.db.models import F
-from django.db.models.functions import Greatest
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from catalog.engine.text import render as render_text
 from ecomap.dispatch import RUN_CAPACITY, enqueue_on_commit, queue_check
-from ecomap.jobs import jobs_resend
+from ecomap.jobs import JobRows, jobs_resend
 from evaluations import selectors
 from evaluations.capacity.outcome import capacity_outcome
 from evaluations.errors import InvalidInput, NotAllowed
@@ -66,27 +63,18 @@ def capacity_request(*, evaluation: Evaluation, actor) -> CapacityRun:
 # ---- running ------------------------------------------------------------------------------------
 
 
+JOBS = JobRows(CapacityRun)
+
+
 def _set_progress(run_id: int, percent: int) -> None:
-    CapacityRun.objects.filter(id=run_id, status=Status.RUNNING).update(
-        progress=percent, heartbeat_at=timezone.now()
-    )
+    JOBS.progress(run_id, percent)
 
 
 def capacity_run(*, run_id: int) -> CapacityRun | None:
     """Run a requested simulation. Safe to run twice or after a worker died: the claim is a
     conditional update, and a finished run is never run again. A run whose input changed since
     it was asked for fails with that reason instead of storing numbers for another input."""
-    claimed = CapacityRun.objects.filter(
-        id=run_id, status__in=[Status.PENDING, Status.RUNNING]
-    ).update(
-        status=Status.RUNNING,
-        started_at=timezone.now(),
-        heartbeat_at=timezone.now(),
-        progress=5,
-        error="",
-        attempts=F("attempts") + 1,
-    )
-    if not claimed:
+    if not JOBS.claim(run_id):
         return None
     run = CapacityRun.objects.select_related("evaluation").get(id=run_id)
     started = time.perf_counter()
@@ -117,12 +105,8 @@ def capacity_run(*, run_id: int) -> CapacityRun | None:
     except ValueError as exc:  # the engine's CapacityError names the node or task at fault
         capacity_fail(run_id=run_id, error=str(exc))
         return run
-    CapacityRun.objects.filter(id=run_id, status=Status.RUNNING).update(
-        status=Status.SUCCEEDED,
-        progress=100,
-        result=text_to_data(outcome),
-        seconds=round(time.perf_counter() - started, 3),
-        finished_at=timezone.now(),
+    JOBS.succeed(
+        run_id, result=text_to_data(outcome), seconds=round(time.perf_counter() - started, 3)
     )
     run.refresh_from_db()
     logger.info("capacity run done", extra={"run": run_id, "seconds": run.seconds})
@@ -130,16 +114,12 @@ def capacity_run(*, run_id: int) -> CapacityRun | None:
 
 
 def capacity_requeue(*, run_id: int) -> None:
-    """Put a run cut off by an outage back in the queue, the attempt not counted."""
-    CapacityRun.objects.filter(id=run_id, status=Status.RUNNING).update(
-        status=Status.PENDING, progress=0, attempts=Greatest(F("attempts") - 1, 0)
-    )
+    """Put a run cut off by an outage back in the queue (ecomap.jobs.JobRows.requeue)."""
+    JOBS.requeue(run_id)
 
 
 def capacity_fail(*, run_id: int, error: str) -> None:
-    CapacityRun.objects.filter(id=run_id).exclude(status=Status.SUCCEEDED).update(
-        status=Status.FAILED, error=str(error)[:2000], finished_at=timezone.now()
-    )
+    JOBS.fail(run_id, error)
 
 
 MAX_ATTEMPTS = 3
