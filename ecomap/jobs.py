@@ -8,10 +8,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from django.db import InterfaceError, OperationalError
+from django.db import InterfaceError, OperationalError, models
 from django.db.models import F, Model, Q, QuerySet
 from django.db.models.functions import Greatest
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from ecomap.dispatch import enqueue_on_commit
 from ecomap.outage import JOB_OUTAGE_ERRORS
@@ -34,6 +35,29 @@ DURABLE_TASK = {
 # The status values every job model's Status choices share.
 PENDING, RUNNING, SUCCEEDED, FAILED = "pending", "running", "succeeded", "failed"
 ERROR_MAX = 2000
+
+
+class JobModel(models.Model):
+    """What every job row keeps besides its own input and result: how far it is, how often it
+    was tried, why it failed, and when it was asked for, started, last beat and finished (the
+    recovery sweep reads the heartbeat). Each job model declares its `Status` choices (the same
+    four values, its own words) and its `status` field."""
+
+    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
+    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
+    error = models.TextField(_("error"), blank=True)
+    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
+    started_at = models.DateTimeField(_("started"), null=True, blank=True)
+    # Written as the job progresses: a running job whose heartbeat stops has lost its worker.
+    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        abstract = True
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (SUCCEEDED, FAILED)
 
 
 class JobRows:

@@ -5,8 +5,10 @@ from __future__ import annotations
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from ecomap.jobs import JobModel
 
-class MatrixSnapshot(models.Model):
+
+class MatrixSnapshot(JobModel):
     """The compatibility matrix of the catalog (or of a set of rows) at one catalog revision.
 
     Stored compactly: the engine's `ecomap.matrix/v3` bytes (the pairs that are not independent,
@@ -27,18 +29,9 @@ class MatrixSnapshot(models.Model):
     status = models.CharField(
         _("status"), max_length=20, choices=Status.choices, default=Status.PENDING
     )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
-    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
-    started_at = models.DateTimeField(_("started"), null=True, blank=True)
-    # Written by the worker as the job progresses: a running job whose heartbeat stops has lost
-    # its worker, which the recovery sweep notices within two minutes.
-    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     row_count = models.PositiveIntegerField(_("rows"), default=0)
     counts = models.JSONField(_("pairs per verdict"), default=dict, blank=True)
     timings = models.JSONField(_("timings (s)"), default=dict, blank=True)
-    error = models.TextField(_("error"), blank=True)
     matrix = models.BinaryField(null=True, blank=True, editable=False)
     rows = models.JSONField(default=list, blank=True, editable=False)
 

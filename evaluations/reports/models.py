@@ -6,8 +6,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from ecomap.jobs import JobModel
 
-class Report(models.Model):
+
+class Report(JobModel):
     """A requested build of an evaluation's PDF report; a Celery job fills it in."""
 
     class Status(models.TextChoices):
@@ -32,7 +34,6 @@ class Report(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
     )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     # The report's language: the requester's, so a Chinese team gets Chinese headings.
     language = models.CharField(_("language"), max_length=12, default="en")
     # The body lists the candidates one line each; this adds their full placement cards.
@@ -46,14 +47,6 @@ class Report(models.Model):
         _("evaluation revision"), null=True, blank=True
     )
     evaluation_updated_at = models.DateTimeField(_("evaluation as of"), null=True, blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
-    error = models.TextField(_("error"), blank=True)
-    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
-    started_at = models.DateTimeField(_("started"), null=True, blank=True)
-    # Written by the worker as the job progresses: a running job whose heartbeat stops has lost
-    # its worker, which the recovery sweep notices within two minutes.
-    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
     class Meta:
         app_label = "evaluations"
@@ -67,10 +60,6 @@ class Report(models.Model):
 
     def __str__(self) -> str:
         return f"report {self.pk} of evaluation {self.evaluation_id} ({self.status})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
 
     @property
     def filename(self) -> str:

@@ -6,8 +6,10 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from ecomap.jobs import JobModel
 
-class CapacityRun(models.Model):
+
+class CapacityRun(JobModel):
     """Every recommended stack sized and replayed for one step-1 profile and catalog revision.
 
     `key` names the input (the profile, the catalog revision and the code's versions): a later
@@ -38,16 +40,8 @@ class CapacityRun(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=Status.choices, default=Status.PENDING
     )
-    progress = models.PositiveSmallIntegerField(_("progress (%)"), default=0)
     result = models.JSONField(_("result"), null=True, blank=True)
-    error = models.TextField(_("error"), blank=True)
-    attempts = models.PositiveSmallIntegerField(_("attempts"), default=0)
     seconds = models.FloatField(_("seconds"), null=True, blank=True)
-    created_at = models.DateTimeField(_("requested"), auto_now_add=True)
-    started_at = models.DateTimeField(_("started"), null=True, blank=True)
-    # Written as the job progresses: a running job whose heartbeat stops has lost its worker.
-    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
 
     class Meta:
         app_label = "evaluations"
@@ -61,7 +55,3 @@ class CapacityRun(models.Model):
 
     def __str__(self) -> str:
         return f"capacity run {self.pk} of evaluation {self.evaluation_id} ({self.status})"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
