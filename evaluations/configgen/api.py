@@ -20,6 +20,9 @@ KINDS = [
     "gpu-operator-values",
     "hami-values",
     "kueue",
+    "volcano",
+    "kai-scheduler",
+    "dra",
 ]
 
 
