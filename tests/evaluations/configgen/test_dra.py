@@ -167,3 +167,12 @@ def test_compute_domains_get_no_claim_template_their_controller_writes_it():
         )
     )
     assert not any(f.path.startswith("dra/") for f in files)
+
+
+def test_the_check_refuses_the_v1beta1_request_shape_under_v1():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.34"))
+    file = next(f for f in files if f.path == TEMPLATES)
+    requests = file.documents[0].data["spec"]["spec"]["devices"]["requests"]
+    requests[0] = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
+
+    assert check_files([file])

@@ -178,3 +178,24 @@ def test_every_queue_quota_names_the_capacity_figure_it_is_a_share_of(scheduler)
         notes = [why for path, _value, why in document.why if "gpu" in path]
         assert notes
         assert any("capacity sizing" in why for why in notes)
+
+
+def test_the_check_refuses_what_volcanos_webhook_refuses():
+    files = generate(decision("volcano/scheduler"))
+    file = next(f for f in files if f.path == "volcano/queues.yaml")
+    first, second = (document.data["spec"] for document in file.documents[:2])
+    first["guarantee"]["resource"]["nvidia.com/gpu"] = first["deserved"]["nvidia.com/gpu"] + 1
+    second["deserved"]["nvidia.com/gpu"] = second["capability"]["nvidia.com/gpu"] + 1
+
+    problems = check_files([file])
+
+    assert any("guarantee of nvidia.com/gpu" in p for p in problems)
+    assert any("deserved of nvidia.com/gpu" in p and "exceeds capability" in p for p in problems)
+
+
+def test_the_check_refuses_a_kai_queue_with_a_field_the_api_does_not_have():
+    files = generate(decision("kai-scheduler/scheduler"))
+    file = next(f for f in files if f.path == "kai-scheduler/queues.yaml")
+    file.documents[1].data["spec"]["resources"]["gpu"]["deserved"] = 1  # Volcano's word
+
+    assert check_files([file])
