@@ -20,6 +20,9 @@ KINDS = [
     "gpu-operator-values",
     "hami-values",
     "kueue",
+    "volcano",
+    "kai-scheduler",
+    "dra",
 ]
 
 
@@ -37,8 +40,9 @@ class ConfigSerializer(serializers.Serializer):
 class ConfigView(APIView):
     """Deployable configuration generated from an evaluation's decision: node labels and taints
     per pool, NVIDIA device plugin and GPU Operator settings, mig-parted MIG layouts, HAMi
-    values, Kueue ResourceFlavors, ClusterQueues and LocalQueues. Every value's comment names
-    the decision, row and capacity figure it came from."""
+    values, Kueue ResourceFlavors, ClusterQueues and LocalQueues, Volcano and KAI Scheduler
+    Queues, DRA ResourceClaimTemplates (and DeviceClasses a driver does not install). Every
+    value's comment names the decision, row and capacity figure it came from."""
 
     def handle_exception(self, exc):
         from ecomap.api import error_items  # see evaluations.simulations.api: import order

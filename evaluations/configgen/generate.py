@@ -16,6 +16,8 @@ from evaluations.configgen.capacity_of import (
     sized_pools,
     split,
 )
+from evaluations.configgen.generate_dra import dra_files
+from evaluations.configgen.generate_queues import queue_files
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -64,6 +66,8 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         files.append(_hami_file(facts, pools, header))
     if "kueue" in projects:
         files += _kueue_files(facts, pools, header)
+    files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
+    files += dra_files(facts, pools, header)  # DeviceClasses, ResourceClaimTemplates
     return files
 
 

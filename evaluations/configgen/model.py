@@ -30,6 +30,7 @@ class RowFacts:
     units: tuple[str, ...] = ()
     provides: tuple[str, ...] = ()
     version: str = ""
+    dra_drivers: tuple[str, ...] = ()  # the DRA driver names it publishes (detect.dra_drivers)
 
     @property
     def project(self) -> str:
@@ -42,6 +43,15 @@ class RowFacts:
             item.split(":", 1)[1]
             for item in self.provides
             if item.startswith("resource:") and not GLOB & set(item)
+        )
+
+    @property
+    def device_classes(self) -> tuple[str, ...]:
+        """The DeviceClasses the row's own chart installs (`deviceclass:*` it provides)."""
+        return tuple(
+            item.split(":", 1)[1]
+            for item in self.provides
+            if item.startswith("deviceclass:") and not GLOB & set(item)
         )
 
     def cites(self) -> str:

@@ -226,12 +226,148 @@ KUEUE = {
     "ClusterQueue": CLUSTER_QUEUE,
     "LocalQueue": LOCAL_QUEUE,
 }
+# ---- Volcano, KAI Scheduler, DRA (generate_queues.py, generate_dra.py) --------------------------
+# A resource name as a ResourceList key: a core name (cpu) or a prefixed extended resource.
+RESOURCE_KEY = r"^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
+RESOURCE_LIST = {
+    "type": "object",
+    "minProperties": 1,
+    "propertyNames": {"pattern": RESOURCE_KEY, "maxLength": 253},
+    "additionalProperties": QUANTITY,
+}
+# Volcano v1.15.1 Queue CRD (config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml):
+# cluster-scoped; weight 1..65535; guarantee.resource; parent at most 253 characters.
+VOLCANO_QUEUE = _closed(
+    {
+        "apiVersion": {"const": "scheduling.volcano.sh/v1beta1"},
+        "kind": {"const": "Queue"},
+        "metadata": _closed({"name": NAME}),
+        "spec": _closed(
+            {
+                "weight": {"type": "integer", "minimum": 1, "maximum": 65535},
+                "reclaimable": {"type": "boolean"},
+                "capability": RESOURCE_LIST,
+                "deserved": RESOURCE_LIST,
+                "guarantee": _closed({"resource": RESOURCE_LIST}),
+                "parent": NAME,
+            },
+            ["weight", "reclaimable", "capability", "deserved", "guarantee"],
+        ),
+    }
+)
+# KAI Scheduler v0.17.0 Queue (pkg/apis/scheduling/v2/queue_types.go, resources.go): quotas are
+# float64, GPUs in GPUs (fractions allowed), -1 unlimited; cluster-scoped.
+KAI_AMOUNT = {"type": "number", "minimum": -1}
+KAI_RESOURCE = _closed(
+    {"quota": KAI_AMOUNT, "overQuotaWeight": {"type": "number", "minimum": 0}, "limit": KAI_AMOUNT}
+)
+KAI_QUEUE = _closed(
+    {
+        "apiVersion": {"const": "scheduling.run.ai/v2"},
+        "kind": {"const": "Queue"},
+        "metadata": _closed({"name": NAME}),
+        "spec": _closed(
+            {
+                "parentQueue": NAME,
+                "resources": _closed(
+                    {"gpu": KAI_RESOURCE, "cpu": KAI_RESOURCE, "memory": KAI_RESOURCE}, ["gpu"]
+                ),
+            },
+            ["resources"],
+        ),
+    }
+)
+# resource.k8s.io (k8s.io/api v0.32.0 v1beta1, v0.33.0 v1beta2, v0.34.0 v1): DeviceClass
+# spec.selectors[].cel.expression (at most 10 KiB); a DeviceClass name is a DNS subdomain.
+DNS_SUBDOMAIN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+CLASS_NAME = {"type": "string", "pattern": DNS_SUBDOMAIN, "maxLength": 253}
+DRA_API = {"enum": ["resource.k8s.io/v1beta1", "resource.k8s.io/v1beta2", "resource.k8s.io/v1"]}
+DEVICE_CLASS = _closed(
+    {
+        "apiVersion": DRA_API,
+        "kind": {"const": "DeviceClass"},
+        "metadata": _closed({"name": CLASS_NAME}),
+        "spec": _closed(
+            {
+                "selectors": {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": 32,
+                    "items": _closed(
+                        {"cel": _closed({"expression": {"type": "string", "maxLength": 10240}})}
+                    ),
+                }
+            }
+        ),
+    }
+)
+EXACT_REQUEST = {
+    "deviceClassName": CLASS_NAME,
+    "allocationMode": {"enum": ["ExactCount", "All"]},
+    "count": {"type": "integer", "minimum": 1},
+}
+
+
+def _claim_template(version: str, request: dict[str, Any]) -> dict[str, Any]:
+    return _closed(
+        {
+            "apiVersion": {"const": f"resource.k8s.io/{version}"},
+            "kind": {"const": "ResourceClaimTemplate"},
+            "metadata": _closed({"name": NAME, "namespace": NAME}),
+            "spec": _closed(
+                {
+                    "spec": _closed(
+                        {
+                            "devices": _closed(
+                                {
+                                    "requests": {
+                                        "type": "array",
+                                        "minItems": 1,
+                                        "maxItems": 32,
+                                        "items": request,
+                                    }
+                                }
+                            )
+                        }
+                    )
+                }
+            ),
+        }
+    )
+
+
+# v1beta1 names the class on the request; v1beta2 and v1 under `exactly` (ExactDeviceRequest).
+RESOURCE_CLAIM_TEMPLATE = {
+    "oneOf": [
+        _claim_template(
+            "v1beta1", _closed({"name": NAME, **EXACT_REQUEST}, ["name", "deviceClassName"])
+        ),
+        *(
+            _claim_template(
+                version,
+                _closed(
+                    {"name": NAME, "exactly": _closed(EXACT_REQUEST, ["deviceClassName"])},
+                    ["name", "exactly"],
+                ),
+            )
+            for version in ("v1beta2", "v1")
+        ),
+    ]
+}
+DRA = {
+    "if": {"properties": {"kind": {"const": "DeviceClass"}}},
+    "then": DEVICE_CLASS,
+    "else": RESOURCE_CLAIM_TEMPLATE,
+}
 SCHEMAS: dict[str, dict[str, Any]] = {
     "node-pool": NODE_POOL,
     "device-plugin-config": DEVICE_PLUGIN_CONFIG,
     "mig-parted-config": MIG_PARTED,
     "hami-values": HAMI_VALUES,
     "gpu-operator-values": GPU_OPERATOR_VALUES,
+    "volcano": VOLCANO_QUEUE,
+    "kai-scheduler": KAI_QUEUE,
+    "dra": DRA,
 }
 
 
@@ -252,6 +388,22 @@ def _kueue_rules(document: dict[str, Any]) -> list[str]:
                 problems.append(
                     f"flavor {flavor.get('name')} lists {names}, not the covered {covered}"
                 )
+    return problems
+
+
+def _volcano_rules(document: dict[str, Any]) -> list[str]:
+    """What Volcano's queue webhook also refuses (validate_queue.go#L226-L290 at v1.15.1):
+    guarantee <= deserved <= capability for every resource named in both."""
+    spec = document.get("spec", {})
+    capability, deserved = spec.get("capability", {}), spec.get("deserved", {})
+    guarantee = spec.get("guarantee", {}).get("resource", {})
+    problems = []
+    for name, amount in guarantee.items():
+        if amount > deserved.get(name, amount - 1):
+            problems.append(f"guarantee of {name} ({amount}) exceeds deserved or is not deserved")
+    for name, amount in deserved.items():
+        if name in capability and amount > capability[name]:
+            problems.append(f"deserved of {name} ({amount}) exceeds capability")
     return problems
 
 
@@ -278,6 +430,8 @@ def check_file(file: GeneratedFile) -> list[str]:
             problems.append(f"{where}: {path}: {error.message}")
         if file.kind == "kueue" and parsed.get("kind") == "ClusterQueue":
             problems.extend(f"{where}: {problem}" for problem in _kueue_rules(parsed))
+        if file.kind == "volcano" and isinstance(parsed, dict):
+            problems.extend(f"{where}: {problem}" for problem in _volcano_rules(parsed))
     return problems
 
 

@@ -1,0 +1,255 @@
+"""Volcano Queues and KAI Scheduler Queues from a decision: one queue per tenant whose quota is
+the tenant's share of the pools' capacity (the capacity sizing), the way the Kueue ClusterQueues
+of generate.py are. Every value's comment says where it came from (docs/configgen.md).
+
+Volcano v1.15.1 (the catalog's pin): Queue scheduling.volcano.sh/v1beta1, cluster-scoped, with
+spec.capability (upper bound), spec.deserved (what the capacity plugin lends and reclaims back),
+spec.guarantee.resource (reserved: withheld from every other queue), spec.weight (the proportion
+plugin's divisor, 1..65535) and spec.reclaimable; its webhook requires guarantee <= deserved <=
+capability. https://github.com/volcano-sh/volcano/blob/v1.15.1/config/crd/volcano/bases/scheduling.volcano.sh_queues.yaml
+https://github.com/volcano-sh/volcano/blob/v1.15.1/pkg/webhooks/admission/queues/validate/validate_queue.go#L226-L290
+https://github.com/volcano-sh/volcano/blob/v1.15.1/docs/user-guide/how_to_use_capacity_plugin.md
+
+KAI Scheduler v0.17.0: Queue scheduling.run.ai/v2, cluster-scoped, spec.parentQueue and
+spec.resources.{gpu,cpu,memory}.{quota,overQuotaWeight,limit}; GPU in GPUs (fractions allowed),
+limit -1 no limit, 0 or unset nothing over quota; only leaf queues take jobs.
+https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/pkg/apis/scheduling/v2/resources.go
+https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/docs/queues/README.md
+"""
+
+from __future__ import annotations
+
+from evaluations.configgen.capacity_of import capacity, presented, split
+from evaluations.configgen.model import (
+    POOL_LABEL,
+    ConfigRefused,
+    DecisionFacts,
+    Document,
+    GeneratedFile,
+    Pool,
+)
+from evaluations.configgen.names import k8s_name
+
+VOLCANO_API = "scheduling.volcano.sh/v1beta1"
+# staging/src/volcano.sh/apis/pkg/apis/scheduling/v1beta1/labels.go#L46-L48 at v1.15.1
+VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
+VOLCANO_WEIGHT_MAX = 65535  # the Queue CRD's spec.weight maximum
+# Volcano keeps a `root` queue it will not let anyone change (validate_queue.go#L100-L108).
+VOLCANO_RESERVED = {"root"}
+KAI_API = "scheduling.run.ai/v2"
+# pkg/common/constants/constants.go#L20 (DefaultQueueLabel) and docs/quickstart/README.md#L29-L33
+KAI_QUEUE_LABEL = "kai.scheduler/queue"
+KAI_NO_LIMIT = -1
+
+
+def queue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> list[GeneratedFile]:
+    """The Volcano and KAI queue files the decision gives (none when it decides neither)."""
+    files = []
+    if "volcano" in facts.projects():
+        files.append(_volcano_file(facts, _pools_of(pools, "volcano"), header))
+    if "kai-scheduler" in facts.projects():
+        files.append(_kai_file(facts, _pools_of(pools, "kai-scheduler"), header))
+    return files
+
+
+def _pools_of(pools: list[Pool], project: str) -> list[Pool]:
+    """The pools whose work the project queues: those it serves (every pool when it is not
+    assigned to any)."""
+    return [pool for pool in pools if pool.has(project)] or pools
+
+
+def _cited(facts: DecisionFacts, project: str) -> str:
+    return ", ".join(r.cites() for r in facts.rows if r.project == project) or "decision"
+
+
+class _Shares:
+    """Every resource the pools present, its capacity summed over the pools, and each tenant's
+    share of it (in each pool in proportion to the tenant's GPU quota, so shares sum to it)."""
+
+    def __init__(self, pools: list[Pool]) -> None:
+        self.pools = pools
+        self.tenants = list(pools[0].quotas)
+        self.resources = sorted({name for pool in pools for name in presented(pool)})
+        self.total: dict[str, int] = {}
+        self.share: dict[str, dict[str, int]] = {}
+        self.why: dict[str, str] = {}
+        for resource in self.resources:
+            self.total[resource] = 0
+            self.share[resource] = dict.fromkeys(self.tenants, 0)
+            whys = []
+            for pool in pools:
+                amount, why = (
+                    capacity(pool, resource)
+                    if resource in presented(pool)
+                    else (0, "its rows do not present it")
+                )
+                self.total[resource] += amount
+                for tenant, part in split(amount, pool.quotas).items():
+                    self.share[resource][tenant] += part
+                whys.append(f"pool {pool.name} {amount}: {why}")
+            self.why[resource] = "; ".join(whys)
+
+    def gpus(self, tenant: str) -> int:
+        return sum(pool.quotas[tenant] for pool in self.pools)
+
+    def cites(self, tenant: str) -> str:
+        pools = ", ".join(f"{pool.quotas[tenant]} of pool {pool.name}'s" for pool in self.pools)
+        total = sum(pool.size.gpus for pool in self.pools)
+        return f"{tenant}'s {pools} GPUs ({total} in all, capacity sizing)"
+
+
+# ---- Volcano ------------------------------------------------------------------------------------
+
+
+def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> GeneratedFile:
+    shares = _Shares(pools)
+    if not shares.resources:
+        raise ConfigRefused("no decided data-plane row presents a resource for Volcano's queues")
+    cited = _cited(facts, "volcano")
+    documents = []
+    for tenant in shares.tenants:
+        if tenant in VOLCANO_RESERVED:
+            raise ConfigRefused(f"tenant name {tenant!r} is Volcano's own root queue")
+        doc = Document({"apiVersion": VOLCANO_API, "kind": "Queue", "metadata": {"name": tenant}})
+        doc.note("apiVersion", VOLCANO_API, f"{cited}: the Queue CRD it serves")
+        doc.note("metadata.name", tenant, f"tenant of step 1 ({len(shares.tenants)} tenants)")
+        gpus = shares.gpus(tenant)
+        weight = doc.note(
+            "spec.weight",
+            max(1, min(VOLCANO_WEIGHT_MAX, gpus)),
+            f"{shares.cites(tenant)}: the proportion plugin divides by weight, so its shares "
+            "follow the same quotas as spec.deserved",
+        )
+        reclaimable = doc.note(
+            "spec.reclaimable",
+            True,
+            "what this tenant borrows beyond spec.deserved is reclaimed when its owner needs it",
+        )
+        capability, deserved, guarantee = {}, {}, {}
+        for resource in shares.resources:
+            capability[resource] = doc.note(
+                f"spec.capability.{resource}",
+                shares.total[resource],
+                f"the pools' whole capacity ({shares.why[resource]}): idle quota may be borrowed",
+            )
+            deserved[resource] = doc.note(
+                f"spec.deserved.{resource}",
+                shares.share[resource][tenant],
+                f"{shares.cites(tenant)} of {shares.total[resource]}",
+            )
+            guarantee[resource] = doc.note(
+                f"spec.guarantee.resource.{resource}",
+                0,
+                "nothing reserved: a guarantee is withheld from every other tenant even when "
+                "idle; spec.deserved is reclaimed for this tenant instead",
+            )
+        doc.data["spec"] = {
+            "weight": weight,
+            "reclaimable": reclaimable,
+            "capability": capability,
+            "deserved": deserved,
+            "guarantee": {"resource": guarantee},
+        }
+        documents.append(doc)
+    return GeneratedFile(
+        "volcano/queues.yaml",
+        "volcano",
+        documents,
+        [
+            *header,
+            f"Volcano Queues ({VOLCANO_API}, cluster-scoped): kubectl apply -f volcano/queues.yaml",
+            "A workload picks its tenant's queue with schedulerName: volcano and, for a Volcano "
+            "Job or a PodGroup, spec.queue: TENANT; a plain pod by the annotation "
+            f"{VOLCANO_QUEUE_ANNOTATION}: TENANT.",
+            "spec.deserved is what the capacity plugin lends and reclaims: enable it and the "
+            "reclaim action in volcano-scheduler-configmap, without the proportion plugin "
+            "(docs/user-guide/how_to_use_capacity_plugin.md at v1.15.1).",
+            "Volcano queues are cluster-wide: the pool a pod runs in is chosen by its node "
+            f"selector {POOL_LABEL} (and toleration), not by the queue. Pools queued: "
+            + ", ".join(pool.name for pool in pools),
+            "Quotas: deserved sums to the pools' capacity of each resource.",
+        ],
+    )
+
+
+# ---- KAI Scheduler ------------------------------------------------------------------------------
+
+
+def _kai_quota(doc: Document, path: str, quota, limit, why: str) -> dict:
+    return {
+        "quota": doc.note(f"{path}.quota", quota, why),
+        "overQuotaWeight": doc.note(
+            f"{path}.overQuotaWeight", 1, "idle resources beyond quota shared evenly"
+        ),
+        "limit": doc.note(
+            f"{path}.limit",
+            limit,
+            "-1: no limit (0 would allow nothing over quota), idle GPUs may be borrowed and "
+            "are reclaimed for their owner"
+            if limit == KAI_NO_LIMIT
+            else "the pools' GPUs",
+        ),
+    }
+
+
+def _unsized(doc: Document, path: str) -> dict:
+    """CPU and memory, which EcoMap does not size: as KAI's own default queue sets them."""
+    why = "EcoMap sizes GPUs only: no guarantee, no limit (KAI's default-queue values)"
+    return {
+        "quota": doc.note(f"{path}.quota", 0, why),
+        "overQuotaWeight": doc.note(f"{path}.overQuotaWeight", 1, why),
+        "limit": doc.note(f"{path}.limit", KAI_NO_LIMIT, why),
+    }
+
+
+def _kai_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> GeneratedFile:
+    shares = _Shares(pools)
+    cited = _cited(facts, "kai-scheduler")
+    parent = k8s_name("queue", facts.name)
+    if parent in shares.tenants:
+        raise ConfigRefused(f"tenant name {parent!r} is the evaluation's parent queue")
+    total = sum(pool.size.gpus for pool in pools)
+    gpus_why = "; ".join(pool.cites_gpus() for pool in pools)
+    top = Document({"apiVersion": KAI_API, "kind": "Queue", "metadata": {"name": parent}})
+    top.note("apiVersion", KAI_API, f"{cited}: the Queue CRD it serves")
+    top.note("metadata.name", parent, f"the department queue of {facts.source}")
+    top.data["spec"] = {
+        "resources": {
+            "gpu": _kai_quota(top, "spec.resources.gpu", total, KAI_NO_LIMIT, gpus_why),
+            "cpu": _unsized(top, "spec.resources.cpu"),
+            "memory": _unsized(top, "spec.resources.memory"),
+        }
+    }
+    documents = [top]
+    for tenant in shares.tenants:
+        doc = Document({"apiVersion": KAI_API, "kind": "Queue", "metadata": {"name": tenant}})
+        doc.note("apiVersion", KAI_API, f"{cited}: the Queue CRD it serves")
+        doc.note("metadata.name", tenant, f"tenant of step 1 ({len(shares.tenants)} tenants)")
+        doc.note("spec.parentQueue", parent, "the evaluation's department queue")
+        gpus = shares.gpus(tenant)
+        doc.data["spec"] = {
+            "parentQueue": parent,
+            "resources": {
+                "gpu": _kai_quota(
+                    doc, "spec.resources.gpu", gpus, KAI_NO_LIMIT, shares.cites(tenant)
+                ),
+                "cpu": _unsized(doc, "spec.resources.cpu"),
+                "memory": _unsized(doc, "spec.resources.memory"),
+            },
+        }
+        documents.append(doc)
+    return GeneratedFile(
+        "kai-scheduler/queues.yaml",
+        "kai-scheduler",
+        documents,
+        [
+            *header,
+            f"KAI Scheduler Queues ({KAI_API}, cluster-scoped): kubectl apply -f "
+            "kai-scheduler/queues.yaml",
+            f"A pod picks its tenant's queue with the label {KAI_QUEUE_LABEL}: TENANT and "
+            f"schedulerName: kai-scheduler; only the tenants' (leaf) queues take jobs, {parent} "
+            "is their parent.",
+            "GPU quotas are GPUs (KAI allows fractions, e.g. 0.5) and sum to the pools' GPUs "
+            f"({total}); pools queued: " + ", ".join(pool.name for pool in pools),
+        ],
+    )

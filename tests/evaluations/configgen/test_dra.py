@@ -1,0 +1,178 @@
+"""DRA from a decision: a ResourceClaimTemplate per tenant namespace asking one device of the
+decided driver's class, in the resource.k8s.io version the decision's Kubernetes release serves,
+and a DeviceClass only where the driver's chart does not install one.
+
+Sources:
+- resource.k8s.io shapes, k8s.io/api at the releases (v0.N.0 = Kubernetes 1.N):
+  v1beta1 (1.32) DeviceRequest.deviceClassName, allocationMode, count
+  https://github.com/kubernetes/api/blob/v0.32.0/resource/v1beta1/types.go#L398-L470 ;
+  v1beta2 (1.33) and v1 (1.34, GA) DeviceRequest.exactly (ExactDeviceRequest.deviceClassName)
+  https://github.com/kubernetes/api/blob/v0.33.0/resource/v1beta2/types.go#L628-L660 ,
+  https://github.com/kubernetes/api/blob/v0.34.0/resource/v1/types.go#L768-L830 ;
+  ResourceClaimTemplate.spec.spec (ResourceClaimTemplateSpec.spec),
+  DeviceClass.spec.selectors[].cel.expression.
+- NVIDIA's DRA driver chart v0.4.1 installs DeviceClass gpu.nvidia.com (resources.gpus.enabled,
+  on by default) https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/templates/deviceclass-gpu.yaml
+- DRA GA with resource.k8s.io/v1 in 1.34; beta (v1beta1) from 1.32
+  (catalog/data/facts/kubernetes-features.yaml)
+- ComputeDomains: the driver's controller writes the channel's ResourceClaimTemplate itself
+  (ComputeDomain spec.channel.resourceClaimTemplate.name)
+  https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/api/nvidia.com/resource/v1beta1/computedomain.go#L97
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+import yaml
+
+from catalog.engine.profile import Profile
+from evaluations.configgen.generate import generate
+from evaluations.configgen.model import ConfigRefused, DecisionFacts
+from evaluations.configgen.schemas import check_files
+from tests.evaluations.configgen.catalog_rows import bundle_row
+
+TEMPLATES = "dra/resource-claim-templates.yaml"
+CLASSES = "dra/device-classes.yaml"
+NVIDIA_DRA = ("nvidia-dra-driver-gpu/gpu-kubelet-plugin", "kubernetes-dra/core-allocation")
+
+
+def decision(*refs: str, rows=None, pools=None, **profile) -> DecisionFacts:
+    data = {
+        "workload_types": ["training"],
+        "tenant_count": 2,
+        "gpu_model": "H100 80GB",
+        "node_count": 2,
+        **profile,
+    }
+    return DecisionFacts(
+        evaluation_id=63,
+        rows=rows or tuple(bundle_row(ref) for ref in refs),
+        profile=Profile.from_dict(data),
+        pools=pools or {},
+    )
+
+
+def documents(files, path):
+    file = next(f for f in files if f.path == path)
+    return list(yaml.safe_load_all(file.content))
+
+
+def test_claim_template_per_tenant_on_kubernetes_1_34_uses_resource_k8s_io_v1():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.34"))
+
+    assert check_files(files) == []
+    templates = documents(files, TEMPLATES)
+    assert [(t["metadata"]["namespace"]) for t in templates] == ["tenant-1", "tenant-2"]
+    for template in templates:
+        assert template["apiVersion"] == "resource.k8s.io/v1"
+        assert template["kind"] == "ResourceClaimTemplate"
+        (request,) = template["spec"]["spec"]["devices"]["requests"]
+        assert request["exactly"]["deviceClassName"] == "gpu.nvidia.com"
+        assert request["exactly"]["count"] == 1
+        assert "deviceClassName" not in request
+
+
+def test_the_drivers_own_device_class_is_not_duplicated():
+    # NVIDIA's chart installs gpu.nvidia.com and mig.nvidia.com: no DeviceClass is generated.
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.34"))
+
+    assert CLASSES not in {f.path for f in files}
+    assert (
+        "installs DeviceClass gpu.nvidia.com"
+        in next(f for f in files if f.path == TEMPLATES).content
+    )
+
+
+def test_kubernetes_1_32_gets_v1beta1_with_the_class_on_the_request():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.32"))
+
+    assert check_files(files) == []
+    template = documents(files, TEMPLATES)[0]
+    assert template["apiVersion"] == "resource.k8s.io/v1beta1"
+    (request,) = template["spec"]["spec"]["devices"]["requests"]
+    assert request["deviceClassName"] == "gpu.nvidia.com"
+    assert "exactly" not in request
+
+
+def test_kubernetes_1_33_gets_v1beta2_with_exactly():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="v1.33.4"))
+
+    assert check_files(files) == []
+    template = documents(files, TEMPLATES)[0]
+    assert template["apiVersion"] == "resource.k8s.io/v1beta2"
+    assert template["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"]
+
+
+def test_unknown_kubernetes_version_uses_v1_and_says_so():
+    files = generate(decision(*NVIDIA_DRA))
+
+    assert documents(files, TEMPLATES)[0]["apiVersion"] == "resource.k8s.io/v1"
+    text = next(f for f in files if f.path == TEMPLATES).content
+    assert "step 1 does not say the Kubernetes version" in text
+
+
+def test_kubernetes_before_dra_beta_is_refused_with_the_reason():
+    with pytest.raises(ConfigRefused, match="1.31"):
+        generate(decision(*NVIDIA_DRA, kubernetes_version="1.31"))
+
+
+def test_a_driver_without_chart_classes_gets_a_device_class_per_pool_selecting_its_driver():
+    # A vendor row that names its driver (detect.dra_drivers) but installs no DeviceClass: the
+    # Intel GPU row with its chart's classes taken away.
+    intel = bundle_row("intel-resource-drivers/gpu-kubelet-plugin")
+    bare = replace(
+        intel, provides=tuple(p for p in intel.provides if not p.startswith("deviceclass:"))
+    )
+    pools = {"a": [bare.ref], "b": [bare.ref]}
+    files = generate(decision(rows=(bare,), pools=pools, kubernetes_version="1.34"))
+
+    assert check_files(files) == []
+    classes = documents(files, CLASSES)
+    assert [c["metadata"]["name"] for c in classes] == ["evaluation-63-a", "evaluation-63-b"]
+    for device_class in classes:
+        assert device_class["apiVersion"] == "resource.k8s.io/v1"
+        assert device_class["kind"] == "DeviceClass"
+        assert "namespace" not in device_class["metadata"]
+        assert device_class["spec"]["selectors"] == [
+            {"cel": {"expression": 'device.driver == "gpu.intel.com"'}}
+        ]
+    templates = documents(files, TEMPLATES)
+    assert len(templates) == 2 * 2  # one per tenant and pool
+    named = {
+        t["spec"]["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"] for t in templates
+    }
+    assert named == {"evaluation-63-a", "evaluation-63-b"}
+
+
+def test_the_dra_api_alone_names_no_driver_so_nothing_is_generated():
+    files = generate(
+        decision(
+            "kubernetes-dra/core-allocation",
+            "kubernetes-dra/resource-api",
+            "nvidia-device-plugin/whole-gpu",
+        )
+    )
+    assert not any(f.path.startswith("dra/") for f in files)
+
+
+def test_compute_domains_get_no_claim_template_their_controller_writes_it():
+    files = generate(
+        decision(
+            "nvidia-device-plugin/whole-gpu",
+            "nvidia-dra-driver-gpu/compute-domain",
+            "nvidia-gpu-operator/clusterpolicy",
+            kubernetes_version="1.34",
+        )
+    )
+    assert not any(f.path.startswith("dra/") for f in files)
+
+
+def test_the_check_refuses_the_v1beta1_request_shape_under_v1():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.34"))
+    file = next(f for f in files if f.path == TEMPLATES)
+    requests = file.documents[0].data["spec"]["spec"]["devices"]["requests"]
+    requests[0] = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
+
+    assert check_files([file])
