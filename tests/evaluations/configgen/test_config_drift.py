@@ -11,7 +11,7 @@ from typing import Any
 
 from catalog.engine.cluster import parse_snapshot
 from catalog.engine.profile import Profile
-from evaluations.configgen.drift import config_drift, quantity_value
+from evaluations.configgen.config_drift import config_drift, quantity_value
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import DecisionFacts
 from tests.evaluations.configgen.test_generate import bundle_row, hami_decision
