@@ -65,6 +65,7 @@ DETECT_KEYS = (
     "daemonsets",
     "deployments",
     "node_labels",
+    "unless_node_labels",
     "extended_resources",
     "dra_drivers",
     "webhooks",

@@ -17,6 +17,7 @@ SIGNATURES = {
     "helm_charts": ["hami"],
     "images": ["projecthami/hami"],
     "extended_resources": ["nvidia.com/gpumem", "nvidia.com/gpucores"],
+    "unless_node_labels": ["gpu=off"],
     "evidence": ["https://github.com/Project-HAMi/HAMi/blob/v2.7.1/charts/hami/values.yaml"],
     "note": "The DaemonSet name follows the Helm release name.",
 }
@@ -37,6 +38,7 @@ def test_signatures_are_stored_in_a_fixed_order_without_duplicates_and_exported_
         "helm_charts",
         "images",
         "daemonsets",
+        "unless_node_labels",
         "extended_resources",
         "evidence",
         "note",

@@ -311,19 +311,27 @@ class _Cluster:
             (_name(c), repr(_dig(c, "spec", "selectors"))) for c in snapshot.items("deviceclasses")
         ]
         self._nodes_of: dict[str, tuple[str, ...]] = {}
-        self._facts: dict[frozenset[str], tuple[dict[str, set[str]], set[str]]] = {}
+        self._facts: dict[
+            tuple[frozenset[str], tuple[str, ...]], tuple[dict[str, set[str]], set[str]]
+        ] = {}
 
-    def facts(self, names: Iterable[str]) -> tuple[dict[str, set[str]], set[str]]:
+    def facts(
+        self, names: Iterable[str], unless: Sequence[str] = ()
+    ) -> tuple[dict[str, set[str]], set[str]]:
         """Label values by key and the extended resources of the named nodes (all nodes when
-        none are named); rows sharing a DaemonSet ask for the same nodes, so it is kept."""
-        key = frozenset(names)
+        none are named), leaving out the nodes that carry an `unless` label; rows sharing a
+        DaemonSet ask for the same nodes, so it is kept."""
+        key = (frozenset(names), tuple(unless))
         if key not in self._facts:
             labels: dict[str, set[str]] = defaultdict(set)
             resources: set[str] = set()
             for node in self.nodes:
-                if key and _name(node) not in key:
+                if key[0] and _name(node) not in key[0]:
                     continue
-                for label, value in node_labels(node).items():
+                own = node_labels(node)
+                if unless and any(label_matches(entry, _single(own)) for entry in unless):
+                    continue
+                for label, value in own.items():
                     labels[label].add(value)
                 resources.update(node_resources(node))
             self._facts[key] = (dict(labels), resources)
@@ -400,9 +408,17 @@ def label_matches(entry: str, labels: Mapping[str, Iterable[str]]) -> bool:
     )
 
 
+def _single(labels: Mapping[str, str]) -> dict[str, tuple[str]]:
+    return {key: (value,) for key, value in labels.items()}
+
+
 def _corroborate(cluster: _Cluster, signature: Mapping[str, Any], match: _Match) -> None:
-    """Score the corroborating signatures, on the row's own nodes when it has any."""
-    labels, resources = cluster.facts(match.nodes)
+    """Score the corroborating signatures, on the row's own nodes when it has any. A node that
+    carries one of the row's `unless_node_labels` is no evidence for it: its labels and
+    resources are not the row's (e.g. `nvidia.com/mig.config=all-disabled`: the MIG manager
+    disabled MIG, so the GPUs are presented whole whatever `nvidia.com/mig.strategy` says)."""
+    unless = tuple(signature.get("unless_node_labels", ()))
+    labels, resources = cluster.facts(match.nodes, unless)
     for crd in signature.get("crds", ()):
         if crd in cluster.crds:
             match.score += 1

@@ -71,3 +71,20 @@ def test_rows_sharing_a_daemonset_differ_in_what_the_nodes_show():
         if row.startswith("nvidia-device-plugin/")
     }
     assert len(set(modes.values())) == len(modes)
+
+
+@pytest.mark.parametrize("mode", ["mig-single", "mig-mixed"])
+def test_the_mig_modes_take_no_evidence_from_nodes_whose_mig_is_disabled(mode):
+    # GFD v0.20.0 writes nvidia.com/mig.strategy whatever the devices (internal/lm/strategy.go)
+    # and the plugin advertises MIG-disabled GPUs whole under any strategy (device_map.go), so a
+    # node the MIG manager left at all-disabled, or without a MIG-capable GPU, is whole-GPU.
+    [(_row, _project, placement)] = [r for r in ROWS if r[0] == f"nvidia-device-plugin/{mode}"]
+    detect = placement["detect"]
+    assert detect["unless_node_labels"] == [
+        "nvidia.com/mig.config=all-disabled",
+        "nvidia.com/mig.capable=false",
+    ]
+    cited = " ".join(detect["evidence"])
+    assert "/v0.20.0/internal/rm/device_map.go" in cited
+    assert "/v0.20.0/internal/lm/mig-strategy.go" in cited
+    assert "gpu-operator/blob/v26.7.0/controllers/nodelabeling_controller.go" in detect["note"]
