@@ -3,10 +3,9 @@ Copy button each, the archive's download link; the reason when there is nothing 
 
 from __future__ import annotations
 
-import html
-
 import pytest
 from django.urls import reverse
+from django.utils.html import escape
 
 from evaluations.configgen.selectors import evaluation_config
 from evaluations.models import Decision
@@ -33,7 +32,7 @@ def test_the_page_shows_every_file_with_its_kind_content_and_a_copy_button(
         assert f'id="config-file-{number}"' in page
         assert f"<code>{file.path}</code>" in page
         assert f'data-kind="{file.kind}"' in page
-        assert html.escape(file.content, quote=False) in page
+        assert escape(file.content) in page
         assert f'data-copy-target="config-file-{number}-content"' in page
     assert page.count("data-copy-target=") == len(files)
 
