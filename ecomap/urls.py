@@ -27,6 +27,8 @@ urlpatterns = [
     path("catalog/", include("catalog.urls")),
     path("evaluations/", include("evaluations.urls")),
     path("evaluations/", include("evaluations.simulations.urls")),
+    # a decision's generated configuration: /evaluations/<pk>/configuration/
+    path("evaluations/", include("evaluations.configgen.urls")),
     path("teams/", include("evaluations.teams.urls")),
     path("inbox/", include("evaluations.inbox.urls")),
     # read-only share links of a decision: the key in the path is the only credential

@@ -6,7 +6,7 @@ from rest_framework.routers import SimpleRouter
 from evaluations.api import views
 from evaluations.approvals import api as approval_api
 from evaluations.clusters import api as cluster_api
-from evaluations.configgen.api import ConfigView
+from evaluations.configgen.api import ConfigArchiveView, ConfigView
 from evaluations.reports import api as report_api
 from evaluations.simulations.api import CapacityView
 
@@ -46,5 +46,11 @@ urlpatterns = [
     ),
     path("evaluations/<str:pk>/capacity/", CapacityView.as_view(), name="evaluation-capacity"),
     path("evaluations/<str:pk>/config/", ConfigView.as_view(), name="evaluation-config"),
+    # The archive is named as it is saved (like adr.md): `config.tar.gz`, no trailing slash.
+    path(
+        "evaluations/<str:pk>/config.tar.gz",
+        ConfigArchiveView.as_view(content_negotiation_class=views.AnyAccept),
+        name="evaluation-config-archive",
+    ),
     *router.urls,
 ]

@@ -3,13 +3,19 @@ decision gives (docs/configgen.md), each checked against its schema before it is
 
 from __future__ import annotations
 
+from django.http import HttpResponse
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from catalog.api.serializers import ErrorSerializer
-from evaluations.configgen.selectors import evaluation_config
+from evaluations.configgen.selectors import (
+    config_archive_name,
+    evaluation_config,
+    evaluation_config_archive,
+)
 from evaluations.errors import EvaluationError
 from evaluations.selectors import evaluation_get_for_user
 
@@ -73,3 +79,39 @@ class ConfigView(APIView):
         evaluation = evaluation_get_for_user(user=request.user, pk=pk)
         files = evaluation_config(evaluation)
         return Response({"evaluation": evaluation.pk, "files": [f.to_dict() for f in files]})
+
+
+class ConfigArchiveView(ConfigView):
+    """The same files as one gzip tar under `evaluation-<id>-config/`, for `curl -O` and the
+    Configuration page's download; the same decision always gives the same bytes."""
+
+    @extend_schema(
+        operation_id="v1_evaluations_config_tar_gz_retrieve",
+        responses={
+            (200, "application/gzip"): OpenApiResponse(
+                OpenApiTypes.BINARY,
+                description="a .tar.gz of the files of GET …/config/ under one directory "
+                "`evaluation-<id>-config/` (regular files, mode 0644, dated at the decision's "
+                "approval or else its last update); errors are JSON",
+            ),
+            401: OpenApiResponse(
+                ErrorSerializer, description="not signed in (session or `Authorization: Token`)"
+            ),
+            404: OpenApiResponse(
+                ErrorSerializer, description="no such evaluation, or one of a team you are not in"
+            ),
+            409: OpenApiResponse(
+                ErrorSerializer,
+                description="no decision yet, or a decision that cannot become configuration: "
+                "the message says which (as GET …/config/)",
+            ),
+        },
+    )
+    def get(self, request, pk=None):
+        """The generated files as a .tar.gz attachment (any member of the team)."""
+        evaluation = evaluation_get_for_user(user=request.user, pk=pk)
+        body = evaluation_config_archive(evaluation)
+        response = HttpResponse(body, content_type="application/gzip")
+        name = config_archive_name(evaluation)
+        response["Content-Disposition"] = f'attachment; filename="{name}.tar.gz"'
+        return response

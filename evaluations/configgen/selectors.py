@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import DecisionFacts, GeneratedFile, RowFacts
 from evaluations.configgen.schemas import check_files
@@ -76,3 +77,17 @@ def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
     if problems:  # a generator defect: never ship a file that fails its own schema
         raise ConfigUnavailable("The generated configuration failed its checks: " + problems[0])
     return files
+
+
+def config_archive_name(evaluation: Evaluation) -> str:
+    """The archive's top directory (`evaluation-12-config`); the file is that plus `.tar.gz`."""
+    return f"evaluation-{evaluation.pk}-config"
+
+
+def evaluation_config_archive(evaluation: Evaluation) -> bytes:
+    """`evaluation_config` as a .tar.gz (archive.py), dated at the decision's approval, else its
+    last update: the same decision always gives the same bytes. ConfigUnavailable as there."""
+    files = evaluation_config(evaluation)
+    decision = Decision.objects.get(evaluation=evaluation)  # evaluation_config found it
+    dated = decision.approved_at or decision.decided_at
+    return config_archive(files, top=config_archive_name(evaluation), mtime=int(dated.timestamp()))
