@@ -135,7 +135,7 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
     gpus = pool.size.gpus
     base = pool.cites_gpus()
     model = pool.cluster.model
-    hami = pool.has("hami")
+    hami = pool.serves("hami")
     if pool.is_mig:
         counts = mig_instances(pool)
         geometry = "; ".join(

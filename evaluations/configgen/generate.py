@@ -64,7 +64,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
             for pool in pools
             if not _other_device_plugin(pool)
         ]
-    if any(pool.is_mig and not pool.has("hami") for pool in pools):
+    if any(pool.is_mig and not pool.serves("hami") for pool in pools):
         files.append(_mig_parted_file(facts, pools, header))
     if facts.row("nvidia-gpu-operator/clusterpolicy") is not None:
         files.append(_gpu_operator_file(facts, pools, header, uses_device_plugin))
@@ -84,7 +84,7 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
     doc.data["nodes"] = doc.note("nodes", pool.size.nodes, pool.cites_gpus())
     labels = {POOL_LABEL: pool.name}
     doc.note(f"labels.{POOL_LABEL}", pool.name, "EcoMap's pool label (docs/configgen.md)")
-    if pool.has("hami"):
+    if pool.serves("hami"):
         key, value = HAMI_NODE_LABEL
         labels[key] = doc.note(
             f"labels.{key}",
@@ -98,7 +98,7 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
             pool.name,
             "the device plugin's per-node configuration: the key of this pool's config",
         )
-    if pool.is_mig and not pool.has("hami"):
+    if pool.is_mig and not pool.serves("hami"):
         doc.data["mig_configs"] = [
             {
                 "nodes": doc.note(
@@ -312,7 +312,7 @@ def _gpu_operator_file(
             ),
         }
     doc.data["devicePlugin"] = plugin
-    mig = [pool for pool in served if pool.is_mig and not pool.has("hami")]
+    mig = [pool for pool in served if pool.is_mig and not pool.serves("hami")]
     if mig and device_plugin:
         strategy = "mixed" if any(mig_strategy(p) == "mixed" for p in mig) else "single"
         doc.data["mig"] = {
@@ -344,7 +344,7 @@ def _gpu_operator_file(
 
 
 def _hami_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> GeneratedFile:
-    hami = [pool for pool in pools if pool.has("hami")]
+    hami = [pool for pool in pools if pool.serves("hami")]
     cited = _rows(hami[0], "hami") if hami else "decision"
     doc = Document({})
     doc.data["scheduler"] = {

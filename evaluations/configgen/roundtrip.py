@@ -44,10 +44,16 @@ SNAPSHOT_LISTS: dict[tuple[str, str], str] = {
 # nvidia.com/gpu.deploy.device-plugin=true: https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/
 # assets/state-device-plugin/0500_daemonset.yaml (spec.template.spec.nodeSelector).
 OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
+OPERATOR_DEVICE_PLUGIN_DAEMONSET = "nvidia-device-plugin-daemonset"  # the same manifest
 # HAMi chart v2.10.0 runs its NVIDIA device plugin on nodes labelled gpu=on:
 # https://github.com/Project-HAMi/HAMi/blob/v2.10.0/charts/hami/values.yaml
 # (devicePlugin.nvidiaNodeSelector).
 HAMI_DEVICE_PLUGIN_SELECTOR = {"gpu": "on"}
+HAMI_SCHEDULER_RESOURCES = (
+    "nvidia.com/gpumem",
+    "nvidia.com/gpumem-percentage",
+    "nvidia.com/gpucores",
+)
 # The GPU Operator labels every GPU node nvidia.com/gpu.present=true and each operand's
 # nvidia.com/gpu.deploy.<operand>=true unless the label is already set (false keeps an operand
 # off a node): https://github.com/NVIDIA/gpu-operator/blob/v26.7.0/controllers/state_manager.go
@@ -167,9 +173,15 @@ def _nodes(
 
 
 def _per_node(pool: Pool, count: int) -> dict[str, list[int]]:
-    """Each presented resource's pool capacity spread over its nodes (summing to it exactly)."""
+    """Each presented resource's pool capacity spread over its nodes (summing to it exactly).
+    HAMi's device plugin registers one resource with the kubelet (nvidia.com/gpu); its memory
+    and cores are the scheduler extender's, not node allocatable (HAMi v2.10.0
+    pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go#L582-L586, catalog row
+    hami/device-plugin's detect note)."""
     spread = {}
     for resource in presented(pool):
+        if pool.serves("hami") and resource in HAMI_SCHEDULER_RESOURCES:
+            continue
         total, _why = capacity(pool, resource)
         base, extra = divmod(total, max(count, 1))
         spread[resource] = [base + (1 if i < extra else 0) for i in range(count)]
@@ -266,7 +278,8 @@ def _installed(
         if served_by_another(row, signature):
             continue
         version = row.version.removeprefix("v") if row.version else "0.0.0"
-        for chart in signature.get("helm_charts", ())[:1]:
+        by_operator = row.project == "nvidia-device-plugin" and _operator_device_plugin_on(files)
+        for chart in () if by_operator else signature.get("helm_charts", ())[:1]:
             name = _concrete(chart)
             releases.setdefault(
                 name,
@@ -280,6 +293,8 @@ def _installed(
             )
         pod_spec = _pod_spec(row, pools, files)
         daemonsets = list(signature.get("daemonsets", ()))[:1]
+        if by_operator:  # the operator's DaemonSet, as its manifest names it (see above)
+            daemonsets = [OPERATOR_DEVICE_PLUGIN_DAEMONSET]
         deployments = list(signature.get("deployments", ()))[:1]
         images = list(signature.get("images", ()))[:1]
         for pattern in daemonsets:

@@ -75,3 +75,16 @@ def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
     if problems:  # a generator defect: never ship a file that fails its own schema
         raise ConfigUnavailable("The generated configuration failed its checks: " + problems[0])
     return files
+
+
+def evaluation_round_trip(evaluation: Evaluation):
+    """The cluster check of the cluster the evaluation's generated configuration would give,
+    against its decision (a projection: docs/configgen.md, "Round trip"); ConfigUnavailable as
+    evaluation_config."""
+    from catalog.selectors import cluster_catalog
+    from evaluations.configgen.roundtrip import round_trip
+
+    facts = decision_facts(evaluation)
+    files = evaluation_config(evaluation)
+    rows, signatures, evidence = cluster_catalog()
+    return round_trip(facts, rows=rows, signatures=signatures, files=files, evidence=evidence)
