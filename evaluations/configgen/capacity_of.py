@@ -135,7 +135,7 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
     gpus = pool.size.gpus
     base = pool.cites_gpus()
     model = pool.cluster.model
-    hami = pool.has("hami")
+    hami = pool.serves("hami")
     if pool.is_mig:
         counts = mig_instances(pool)
         geometry = "; ".join(
@@ -164,7 +164,38 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
         return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name}"
     if hami and resource in ("nvidia.com/gpucores", "nvidia.com/gpumem-percentage"):
         return gpus * PERCENT, f"{base}; {PERCENT} per GPU"
+    whole = whole_gpu_resource(pool, resource)
+    if whole is not None:
+        return (gpus, f"{base}; {whole}") if whole else (0, _NOT_THIS_MODEL)
     return 0, "no capacity of this resource follows from the decision: 0 until you set it"
+
+
+_NOT_THIS_MODEL = "the row advertises it for another model than step 1's: not on these nodes"
+WHOLE_GPU_UNIT = "whole_gpu"
+
+
+def _squashed(text: str) -> str:
+    return "".join(ch for ch in text.lower() if ch.isalnum())
+
+
+def whole_gpu_resource(pool: Pool, resource: str) -> str | None:
+    """Why `resource` counts the pool's whole GPUs (one per GPU, any vendor: `amd.com/gpu`,
+    `huawei.com/Ascend910`), "" when a whole-GPU row advertises it for another model, None when
+    no whole-GPU row of the pool advertises it. A row advertising one resource per model (the
+    Ascend device plugin) presents the one whose name starts step 1's model (longest match)."""
+    model = _squashed(pool.cluster.model_text or pool.cluster.model_name)
+    for row in pool.data_plane:
+        if WHOLE_GPU_UNIT not in row.units or resource not in row.resources:
+            continue
+        names = [n for n in row.resources if n.split("/")[0] == resource.split("/")[0]]
+        if len(names) == 1:
+            return f"{row.cites()}: one {resource} per GPU"
+        fits = [n for n in names if model.startswith(_squashed(n.rpartition("/")[2]))]
+        best = max(fits, key=len, default=None)
+        if best != resource:
+            return ""
+        return f"{row.cites()}: one {resource} per {pool.cluster.model_name}"
+    return None
 
 
 def presented(pool: Pool) -> list[str]:

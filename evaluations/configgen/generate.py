@@ -32,6 +32,9 @@ from evaluations.configgen.names import k8s_name
 # "Per-node configuration"; mig-parted / MIG manager: nvidia.com/mig.config).
 DEVICE_PLUGIN_CONFIG_LABEL = "nvidia.com/device-plugin.config"
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+# GPU Operator v26.7.0: its device plugin runs on nodes labelled so (=true, which the operator
+# sets unless the label is already there): assets/state-device-plugin/0500_daemonset.yaml.
+OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 # HAMi chart v2.10.0 devicePlugin.nvidiaNodeSelector: the node label its device plugin runs on.
 HAMI_NODE_LABEL = ("gpu", "on")
 DEVICE_PLUGIN_CONFIGMAP = "ecomap-device-plugin-config"
@@ -52,13 +55,18 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         *notes,
     ]
     files = [_node_file(facts, pool, header) for pool in pools]
+    _operator_plugin_off(facts, pools, files)
     projects = facts.projects()
-    uses_device_plugin = "hami" not in projects and (
-        "nvidia-device-plugin" in projects or "nvidia-gpu-operator" in projects
+    uses_device_plugin = any(pool.has("nvidia-device-plugin") for pool in pools) or (
+        "hami" not in projects and "nvidia-gpu-operator" in projects
     )
     if uses_device_plugin:
-        files += [_device_plugin_file(facts, pool, header) for pool in pools]
-    if any(pool.is_mig for pool in pools) and "hami" not in projects:
+        files += [
+            _device_plugin_file(facts, pool, header)
+            for pool in pools
+            if not _other_device_plugin(pool)
+        ]
+    if any(pool.is_mig and not pool.serves("hami") for pool in pools):
         files.append(_mig_parted_file(facts, pools, header))
     if facts.row("nvidia-gpu-operator/clusterpolicy") is not None:
         files.append(_gpu_operator_file(facts, pools, header, uses_device_plugin))
@@ -80,7 +88,7 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
     doc.data["nodes"] = doc.note("nodes", pool.size.nodes, pool.cites_gpus())
     labels = {POOL_LABEL: pool.name}
     doc.note(f"labels.{POOL_LABEL}", pool.name, "EcoMap's pool label (docs/configgen.md)")
-    if pool.has("hami"):
+    if pool.serves("hami"):
         key, value = HAMI_NODE_LABEL
         labels[key] = doc.note(
             f"labels.{key}",
@@ -94,7 +102,7 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
             pool.name,
             "the device plugin's per-node configuration: the key of this pool's config",
         )
-    if pool.is_mig and not pool.has("hami"):
+    if pool.is_mig and not pool.serves("hami"):
         doc.data["mig_configs"] = [
             {
                 "nodes": doc.note(
@@ -128,6 +136,36 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
             f"Label (and taint) these nodes: kubectl label node NODE {POOL_LABEL}={pool.name} ...",
         ],
     )
+
+
+def _other_device_plugin(pool: Pool) -> bool:
+    """Whether another device plugin than NVIDIA's serves the pool's GPUs: it decides none of
+    the NVIDIA device plugin's rows and a data-plane row of it advertises resources (HAMi, the
+    Volcano vGPU plugin, Koordinator's koordlet)."""
+    return not pool.has("nvidia-device-plugin") and bool(pool.resources)
+
+
+def _operator_plugin_off(facts: DecisionFacts, pools: list[Pool], files: list) -> None:
+    """Keep the GPU Operator's device plugin off the nodes of pools another device plugin
+    serves, while it runs on the others: the operator leaves an operand off a node labelled
+    nvidia.com/gpu.deploy.<operand>=false (GPU Operator v26.7.0 controllers/state_manager.go,
+    the nvidia.com/gpu.deploy.* labels it manages; its device plugin DaemonSet selects
+    nvidia.com/gpu.deploy.device-plugin=true, assets/state-device-plugin/0500_daemonset.yaml)."""
+    if facts.row("nvidia-gpu-operator/clusterpolicy") is None:
+        return
+    if not any(pool.has("nvidia-device-plugin") for pool in pools):
+        return  # the operator's device plugin is off altogether (or serves every pool)
+    for pool, file in zip(pools, files, strict=False):
+        if not _other_device_plugin(pool):
+            continue
+        doc = file.documents[0]
+        doc.data["labels"][OPERATOR_DEVICE_PLUGIN_LABEL] = doc.note(
+            f"labels.{OPERATOR_DEVICE_PLUGIN_LABEL}",
+            "false",
+            f"pool {pool.name}'s GPUs are served by "
+            + ", ".join(row.ref for row in pool.data_plane if row.resources)
+            + ": the GPU Operator's device plugin stays off these nodes",
+        )
 
 
 def _tainted(facts: DecisionFacts) -> bool:
@@ -263,6 +301,7 @@ def _gpu_operator_file(
             ),
         )
     }
+    served = [pool for pool in pools if not _other_device_plugin(pool)] or pools
     if device_plugin:
         plugin["config"] = {
             "name": doc.note(
@@ -272,12 +311,12 @@ def _gpu_operator_file(
             ),
             "default": doc.note(
                 "devicePlugin.config.default",
-                pools[0].name,
-                f"pool {pools[0].name}'s config for unlabelled nodes",
+                served[0].name,
+                f"pool {served[0].name}'s config for unlabelled nodes",
             ),
         }
     doc.data["devicePlugin"] = plugin
-    mig = [pool for pool in pools if pool.is_mig]
+    mig = [pool for pool in served if pool.is_mig and not pool.serves("hami")]
     if mig and device_plugin:
         strategy = "mixed" if any(mig_strategy(p) == "mixed" for p in mig) else "single"
         doc.data["mig"] = {
@@ -309,7 +348,7 @@ def _gpu_operator_file(
 
 
 def _hami_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> GeneratedFile:
-    hami = [pool for pool in pools if pool.has("hami")]
+    hami = [pool for pool in pools if pool.serves("hami")]
     cited = _rows(hami[0], "hami") if hami else "decision"
     doc = Document({})
     doc.data["scheduler"] = {

@@ -103,6 +103,11 @@ class Pool:
     def has(self, ref_or_project: str) -> bool:
         return any(ref_or_project in (row.ref, row.project) for row in self.rows)
 
+    def serves(self, project: str) -> bool:
+        """Whether a data-plane row of the project runs on the pool's nodes: a cluster-wide row
+        of it (HAMi's scheduler) does not make every pool one its device plugin serves."""
+        return any(row.project == project for row in self.data_plane)
+
     def refs(self) -> list[str]:
         return [row.ref for row in self.rows]
 

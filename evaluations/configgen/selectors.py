@@ -91,3 +91,16 @@ def evaluation_config_archive(evaluation: Evaluation) -> bytes:
     decision = Decision.objects.get(evaluation=evaluation)  # evaluation_config found it
     dated = decision.approved_at or decision.decided_at
     return config_archive(files, top=config_archive_name(evaluation), mtime=int(dated.timestamp()))
+
+
+def evaluation_round_trip(evaluation: Evaluation):
+    """The cluster check of the cluster the evaluation's generated configuration would give,
+    against its decision (a projection: docs/configgen.md, "Round trip"); ConfigUnavailable as
+    evaluation_config."""
+    from catalog.selectors import cluster_catalog
+    from evaluations.configgen.roundtrip import round_trip
+
+    facts = decision_facts(evaluation)
+    files = evaluation_config(evaluation)
+    rows, signatures, evidence = cluster_catalog()
+    return round_trip(facts, rows=rows, signatures=signatures, files=files, evidence=evidence)

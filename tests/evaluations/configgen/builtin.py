@@ -1,0 +1,65 @@
+"""The built-in catalog as the round trip reads it, without a database: engine rows, decided
+rows as pinned (RowFacts), `detect` signatures; and a recommended stack decided with its pools."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import yaml
+from django.conf import settings
+
+from catalog.engine.profile import Profile
+from catalog.engine.rows import Row
+from evaluations.configgen.model import DecisionFacts, RowFacts
+from tests.factories import builtin_rows
+
+
+@functools.cache
+def _placements() -> dict[str, dict[str, Any]]:
+    return {
+        f"{project['slug']}/{placement['key']}": placement
+        for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
+        for project in yaml.safe_load(path.read_text(encoding="utf-8"))["projects"]
+        for placement in project["placements"]
+    }
+
+
+@functools.cache
+def catalog_rows() -> list[Row]:
+    return list(builtin_rows().values())
+
+
+@functools.cache
+def signatures() -> dict[str, dict[str, Any]]:
+    return {ref: p["detect"] for ref, p in _placements().items() if p.get("detect")}
+
+
+def row_facts(ref: str) -> RowFacts:
+    placement = _placements()[ref]
+    return RowFacts(
+        ref=ref,
+        layer=placement["layer"],
+        units=tuple(placement.get("resource_units") or ()),
+        provides=tuple(placement.get("provides") or ()),
+        version=str(placement.get("project_version") or ""),
+    )
+
+
+def decided(recommendation, profile: Profile, evaluation_id: int = 1) -> DecisionFacts:
+    """A recommended stack decided as the recommender gives it: its rows, its pools (pool rows
+    per pool, cluster-wide rows in none) and each pool's tenant sharing."""
+    pools = {name: list(ids) for name, ids in recommendation.pools.items()}
+    sharing = {
+        name: str(detail.get("tenant_sharing") or "")
+        for name, detail in recommendation.pool_details.items()
+        if detail.get("tenant_sharing")
+    }
+    return DecisionFacts(
+        evaluation_id=evaluation_id,
+        rows=tuple(row_facts(ref) for ref in recommendation.rows),
+        profile=profile,
+        pools=pools if len(pools) > 1 or pools.keys() != {"default"} else pools,
+        pool_tenant_sharing=sharing,
+    )
