@@ -30,6 +30,7 @@ HAMI_SPLIT = 10
 HAMI_MEMORY_SCALING = 1
 PERCENT = 100
 MIB_PER_GB = 1024
+UNKNOWN_CAPACITY = "no capacity of this resource follows from the decision: 0 until you set it"
 
 
 def tenants_of(facts: DecisionFacts, count: int) -> list[str]:
@@ -164,7 +165,10 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
         return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name}"
     if hami and resource in ("nvidia.com/gpucores", "nvidia.com/gpumem-percentage"):
         return gpus * PERCENT, f"{base}; {PERCENT} per GPU"
-    return 0, "no capacity of this resource follows from the decision: 0 until you set it"
+    whole = [r for r in pool.data_plane if r.units == ("whole_gpu",) and r.resources == (resource,)]
+    if whole:  # a device plugin that presents each GPU as one of its single resource
+        return gpus, f"{base}; {whole[0].cites()} presents each GPU as one {resource}"
+    return 0, UNKNOWN_CAPACITY
 
 
 def presented(pool: Pool) -> list[str]:

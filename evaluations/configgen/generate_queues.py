@@ -19,7 +19,7 @@ https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/docs/queues/README.m
 
 from __future__ import annotations
 
-from evaluations.configgen.capacity_of import capacity, presented, split
+from evaluations.configgen.capacity_of import UNKNOWN_CAPACITY, capacity, presented, split
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -73,10 +73,11 @@ class _Shares:
         self.total: dict[str, int] = {}
         self.share: dict[str, dict[str, int]] = {}
         self.why: dict[str, str] = {}
+        self.unknown: set[str] = set()  # no pool's capacity of it follows from the decision
         for resource in self.resources:
             self.total[resource] = 0
             self.share[resource] = dict.fromkeys(self.tenants, 0)
-            whys = []
+            whys, known = [], False
             for pool in pools:
                 amount, why = (
                     capacity(pool, resource)
@@ -84,10 +85,13 @@ class _Shares:
                     else (0, "its rows do not present it")
                 )
                 self.total[resource] += amount
+                known = known or why != UNKNOWN_CAPACITY
                 for tenant, part in split(amount, pool.quotas).items():
                     self.share[resource][tenant] += part
                 whys.append(f"pool {pool.name} {amount}: {why}")
             self.why[resource] = "; ".join(whys)
+            if not known:
+                self.unknown.add(resource)
 
     def gpus(self, tenant: str) -> int:
         return sum(pool.quotas[tenant] for pool in self.pools)
@@ -127,11 +131,21 @@ def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) ->
         )
         capability, deserved, guarantee = {}, {}, {}
         for resource in shares.resources:
-            capability[resource] = doc.note(
-                f"spec.capability.{resource}",
-                shares.total[resource],
-                f"the pools' whole capacity ({shares.why[resource]}): idle quota may be borrowed",
-            )
+            if resource in shares.unknown:
+                # A capability of 0 would hold every pod requesting it; unset is unlimited.
+                doc.note(
+                    f"spec.capability.{resource}",
+                    "unset",
+                    f"{UNKNOWN_CAPACITY}: left unlimited rather than 0, which would hold "
+                    "every pod that requests it",
+                )
+            else:
+                capability[resource] = doc.note(
+                    f"spec.capability.{resource}",
+                    shares.total[resource],
+                    f"the pools' whole capacity ({shares.why[resource]}): idle quota may be "
+                    "borrowed",
+                )
             deserved[resource] = doc.note(
                 f"spec.deserved.{resource}",
                 shares.share[resource][tenant],
@@ -146,7 +160,7 @@ def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) ->
         doc.data["spec"] = {
             "weight": weight,
             "reclaimable": reclaimable,
-            "capability": capability,
+            **({"capability": capability} if capability else {}),
             "deserved": deserved,
             "guarantee": {"resource": guarantee},
         }
