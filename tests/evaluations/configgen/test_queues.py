@@ -227,3 +227,23 @@ def test_a_resource_whose_capacity_nothing_gives_is_left_uncapped_not_capped_at_
     for queue in documents(files, "volcano/queues.yaml"):
         assert "huawei.com/Ascend910" not in queue["spec"].get("capability", {})
         assert "huawei.com/Ascend910" in queue["spec"]["deserved"]
+
+
+def test_volcano_puts_dra_gpus_under_quota_by_device_class():
+    # Volcano v1.15.1 DeviceClass quota: the queue key deviceclass/<DeviceClass> counts devices
+    # (docs/user-guide/how_to_use_dra_quota.md#L60-L70); NVIDIA's DRA driver publishes each GPU
+    # as a device of class gpu.nvidia.com (its chart v0.4.1, templates/deviceclass-gpu.yaml).
+    rows = (
+        bundle_row("nvidia-dra-driver-gpu/gpu-kubelet-plugin"),
+        bundle_row("kubernetes-dra/core-allocation"),
+        bundle_row("volcano/scheduler"),
+    )
+    facts = DecisionFacts(52, rows, Profile.from_dict({**PROFILE, "kubernetes_version": "1.34"}))
+    files = generate(facts)
+
+    assert check_files(files) == []
+    queues = documents(files, "volcano/queues.yaml")
+    key = "deviceclass/gpu.nvidia.com"
+    assert sum(q["spec"]["deserved"][key] for q in queues) == GPUS
+    assert {q["spec"]["capability"][key] for q in queues} == {GPUS}
+    assert all(key in q["spec"]["guarantee"]["resource"] for q in queues)
