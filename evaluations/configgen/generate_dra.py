@@ -141,7 +141,8 @@ def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> lis
                 "apply -f dra/resource-claim-templates.yaml",
                 "A pod asks for the device with spec.resourceClaims: [{name: gpu, "
                 "resourceClaimTemplateName: TEMPLATE}] and resources.claims: [{name: gpu}] in "
-                f"its container, plus the pool's node selector {POOL_LABEL}: POOL.",
+                f"its container, plus the pool's node selector {POOL_LABEL}: POOL (and its "
+                "toleration when the pools are tainted).",
                 *(
                     f"The driver's chart installs DeviceClass {name}: no DeviceClass is generated "
                     "for it."
