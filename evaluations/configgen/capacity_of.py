@@ -30,6 +30,7 @@ HAMI_SPLIT = 10
 HAMI_MEMORY_SCALING = 1
 PERCENT = 100
 MIB_PER_GB = 1024
+UNKNOWN_CAPACITY = "no capacity of this resource follows from the decision: 0 until you set it"
 
 
 def tenants_of(facts: DecisionFacts, count: int) -> list[str]:
@@ -167,7 +168,7 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
     whole = whole_gpu_resource(pool, resource)
     if whole is not None:
         return (gpus, f"{base}; {whole}") if whole else (0, _NOT_THIS_MODEL)
-    return 0, "no capacity of this resource follows from the decision: 0 until you set it"
+    return 0, UNKNOWN_CAPACITY
 
 
 _NOT_THIS_MODEL = "the row advertises it for another model than step 1's: not on these nodes"

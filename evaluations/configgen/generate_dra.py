@@ -75,7 +75,7 @@ def presenters(pool: Pool) -> list[RowFacts]:
     return [row for row in pool.data_plane if "dra_claim" in row.units and row.dra_drivers]
 
 
-def _class_of(row: RowFacts) -> str | None:
+def claim_class(row: RowFacts) -> str | None:
     """The class a GPU claim names among those the row's chart installs: the one named like the
     driver (its whole-device class), else the first; None when the chart installs none."""
     classes = row.device_classes
@@ -94,7 +94,7 @@ def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> lis
     for pool, row in served:
         same_pool = [r for p, r in served if p is pool]
         suffix = f"-{same_pool.index(row) + 1}" if len(same_pool) > 1 else ""
-        name = _class_of(row)
+        name = claim_class(row)
         if name is not None:
             why = (
                 f"{row.cites()}: the driver's chart installs DeviceClass {name} (row provides "
@@ -141,7 +141,8 @@ def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> lis
                 "apply -f dra/resource-claim-templates.yaml",
                 "A pod asks for the device with spec.resourceClaims: [{name: gpu, "
                 "resourceClaimTemplateName: TEMPLATE}] and resources.claims: [{name: gpu}] in "
-                f"its container, plus the pool's node selector {POOL_LABEL}: POOL.",
+                f"its container, plus the pool's node selector {POOL_LABEL}: POOL (and its "
+                "toleration when the pools are tainted).",
                 *(
                     f"The driver's chart installs DeviceClass {name}: no DeviceClass is generated "
                     "for it."

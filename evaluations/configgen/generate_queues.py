@@ -19,7 +19,11 @@ https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/docs/queues/README.m
 
 from __future__ import annotations
 
-from evaluations.configgen.capacity_of import capacity, presented, split
+import re
+from collections.abc import Callable
+
+from evaluations.configgen.capacity_of import UNKNOWN_CAPACITY, capacity, presented, split
+from evaluations.configgen.generate_dra import claim_class, presenters
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -34,6 +38,10 @@ VOLCANO_API = "scheduling.volcano.sh/v1beta1"
 # staging/src/volcano.sh/apis/pkg/apis/scheduling/v1beta1/labels.go#L46-L48 at v1.15.1
 VOLCANO_QUEUE_ANNOTATION = "scheduling.volcano.sh/queue-name"
 VOLCANO_WEIGHT_MAX = 65535  # the Queue CRD's spec.weight maximum
+# docs/user-guide/how_to_use_dra_quota.md#L60-L70 at v1.15.1: a DeviceClass's device count is
+# the queue key deviceclass/<DeviceClass>, read by the capacity plugin since v1.15.0.
+VOLCANO_DRA_KEY = "deviceclass/"
+VOLCANO_DRA_QUOTA_SINCE = (1, 15)
 # Volcano keeps a `root` queue it will not let anyone change (validate_queue.go#L100-L108).
 VOLCANO_RESERVED = {"root"}
 KAI_API = "scheduling.run.ai/v2"
@@ -62,32 +70,42 @@ def _cited(facts: DecisionFacts, project: str) -> str:
     return ", ".join(r.cites() for r in facts.rows if r.project == project) or "decision"
 
 
+# Extra quota keys a pool presents besides its extended resources: key -> (capacity, why).
+Extra = Callable[[Pool], dict[str, tuple[int, str]]]
+
+
 class _Shares:
     """Every resource the pools present, its capacity summed over the pools, and each tenant's
     share of it (in each pool in proportion to the tenant's GPU quota, so shares sum to it)."""
 
-    def __init__(self, pools: list[Pool]) -> None:
+    def __init__(self, pools: list[Pool], extra: Extra | None = None) -> None:
         self.pools = pools
         self.tenants = list(pools[0].quotas)
-        self.resources = sorted({name for pool in pools for name in presented(pool)})
+        more = {pool.name: extra(pool) if extra else {} for pool in pools}
+        self.resources = sorted(
+            {name for pool in pools for name in [*presented(pool), *more[pool.name]]}
+        )
         self.total: dict[str, int] = {}
         self.share: dict[str, dict[str, int]] = {}
         self.why: dict[str, str] = {}
+        self.unknown: set[str] = set()  # no pool's capacity of it follows from the decision
         for resource in self.resources:
             self.total[resource] = 0
             self.share[resource] = dict.fromkeys(self.tenants, 0)
-            whys = []
+            whys, known = [], False
             for pool in pools:
-                amount, why = (
-                    capacity(pool, resource)
-                    if resource in presented(pool)
-                    else (0, "its rows do not present it")
-                )
+                if resource in presented(pool):
+                    amount, why = capacity(pool, resource)
+                else:
+                    amount, why = more[pool.name].get(resource, (0, "its rows do not present it"))
                 self.total[resource] += amount
+                known = known or why != UNKNOWN_CAPACITY
                 for tenant, part in split(amount, pool.quotas).items():
                     self.share[resource][tenant] += part
                 whys.append(f"pool {pool.name} {amount}: {why}")
             self.why[resource] = "; ".join(whys)
+            if not known:
+                self.unknown.add(resource)
 
     def gpus(self, tenant: str) -> int:
         return sum(pool.quotas[tenant] for pool in self.pools)
@@ -101,8 +119,34 @@ class _Shares:
 # ---- Volcano ------------------------------------------------------------------------------------
 
 
+def _volcano_dra_quota(facts: DecisionFacts) -> bool:
+    """Volcano puts DRA devices under queue quota from v1.15.0 (how_to_use_dra_quota.md)."""
+    row = next((r for r in facts.rows if r.project == "volcano"), None)
+    digits = re.findall(r"\d+", row.version if row else "")
+    return len(digits) >= 2 and (int(digits[0]), int(digits[1])) >= VOLCANO_DRA_QUOTA_SINCE
+
+
+def _dra_devices(pool: Pool) -> dict[str, tuple[int, str]]:
+    """`deviceclass/<class>` device counts of the pool's DRA drivers whose chart installs the
+    class: the pool's GPUs when the class is the driver's whole-GPU one, else not known."""
+    keys = {}
+    for row in presenters(pool):
+        name = claim_class(row)
+        if name is None:
+            continue
+        if name in row.dra_drivers and "whole_gpu" in row.units:
+            keys[f"{VOLCANO_DRA_KEY}{name}"] = (
+                pool.size.gpus,
+                f"{pool.cites_gpus()}; {row.cites()} publishes each GPU as one {name} device",
+            )
+        else:
+            keys[f"{VOLCANO_DRA_KEY}{name}"] = (0, UNKNOWN_CAPACITY)
+    return keys
+
+
 def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> GeneratedFile:
-    shares = _Shares(pools)
+    dra = _volcano_dra_quota(facts) and any(presenters(pool) for pool in pools)
+    shares = _Shares(pools, _dra_devices if dra else None)
     if not shares.resources:
         raise ConfigRefused("no decided data-plane row presents a resource for Volcano's queues")
     cited = _cited(facts, "volcano")
@@ -127,11 +171,21 @@ def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) ->
         )
         capability, deserved, guarantee = {}, {}, {}
         for resource in shares.resources:
-            capability[resource] = doc.note(
-                f"spec.capability.{resource}",
-                shares.total[resource],
-                f"the pools' whole capacity ({shares.why[resource]}): idle quota may be borrowed",
-            )
+            if resource in shares.unknown:
+                # A capability of 0 would hold every pod requesting it; unset is unlimited.
+                doc.note(
+                    f"spec.capability.{resource}",
+                    "unset",
+                    f"{UNKNOWN_CAPACITY}: left unlimited rather than 0, which would hold "
+                    "every pod that requests it",
+                )
+            else:
+                capability[resource] = doc.note(
+                    f"spec.capability.{resource}",
+                    shares.total[resource],
+                    f"the pools' whole capacity ({shares.why[resource]}): idle quota may be "
+                    "borrowed",
+                )
             deserved[resource] = doc.note(
                 f"spec.deserved.{resource}",
                 shares.share[resource][tenant],
@@ -146,7 +200,7 @@ def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) ->
         doc.data["spec"] = {
             "weight": weight,
             "reclaimable": reclaimable,
-            "capability": capability,
+            **({"capability": capability} if capability else {}),
             "deserved": deserved,
             "guarantee": {"resource": guarantee},
         }
@@ -168,6 +222,15 @@ def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) ->
             f"selector {POOL_LABEL} (and toleration), not by the queue. Pools queued: "
             + ", ".join(pool.name for pool in pools),
             "Quotas: deserved sums to the pools' capacity of each resource.",
+            *(
+                [
+                    "deviceclass/<DeviceClass> keys count DRA devices: the capacity plugin reads "
+                    "them with capacity.DynamicResourceAllocationEnable (default: the "
+                    "DynamicResourceAllocation gate), docs/user-guide/how_to_use_dra_quota.md"
+                ]
+                if dra
+                else []
+            ),
         ],
     )
 

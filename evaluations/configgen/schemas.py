@@ -251,7 +251,7 @@ VOLCANO_QUEUE = _closed(
                 "guarantee": _closed({"resource": RESOURCE_LIST}),
                 "parent": NAME,
             },
-            ["weight", "reclaimable", "capability", "deserved", "guarantee"],
+            ["weight", "reclaimable", "deserved", "guarantee"],
         ),
     }
 )

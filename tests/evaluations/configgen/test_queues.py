@@ -199,3 +199,51 @@ def test_the_check_refuses_a_kai_queue_with_a_field_the_api_does_not_have():
     file.documents[1].data["spec"]["resources"]["gpu"]["deserved"] = 1  # Volcano's word
 
     assert check_files([file])
+
+
+def test_amd_whole_gpus_are_shared_out_like_nvidias():
+    # ROCm k8s-device-plugin v1.31.0.10 README: each AMD GPU of a node is one amd.com/gpu
+    # https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/README.md
+    rows = (bundle_row("amd-gpu-device-plugin/whole-gpu"), bundle_row("volcano/scheduler"))
+    facts = DecisionFacts(52, rows, Profile.from_dict({**PROFILE, "gpu_model": "MI300X"}))
+    files = generate(facts)
+
+    assert check_files(files) == []
+    queues = documents(files, "volcano/queues.yaml")
+    assert sum(q["spec"]["deserved"]["amd.com/gpu"] for q in queues) == GPUS
+    assert {q["spec"]["capability"]["amd.com/gpu"] for q in queues} == {GPUS}
+
+
+def test_a_resource_whose_capacity_nothing_gives_is_left_uncapped_not_capped_at_zero():
+    # The Ascend device plugin presents one of several names per NPU model; which one the nodes
+    # show is not in the decision. Volcano treats a resource absent from spec.capability as
+    # unrestricted (validate_queue.go#L271-L276 at v1.15.1); a capability of 0 would hold every
+    # pod that asks for it.
+    rows = (bundle_row("ascend-device-plugin/whole-npu"), bundle_row("volcano/scheduler"))
+    facts = DecisionFacts(52, rows, Profile.from_dict({**PROFILE, "gpu_model": "Ascend 910B"}))
+    files = generate(facts)
+
+    assert check_files(files) == []
+    for queue in documents(files, "volcano/queues.yaml"):
+        assert "huawei.com/Ascend910" not in queue["spec"].get("capability", {})
+        assert "huawei.com/Ascend910" in queue["spec"]["deserved"]
+
+
+def test_volcano_puts_dra_gpus_under_quota_by_device_class():
+    # Volcano v1.15.1 DeviceClass quota: the queue key deviceclass/<DeviceClass> counts devices
+    # (docs/user-guide/how_to_use_dra_quota.md#L60-L70); NVIDIA's DRA driver publishes each GPU
+    # as a device of class gpu.nvidia.com (its chart v0.4.1, templates/deviceclass-gpu.yaml).
+    rows = (
+        bundle_row("nvidia-dra-driver-gpu/gpu-kubelet-plugin"),
+        bundle_row("kubernetes-dra/core-allocation"),
+        bundle_row("volcano/scheduler"),
+    )
+    facts = DecisionFacts(52, rows, Profile.from_dict({**PROFILE, "kubernetes_version": "1.34"}))
+    files = generate(facts)
+
+    assert check_files(files) == []
+    queues = documents(files, "volcano/queues.yaml")
+    key = "deviceclass/gpu.nvidia.com"
+    assert sum(q["spec"]["deserved"][key] for q in queues) == GPUS
+    assert {q["spec"]["capability"][key] for q in queues} == {GPUS}
+    assert all(key in q["spec"]["guarantee"]["resource"] for q in queues)
