@@ -215,18 +215,34 @@ def test_amd_whole_gpus_are_shared_out_like_nvidias():
 
 
 def test_a_resource_whose_capacity_nothing_gives_is_left_uncapped_not_capped_at_zero():
-    # The Ascend device plugin presents one of several names per NPU model; which one the nodes
-    # show is not in the decision. Volcano treats a resource absent from spec.capability as
+    # Time-slicing keeps the name nvidia.com/gpu by default (renameByDefault false, device
+    # plugin v0.20.0 README); the row also advertises nvidia.com/gpu.shared, whose count nothing
+    # in the decision gives. Volcano treats a resource absent from spec.capability as
     # unrestricted (validate_queue.go#L271-L276 at v1.15.1); a capability of 0 would hold every
     # pod that asks for it.
+    rows = (bundle_row("nvidia-device-plugin/time-slicing"), bundle_row("volcano/scheduler"))
+    facts = DecisionFacts(52, rows, Profile.from_dict(PROFILE))
+    files = generate(facts)
+
+    assert check_files(files) == []
+    for queue in documents(files, "volcano/queues.yaml"):
+        assert "nvidia.com/gpu.shared" not in queue["spec"].get("capability", {})
+        assert "nvidia.com/gpu.shared" in queue["spec"]["deserved"]
+        assert queue["spec"]["capability"]["nvidia.com/gpu"] > 0
+
+
+def test_an_ascend_pool_caps_the_resource_of_its_npu_model():
+    # The Ascend device plugin presents one resource name per NPU model (huawei.com/Ascend910
+    # for the 910 series); the pool's NPUs are that resource, the other names are not on its
+    # nodes.
     rows = (bundle_row("ascend-device-plugin/whole-npu"), bundle_row("volcano/scheduler"))
     facts = DecisionFacts(52, rows, Profile.from_dict({**PROFILE, "gpu_model": "Ascend 910B"}))
     files = generate(facts)
 
     assert check_files(files) == []
-    for queue in documents(files, "volcano/queues.yaml"):
-        assert "huawei.com/Ascend910" not in queue["spec"].get("capability", {})
-        assert "huawei.com/Ascend910" in queue["spec"]["deserved"]
+    queues = documents(files, "volcano/queues.yaml")
+    assert {q["spec"]["capability"]["huawei.com/Ascend910"] for q in queues} == {GPUS}
+    assert sum(q["spec"]["deserved"]["huawei.com/Ascend910"] for q in queues) == GPUS
 
 
 def test_volcano_puts_dra_gpus_under_quota_by_device_class():
