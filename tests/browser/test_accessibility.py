@@ -122,6 +122,10 @@ def signed_in_pages(evaluation: Evaluation, approved: Evaluation, snapshot, job)
         (f"{base}/diff/", 200),
         (f"{base}/cluster/", 200),
         (f"/evaluations/{approved.pk}/decision/", 200),
+        # The generated configuration (issue 30); the draft has no decision: the page says why.
+        # Its "Download all" is the API's config.tar.gz, outside the walked URL conf.
+        (f"/evaluations/{approved.pk}/configuration/", 200),
+        (f"{base}/configuration/", 200),
         (f"/evaluations/{approved.pk}/what-if/?row={approved.decision.rows[0]}", 200),
         ("/teams/", 200),
         ("/teams/platform-team/", 200),

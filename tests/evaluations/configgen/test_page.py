@@ -100,3 +100,13 @@ def test_the_page_speaks_chinese(demo_member, approved, client):
     assert "下载全部（.tar.gz）" in page
     assert ">复制<" in page
     assert "Download all" not in page
+
+
+def test_without_a_decision_the_reason_speaks_chinese(demo_member, undecided, client):
+    client.force_login(demo_member)
+    client.cookies.load({"django_language": "zh-hans"})
+
+    page = client.get(_url(undecided)).content.decode()
+
+    assert "该评估还没有决策" in page
+    assert "暂时无法生成配置" in page
