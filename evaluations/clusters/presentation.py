@@ -130,3 +130,20 @@ def with_summary_counts(snapshots: Iterable[Any]) -> list[Any]:
         snapshot.counts = summary.get("counts") or severity_counts(summary.get("findings", []))
         snapshot.detected_count = len(summary.get("detected", []))
     return snapshots
+
+
+def config_drift_context(drift: Any) -> dict[str, Any]:
+    """The differences from the generated configuration grouped by generated file, in the
+    files' order, with the count that is not a mere note; or why there is no configuration."""
+    if drift is None:
+        return {}
+    groups: dict[str, list[Any]] = {}
+    for item in drift.items:
+        groups.setdefault(item.path, []).append(item)
+    return {
+        "config_drift": {
+            "unavailable": drift.unavailable,
+            "files": list(groups.items()),
+            "count": sum(1 for item in drift.items if item.severity != "info"),
+        }
+    }
