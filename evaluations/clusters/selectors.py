@@ -145,14 +145,19 @@ def snapshot_compare(
     """The check against the evaluation's decision and, when it has one, the differences from
     the configuration generated from it (None without a decision). The snapshot is parsed once."""
     parsed = parse_snapshot(snapshot.document)
-    report = cluster_check(parsed, evaluation=evaluation)
+    return cluster_check(parsed, evaluation=evaluation), config_drift_of(parsed, evaluation)
+
+
+def config_drift_of(snapshot: Snapshot, evaluation: Evaluation) -> ConfigDrift | None:
+    """A parsed snapshot against the configuration generated from the evaluation's decision;
+    None without a decision, the reason when no configuration can be generated."""
     if decided_of(evaluation) is None:
-        return report, None
+        return None
     try:
         files = evaluation_config(evaluation)
     except ConfigUnavailable as error:
-        return report, ConfigDrift(unavailable=error.message)
-    return report, ConfigDrift(items=config_drift(files, parsed))
+        return ConfigDrift(unavailable=error.message)
+    return ConfigDrift(items=config_drift(files, snapshot))
 
 
 def upload_team_for_user(*, user, slug: str) -> tuple[Team, str]:

@@ -4,6 +4,10 @@ API's `config_drift`; a decision whose configuration cannot be generated says wh
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+
 import pytest
 from django.core.management import call_command
 from django.test import Client
@@ -148,3 +152,29 @@ def test_a_decision_whose_configuration_cannot_be_generated_says_why_once(cast):
     assert "Inference Pool" in page[page.index('id="config-drift"') :]
     assert api.json()["config_drift"] is None
     assert "Inference Pool" in api.json()["config_drift_unavailable"]
+
+
+def checked(*args) -> str:
+    """What check_cluster printed (its exit status follows the findings, as before)."""
+    out = io.StringIO()
+    with contextlib.suppress(SystemExit):
+        call_command("check_cluster", *map(str, args), stdout=out)
+    return out.getvalue()
+
+
+def test_check_cluster_with_an_evaluation_lists_the_differences_per_file(demo, tmp_path):
+    _user, evaluation = demo
+    path = tmp_path / "snapshot.json"
+    path.write_bytes(body(drifted_snapshot(evaluation)))
+
+    text = checked(path, "--evaluation", evaluation.pk)
+    data = json.loads(checked(path, "--evaluation", evaluation.pk, "--json"))
+
+    assert "Differences from the generated configuration:\n" in text
+    queues = text[text.index("  kueue/cluster-queues.yaml\n") :]
+    assert "    [error] ClusterQueue tenant-1 does not cover nvidia.com/gpumem." in queues
+    assert {
+        "path": "kueue/cluster-queues.yaml",
+        "message": "ClusterQueue tenant-1 does not cover nvidia.com/gpumem.",
+        "severity": "error",
+    } in data["config_drift"]
