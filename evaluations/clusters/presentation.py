@@ -140,10 +140,13 @@ def config_drift_context(drift: Any) -> dict[str, Any]:
     groups: dict[str, list[Any]] = {}
     for item in drift.items:
         groups.setdefault(item.path, []).append(item)
+    # Files a snapshot cannot show are named together, after the files it was compared with.
+    not_compared = [p for p, items in groups.items() if not any(i.compared for i in items)]
     return {
         "config_drift": {
             "unavailable": drift.unavailable,
-            "files": list(groups.items()),
+            "files": [(p, items) for p, items in groups.items() if p not in not_compared],
+            "not_compared": not_compared,
             "count": sum(1 for item in drift.items if item.severity != "info"),
         }
     }

@@ -50,6 +50,7 @@ class Drift:
     path: str
     message: Text
     severity: str
+    compared: bool = True  # False: the snapshot cannot show what the file sets
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "message": str(self.message), "severity": self.severity}
@@ -74,6 +75,7 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
                     file.path,
                     _("A cluster snapshot does not collect what this file sets: not compared."),
                     INFO,
+                    compared=False,
                 )
             )
     return found
@@ -376,7 +378,7 @@ def quantity_value(value: Any) -> Fraction | None:
 def _cluster_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
     if not snapshot.collected("clusterqueues"):
         message = _("The snapshot holds no ClusterQueues (Kueue not collected): not compared.")
-        return [Drift(file.path, message, INFO)]
+        return [Drift(file.path, message, INFO, compared=False)]
     queues = {
         str(as_mapping(q.get("metadata")).get("name")): q for q in snapshot.items("clusterqueues")
     }

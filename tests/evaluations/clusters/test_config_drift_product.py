@@ -77,9 +77,11 @@ def test_the_compare_page_lists_differences_from_the_generated_files_grouped_by_
     section = page[page.index('id="config-drift"') :]
     assert "<code>kueue/cluster-queues.yaml</code>" in section
     assert "ClusterQueue tenant-1 does not cover nvidia.com/gpumem." in section
-    # Files a snapshot cannot show are said so, under their own heading.
-    hami = section[section.index("<code>hami/values.yaml</code>") :]
-    assert "A cluster snapshot does not collect what this file sets" in hami
+    # Files a snapshot cannot show are named together as not compared, never given a verdict.
+    assert "<h3><code>hami/values.yaml</code></h3>" not in section
+    not_compared = section[section.index("Not compared, because a cluster snapshot") :]
+    assert "<code>hami/values.yaml</code>" in not_compared
+    assert "<code>kueue/local-queues.yaml</code>" in not_compared
 
 
 def test_the_section_is_in_chinese_for_a_chinese_reader(demo):
