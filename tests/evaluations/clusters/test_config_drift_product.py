@@ -12,9 +12,15 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from catalog.engine.cluster import parse_snapshot
+from evaluations.clusters.selectors import cluster_check
 from evaluations.clusters.services import cluster_snapshot_upload
 from evaluations.configgen.selectors import evaluation_config
 from evaluations.models import Decision, Evaluation, Team
+from tests.catalog.engine.cluster.test_mig_disabled_detection import (
+    mig_disabled_nodes,
+    operator_snapshot,
+)
 from tests.evaluations.cluster_factories import (
     body,
     sign_small_catalog,
@@ -180,3 +186,15 @@ def test_check_cluster_with_an_evaluation_lists_the_differences_per_file(demo, t
         "message": "ClusterQueue tenant-1 does not cover nvidia.com/gpumem.",
         "severity": "error",
     } in data["config_drift"]
+
+
+def test_the_products_check_reads_the_catalogs_mig_disabled_signatures(builtin_catalog):
+    # The catalog as loaded into the database keeps the MIG modes' unless_node_labels, so the
+    # product's check (not only the engine on the files) takes all-disabled nodes as whole GPUs.
+    document = operator_snapshot(mig_disabled_nodes())
+
+    report = cluster_check(parse_snapshot(document))
+
+    rows = {d.row for d in report.detected}
+    assert "nvidia-device-plugin/whole-gpu" in rows
+    assert "nvidia-device-plugin/mig-single" not in rows
