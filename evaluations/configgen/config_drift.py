@@ -109,9 +109,13 @@ def _pool_members(files: Sequence[GeneratedFile], snapshot: Snapshot) -> dict[st
     return members
 
 
-def _names(nodes: Sequence[str]) -> str:
+def _names(nodes: Sequence[str]) -> Text:
+    """`node a` or `nodes a, b, c, d, e (+3)`, in the reader's language."""
     shown = ", ".join(nodes[:NODES_NAMED])
-    return shown + (f" (+{len(nodes) - NODES_NAMED})" if len(nodes) > NODES_NAMED else "")
+    shown += f" (+{len(nodes) - NODES_NAMED})" if len(nodes) > NODES_NAMED else ""
+    return (
+        _("node %(names)s", names=shown) if len(nodes) == 1 else _("nodes %(names)s", names=shown)
+    )
 
 
 def _grouped(path: str, severity: str, findings: dict[tuple, list[str]], say) -> list[Drift]:
@@ -194,7 +198,7 @@ def _node_pool_drift(file: GeneratedFile, members: Mapping[str, _Members]) -> li
         WARNING,
         missing,
         lambda key, nodes: _(
-            "Nodes %(nodes)s lack label %(label)s=%(generated)s.",
+            "Label %(label)s=%(generated)s is missing on %(nodes)s.",
             nodes=nodes,
             label=key[0],
             generated=key[1],
@@ -205,7 +209,7 @@ def _node_pool_drift(file: GeneratedFile, members: Mapping[str, _Members]) -> li
         WARNING,
         different,
         lambda key, nodes: _(
-            "Nodes %(nodes)s: %(label)s is %(cluster)s, generated %(generated)s.",
+            "%(label)s is %(cluster)s on %(nodes)s; generated %(generated)s.",
             nodes=nodes,
             label=key[0],
             cluster=key[1],
@@ -216,7 +220,7 @@ def _node_pool_drift(file: GeneratedFile, members: Mapping[str, _Members]) -> li
         file.path,
         WARNING,
         untainted,
-        lambda key, nodes: _("Nodes %(nodes)s lack taint %(taint)s.", nodes=nodes, taint=key[0]),
+        lambda key, nodes: _("Taint %(taint)s is missing on %(nodes)s.", nodes=nodes, taint=key[0]),
     )
     return items
 
@@ -261,8 +265,7 @@ def _device_plugin_drift(file: GeneratedFile, members: Mapping[str, _Members]) -
         WARNING,
         differences,
         lambda key, nodes: _(
-            "Nodes %(nodes)s: %(setting)s differs (%(label)s is %(cluster)s, generated "
-            "%(generated)s).",
+            "%(setting)s differs on %(nodes)s: %(label)s is %(cluster)s, generated %(generated)s.",
             nodes=nodes,
             setting=key[0],
             label=key[1],
@@ -303,7 +306,7 @@ def _mig_geometry_drift(
         WARNING,
         differences,
         lambda key, nodes: _(
-            "Nodes %(nodes)s advertise %(cluster)s; MIG configuration %(config)s gives "
+            "MIG devices on %(nodes)s: %(cluster)s; MIG configuration %(config)s gives "
             "%(generated)s per GPU.",
             nodes=nodes,
             config=key[0],

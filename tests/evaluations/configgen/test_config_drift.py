@@ -161,11 +161,14 @@ def test_a_node_left_at_another_mig_configuration_is_a_difference_of_its_pool_fi
     assert (
         pool_file,
         "warning",
-        f"Nodes {name}: nvidia.com/mig.config is all-1g.10gb, generated {generated}.",
+        f"nvidia.com/mig.config is all-1g.10gb on node {name}; generated {generated}.",
     ) in found
     [geometry] = [item for item in found if item[0] == "mig-parted/config.yaml"]
     assert geometry[1] == "warning"
-    assert f"Nodes {name} advertise 1g.10gb x56; MIG configuration {generated} gives" in geometry[2]
+    assert (
+        f"MIG devices on node {name}: 1g.10gb x56; MIG configuration {generated} gives"
+        in geometry[2]
+    )
 
 
 def test_whole_gpus_on_a_mig_node_are_a_geometry_difference():
@@ -177,7 +180,7 @@ def test_whole_gpus_on_a_mig_node_are_a_geometry_difference():
     [(path, severity, message)] = drift(files, document)
 
     assert (path, severity) == ("mig-parted/config.yaml", "warning")
-    assert message.startswith(f"Nodes {node['metadata']['name']} advertise whole GPUs;")
+    assert message.startswith(f"MIG devices on node {node['metadata']['name']}: whole GPUs;")
 
 
 def test_the_device_plugins_strategy_and_replicas_are_compared_where_gfd_shows_them():
@@ -191,14 +194,14 @@ def test_the_device_plugins_strategy_and_replicas_are_compared_where_gfd_shows_t
         (
             "nvidia-device-plugin/shared.yaml",
             "warning",
-            f"Nodes {first['metadata']['name']}: replicas differs "
-            "(nvidia.com/gpu.replicas is 2, generated 4).",
+            f"replicas differs on node {first['metadata']['name']}: "
+            "nvidia.com/gpu.replicas is 2, generated 4.",
         ),
         (
             "nvidia-device-plugin/shared.yaml",
             "warning",
-            f"Nodes {second['metadata']['name']}: migStrategy differs "
-            "(nvidia.com/mig.strategy is single, generated none).",
+            f"migStrategy differs on node {second['metadata']['name']}: "
+            "nvidia.com/mig.strategy is single, generated none.",
         ),
     ]
 
@@ -220,12 +223,12 @@ def test_pool_labels_and_taints_missing_on_nodes_are_listed_once_for_all_those_n
         (
             "nodes/whole.yaml",
             "warning",
-            f"Nodes {names} lack label nvidia.com/device-plugin.config=whole.",
+            f"Label nvidia.com/device-plugin.config=whole is missing on nodes {names}.",
         ),
         (
             "nodes/whole.yaml",
             "warning",
-            f"Nodes {names} lack taint ecomap.io/pool=whole:NoSchedule.",
+            f"Taint ecomap.io/pool=whole:NoSchedule is missing on nodes {names}.",
         ),
     ]
 
