@@ -12,7 +12,7 @@ from catalog.engine.cluster import parse_snapshot
 from catalog.engine.profile import Profile
 from evaluations.configgen.config_drift import config_drift, quantity_value
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import DecisionFacts
+from evaluations.configgen.model import DecisionFacts, GeneratedFile
 from tests.evaluations.cluster_factories import GPUS_PER_NODE, snapshot_as_generated
 from tests.evaluations.configgen.test_generate import bundle_row, hami_decision
 
@@ -253,3 +253,14 @@ def test_kubernetes_quantities_compare_as_numbers():
     assert quantity_value("1Ki") == 1024
     assert quantity_value("500m") * 2 == 1
     assert quantity_value("lots") is None
+
+
+def test_a_kind_of_file_the_comparison_does_not_know_is_said_not_to_be_compared():
+    files = generate(hami_decision())
+    newer = GeneratedFile("volcano/queues.yaml", "volcano-queues", [])
+
+    items = config_drift([*files, newer], parse_snapshot(snapshot_as_generated(files)))
+
+    [said] = [item for item in items if item.path == "volcano/queues.yaml"]
+    assert (said.severity, said.compared) == ("info", False)
+    assert str(said.message) == "EcoMap does not compare this file with a snapshot yet."
