@@ -43,6 +43,8 @@ _SUFFIXES = (
 _SHARING = {"timeSlicing": "time-slicing", "mps": "mps"}
 # What a snapshot holds nothing of (docs/cluster-snapshot.md: no ConfigMaps, no Helm values, no
 # ResourceFlavors or LocalQueues), by file kind or path.
+NOT_COLLECTED_TEXT = _("A cluster snapshot does not collect what this file sets: not compared.")
+NOT_YET_TEXT = _("EcoMap does not compare this file with a snapshot yet.")
 NOT_COLLECTED = frozenset(
     {"hami-values", "gpu-operator-values", "kueue/resource-flavors.yaml", "kueue/local-queues.yaml"}
 )
@@ -75,11 +77,9 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
         elif file.path == "kueue/cluster-queues.yaml":
             found += _cluster_queue_drift(file, snapshot)
         elif file.kind in NOT_COLLECTED or file.path in NOT_COLLECTED:
-            message = _("A cluster snapshot does not collect what this file sets: not compared.")
-            found.append(Drift(file.path, message, INFO, compared=False))
+            found.append(Drift(file.path, NOT_COLLECTED_TEXT, INFO, compared=False))
         else:  # a newer kind of file than this comparison knows
-            message = _("EcoMap does not compare this file with a snapshot yet.")
-            found.append(Drift(file.path, message, INFO, compared=False))
+            found.append(Drift(file.path, NOT_YET_TEXT, INFO, compared=False))
     return found
 
 
