@@ -87,6 +87,12 @@ class HistoryItemSerializer(serializers.Serializer):
     sha256 = serializers.CharField()
 
 
+class ConfigDriftItemSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="the generated file, e.g. kueue/cluster-queues.yaml")
+    message = serializers.CharField(help_text="the difference, in English")
+    severity = serializers.ChoiceField(choices=["error", "warning", "info"])
+
+
 class ClusterSnapshotDetailSerializer(ClusterSnapshotSerializer):
     report = serializers.JSONField(
         read_only=True, help_text="the check now, against the current catalog"
@@ -95,9 +101,30 @@ class ClusterSnapshotDetailSerializer(ClusterSnapshotSerializer):
         read_only=True, allow_null=True, help_text="the evaluation compared with, if asked"
     )
     history = HistoryItemSerializer(many=True, read_only=True)
+    config_drift = ConfigDriftItemSerializer(
+        many=True,
+        read_only=True,
+        allow_null=True,
+        help_text=(
+            "with ?evaluation=N and a decision: the snapshot's differences from the "
+            "configuration generated from it, per generated file (docs/configgen.md, Drift); "
+            "null without a decision or when no configuration can be generated"
+        ),
+    )
+    config_drift_unavailable = serializers.CharField(
+        read_only=True,
+        help_text="why no configuration could be generated from the decision; empty otherwise",
+    )
 
     class Meta(ClusterSnapshotSerializer.Meta):
-        fields = [*ClusterSnapshotSerializer.Meta.fields, "report", "evaluation", "history"]
+        fields = [
+            *ClusterSnapshotSerializer.Meta.fields,
+            "report",
+            "evaluation",
+            "history",
+            "config_drift",
+            "config_drift_unavailable",
+        ]
 
 
 ERRORS = {
@@ -184,8 +211,15 @@ class ClusterSnapshotViewSet(
                     },
                     status=status.HTTP_404_NOT_FOUND,
                 )
-        snapshot.report = selectors.snapshot_report(snapshot, evaluation=evaluation).to_dict()
+        drift = None
+        if evaluation is None:
+            report = selectors.snapshot_report(snapshot)
+        else:
+            report, drift = selectors.snapshot_compare(snapshot, evaluation=evaluation)
+        snapshot.report = report.to_dict()
         snapshot.evaluation = evaluation.pk if evaluation else None
+        snapshot.config_drift = drift.to_list() if drift is not None else None
+        snapshot.config_drift_unavailable = drift.unavailable if drift is not None else ""
         snapshot.history = list(selectors.snapshot_history(snapshot))
         return Response(
             ClusterSnapshotDetailSerializer(snapshot, context={"request": request}).data

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from catalog.engine.cluster import ClusterReport, Decided, Finding
 from catalog.models import PlacementRow
 from evaluations.clusters.deployed_map import deployed_figure, row_states
+from evaluations.configgen.config_drift import NOT_COLLECTED_TEXT
 
 SEVERITIES = (
     ("error", _("Errors")),
@@ -130,3 +131,25 @@ def with_summary_counts(snapshots: Iterable[Any]) -> list[Any]:
         snapshot.counts = summary.get("counts") or severity_counts(summary.get("findings", []))
         snapshot.detected_count = len(summary.get("detected", []))
     return snapshots
+
+
+def config_drift_context(drift: Any) -> dict[str, Any]:
+    """The differences from the generated configuration grouped by generated file, in the
+    files' order, with the count that is not a mere note; or why there is no configuration."""
+    if drift is None:
+        return {}
+    groups: dict[str, list[Any]] = {}
+    for item in drift.items:
+        groups.setdefault(item.path, []).append(item)
+    # Files not compared are named together, after the files that were, by why they were not.
+    not_compared = [p for p, items in groups.items() if not any(i.compared for i in items)]
+    not_collected = [p for p in not_compared if groups[p][0].message.template == NOT_COLLECTED_TEXT]
+    return {
+        "config_drift": {
+            "unavailable": drift.unavailable,
+            "files": [(p, items) for p, items in groups.items() if p not in not_compared],
+            "not_collected": not_collected,
+            "not_yet": [p for p in not_compared if p not in not_collected],
+            "count": sum(1 for item in drift.items if item.severity != "info"),
+        }
+    }

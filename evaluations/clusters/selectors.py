@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
@@ -17,6 +18,8 @@ from catalog.engine.cluster import (
 )
 from catalog.selectors import cluster_catalog
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
+from evaluations.configgen.config_drift import Drift, config_drift
+from evaluations.configgen.selectors import ConfigUnavailable, evaluation_config
 from evaluations.errors import InvalidInput
 from evaluations.models import Evaluation, Membership, Team
 
@@ -122,6 +125,39 @@ def snapshot_report(
     snapshot: ClusterSnapshot, *, evaluation: Evaluation | None = None
 ) -> ClusterReport:
     return cluster_check(parse_snapshot(snapshot.document), evaluation=evaluation)
+
+
+@dataclass(frozen=True)
+class ConfigDrift:
+    """The snapshot against the configuration generated from a decision: the differences, or
+    why no configuration could be generated (said once instead of the list)."""
+
+    items: list[Drift] = field(default_factory=list)
+    unavailable: str = ""
+
+    def to_list(self) -> list[dict[str, str]] | None:
+        return None if self.unavailable else [item.to_dict() for item in self.items]
+
+
+def snapshot_compare(
+    snapshot: ClusterSnapshot, *, evaluation: Evaluation
+) -> tuple[ClusterReport, ConfigDrift | None]:
+    """The check against the evaluation's decision and, when it has one, the differences from
+    the configuration generated from it (None without a decision). The snapshot is parsed once."""
+    parsed = parse_snapshot(snapshot.document)
+    return cluster_check(parsed, evaluation=evaluation), config_drift_of(parsed, evaluation)
+
+
+def config_drift_of(snapshot: Snapshot, evaluation: Evaluation) -> ConfigDrift | None:
+    """A parsed snapshot against the configuration generated from the evaluation's decision;
+    None without a decision, the reason when no configuration can be generated."""
+    if decided_of(evaluation) is None:
+        return None
+    try:
+        files = evaluation_config(evaluation)
+    except ConfigUnavailable as error:
+        return ConfigDrift(unavailable=error.message)
+    return ConfigDrift(items=config_drift(files, snapshot))
 
 
 def upload_team_for_user(*, user, slug: str) -> tuple[Team, str]:

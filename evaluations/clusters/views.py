@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
@@ -15,6 +16,7 @@ from evaluations.clusters import selectors, services
 from evaluations.clusters.forms import SnapshotUploadForm
 from evaluations.clusters.models import ClusterSnapshot
 from evaluations.clusters.presentation import (
+    config_drift_context,
     report_context,
     severity_counts,
     with_summary_counts,
@@ -144,6 +146,8 @@ def evaluation_cluster_view(request: HttpRequest, pk: int) -> HttpResponse:
         "can_edit": role_allows(role, Role.EDITOR),
     }
     if snapshot is not None:
-        report = selectors.snapshot_report(snapshot, evaluation=evaluation)
+        report, drift = selectors.snapshot_compare(snapshot, evaluation=evaluation)
         context.update(report_context(report, decided=selectors.decided_of(evaluation)))
+        context.update(config_drift_context(drift))
+        context["config_url"] = reverse("evaluations-api:evaluation-config", args=[evaluation.pk])
     return render(request, "clusters/compare.html", context)

@@ -41,6 +41,13 @@ _SUFFIXES = (
     | {prefix + "i": 1024 ** (power + 1) for power, prefix in enumerate("KMGTPE")}
 )
 _SHARING = {"timeSlicing": "time-slicing", "mps": "mps"}
+# What a snapshot holds nothing of (docs/cluster-snapshot.md: no ConfigMaps, no Helm values, no
+# ResourceFlavors or LocalQueues), by file kind or path.
+NOT_COLLECTED_TEXT = _("A cluster snapshot does not collect what this file sets: not compared.")
+NOT_YET_TEXT = _("EcoMap does not compare this file with a snapshot yet.")
+NOT_COLLECTED = frozenset(
+    {"hami-values", "gpu-operator-values", "kueue/resource-flavors.yaml", "kueue/local-queues.yaml"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +57,7 @@ class Drift:
     path: str
     message: Text
     severity: str
+    compared: bool = True  # False: the snapshot cannot show what the file sets
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "message": str(self.message), "severity": self.severity}
@@ -68,14 +76,10 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
             found += _mig_geometry_drift(file, files, members)
         elif file.path == "kueue/cluster-queues.yaml":
             found += _cluster_queue_drift(file, snapshot)
-        else:
-            found.append(
-                Drift(
-                    file.path,
-                    _("A cluster snapshot does not collect what this file sets: not compared."),
-                    INFO,
-                )
-            )
+        elif file.kind in NOT_COLLECTED or file.path in NOT_COLLECTED:
+            found.append(Drift(file.path, NOT_COLLECTED_TEXT, INFO, compared=False))
+        else:  # a newer kind of file than this comparison knows
+            found.append(Drift(file.path, NOT_YET_TEXT, INFO, compared=False))
     return found
 
 
@@ -107,9 +111,13 @@ def _pool_members(files: Sequence[GeneratedFile], snapshot: Snapshot) -> dict[st
     return members
 
 
-def _names(nodes: Sequence[str]) -> str:
+def _names(nodes: Sequence[str]) -> Text:
+    """`node a` or `nodes a, b, c, d, e (+3)`, in the reader's language."""
     shown = ", ".join(nodes[:NODES_NAMED])
-    return shown + (f" (+{len(nodes) - NODES_NAMED})" if len(nodes) > NODES_NAMED else "")
+    shown += f" (+{len(nodes) - NODES_NAMED})" if len(nodes) > NODES_NAMED else ""
+    return (
+        _("node %(names)s", names=shown) if len(nodes) == 1 else _("nodes %(names)s", names=shown)
+    )
 
 
 def _grouped(path: str, severity: str, findings: dict[tuple, list[str]], say) -> list[Drift]:
@@ -192,7 +200,7 @@ def _node_pool_drift(file: GeneratedFile, members: Mapping[str, _Members]) -> li
         WARNING,
         missing,
         lambda key, nodes: _(
-            "Nodes %(nodes)s lack label %(label)s=%(generated)s.",
+            "Label %(label)s=%(generated)s is missing on %(nodes)s.",
             nodes=nodes,
             label=key[0],
             generated=key[1],
@@ -203,7 +211,7 @@ def _node_pool_drift(file: GeneratedFile, members: Mapping[str, _Members]) -> li
         WARNING,
         different,
         lambda key, nodes: _(
-            "Nodes %(nodes)s: %(label)s is %(cluster)s, generated %(generated)s.",
+            "%(label)s is %(cluster)s on %(nodes)s; generated %(generated)s.",
             nodes=nodes,
             label=key[0],
             cluster=key[1],
@@ -214,7 +222,7 @@ def _node_pool_drift(file: GeneratedFile, members: Mapping[str, _Members]) -> li
         file.path,
         WARNING,
         untainted,
-        lambda key, nodes: _("Nodes %(nodes)s lack taint %(taint)s.", nodes=nodes, taint=key[0]),
+        lambda key, nodes: _("Taint %(taint)s is missing on %(nodes)s.", nodes=nodes, taint=key[0]),
     )
     return items
 
@@ -259,8 +267,7 @@ def _device_plugin_drift(file: GeneratedFile, members: Mapping[str, _Members]) -
         WARNING,
         differences,
         lambda key, nodes: _(
-            "Nodes %(nodes)s: %(setting)s differs (%(label)s is %(cluster)s, generated "
-            "%(generated)s).",
+            "%(setting)s differs on %(nodes)s: %(label)s is %(cluster)s, generated %(generated)s.",
             nodes=nodes,
             setting=key[0],
             label=key[1],
@@ -301,7 +308,7 @@ def _mig_geometry_drift(
         WARNING,
         differences,
         lambda key, nodes: _(
-            "Nodes %(nodes)s advertise %(cluster)s; MIG configuration %(config)s gives "
+            "MIG devices on %(nodes)s: %(cluster)s; MIG configuration %(config)s gives "
             "%(generated)s per GPU.",
             nodes=nodes,
             config=key[0],
@@ -376,7 +383,7 @@ def quantity_value(value: Any) -> Fraction | None:
 def _cluster_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
     if not snapshot.collected("clusterqueues"):
         message = _("The snapshot holds no ClusterQueues (Kueue not collected): not compared.")
-        return [Drift(file.path, message, INFO)]
+        return [Drift(file.path, message, INFO, compared=False)]
     queues = {
         str(as_mapping(q.get("metadata")).get("name")): q for q in snapshot.items("clusterqueues")
     }

@@ -3,10 +3,13 @@ detect signatures on the small catalog's rows (tests.evaluations.factories.small
 
 from __future__ import annotations
 
+import copy
 import json
 from typing import Any
 
 from catalog.models import PlacementRow
+
+GPUS_PER_NODE = 8
 
 SIGNATURES = {
     ("hami", "device-plugin"): {"daemonsets": ["*hami-device-plugin"]},
@@ -85,3 +88,64 @@ def conflicting_snapshot(cluster: str = "prod-gpu") -> dict[str, Any]:
 
 def body(document: Any) -> bytes:
     return json.dumps(document).encode()
+
+
+def snapshot_as_generated(files) -> dict[str, Any]:
+    """The snapshot of a cluster set up exactly as the files say: each pool's nodes labelled and
+    tainted, the MIG manager's layout applied, GFD's labels for the device plugin's config, and
+    the ClusterQueues applied."""
+    nodes = []
+    by_path = {f.path: f for f in files}
+    for file in files:
+        if file.kind != "node-pool":
+            continue
+        pool = file.documents[0].data
+        plugin = by_path.get(f"nvidia-device-plugin/{pool['pool']}.yaml")
+        config = plugin.documents[0].data if plugin else {}
+        mig_configs = (
+            by_path["mig-parted/config.yaml"].documents[0].data["mig-configs"]
+            if "mig-parted/config.yaml" in by_path
+            else {}
+        )
+        groups = pool.get("mig_configs") or [{"nodes": pool["nodes"], "labels": {}}]
+        for group in groups:
+            for _ in range(group["nodes"]):
+                name = f"{pool['pool']}-{len(nodes) + 1}"
+                labels = {"kubernetes.io/hostname": name, **pool["labels"], **group["labels"]}
+                allocatable = {"cpu": "96", "nvidia.com/gpu": str(GPUS_PER_NODE)}
+                layout_name = group["labels"].get("nvidia.com/mig.config")
+                if layout_name:
+                    allocatable.pop("nvidia.com/gpu")
+                    for profile, count in mig_configs[layout_name][0]["mig-devices"].items():
+                        allocatable[f"nvidia.com/mig-{profile}"] = str(count * GPUS_PER_NODE)
+                if config:
+                    strategy = config["flags"]["migStrategy"]
+                    if strategy != "none":
+                        labels["nvidia.com/mig.strategy"] = strategy
+                    sharing = config.get("sharing", {})
+                    mode = "time-slicing" if "timeSlicing" in sharing else "none"
+                    labels["nvidia.com/gpu.sharing-strategy"] = mode
+                    replicas = sharing["timeSlicing"]["resources"][0]["replicas"] if sharing else 1
+                    labels["nvidia.com/gpu.replicas"] = str(replicas)
+                nodes.append(
+                    {
+                        "apiVersion": "v1",
+                        "kind": "Node",
+                        "metadata": {"name": name, "labels": labels},
+                        "spec": {"taints": copy.deepcopy(pool["taints"])},
+                        "status": {"allocatable": allocatable},
+                    }
+                )
+    queues = (
+        [copy.deepcopy(d.data) for d in by_path["kueue/cluster-queues.yaml"].documents]
+        if "kueue/cluster-queues.yaml" in by_path
+        else []
+    )
+    return {
+        "format": "ecomap.cluster/v1",
+        "cluster": "as-generated",
+        "collected_at": "2026-12-02T10:00:00Z",
+        "kubernetes_version": "v1.33.2",
+        "nodes": {"apiVersion": "v1", "kind": "List", "items": nodes},
+        "clusterqueues": {"apiVersion": "v1", "kind": "List", "items": queues},
+    }

@@ -329,7 +329,8 @@ class _Cluster:
                 if key[0] and _name(node) not in key[0]:
                     continue
                 own = node_labels(node)
-                if unless and any(label_matches(entry, _single(own)) for entry in unless):
+                single = _single(own) if unless else {}
+                if unless and any(label_matches(entry, single) for entry in unless):
                     continue
                 for label, value in own.items():
                     labels[label].add(value)

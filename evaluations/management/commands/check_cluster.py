@@ -1,5 +1,6 @@
 """`manage.py check_cluster SNAPSHOT.json [--evaluation N] [--json]`: what a cluster really runs,
-checked against the catalog and, given an evaluation, against its decision.
+checked against the catalog and, given an evaluation, against its decision and the configuration
+generated from it (differences per generated file; they do not change the exit status).
 
 Exit status: 0 when no finding is an error, 1 when one is (usable as a CI gate), 2 when the
 snapshot cannot be read or is refused, or the evaluation has no decision to compare with.
@@ -23,6 +24,7 @@ from catalog.engine.cluster import (
 )
 from catalog.engine.cluster.report import SEVERITIES
 from catalog.selectors import cluster_catalog
+from evaluations.clusters.selectors import ConfigDrift, config_drift_of
 from evaluations.models import Evaluation
 
 # Exit status for input that could not be checked (1 is kept for error-level findings).
@@ -45,7 +47,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         snapshot = self._load(options["snapshot"])
-        decision = self._decision(options["evaluation"]) if options["evaluation"] else None
+        evaluation = self._evaluation(options["evaluation"]) if options["evaluation"] else None
+        decision = self._decision(evaluation) if evaluation is not None else None
+        drift = config_drift_of(snapshot, evaluation) if evaluation is not None else None
         rows, signatures, evidence = cluster_catalog()
         report = check_cluster(
             snapshot,
@@ -56,9 +60,15 @@ class Command(BaseCommand):
             dra_features=builtin_dra_features(),
         )
         if options["json"]:
-            self.stdout.write(json.dumps(report.to_dict(), indent=2, ensure_ascii=False))
+            data = report.to_dict()
+            if drift is not None:
+                data["config_drift"] = drift.to_list()
+                data["config_drift_unavailable"] = drift.unavailable
+            self.stdout.write(json.dumps(data, indent=2, ensure_ascii=False))
         else:
             self._print(report, decision)
+            if drift is not None:
+                self._print_drift(drift)
         if not report.ok:
             raise SystemExit(1)
 
@@ -78,14 +88,18 @@ class Command(BaseCommand):
                 returncode=UNUSABLE,
             ) from exc
 
-    def _decision(self, pk: int) -> Decided:
+    def _evaluation(self, pk: int) -> Evaluation:
         evaluation = Evaluation.objects.select_related("decision").filter(pk=pk).first()
         if evaluation is None:
             raise CommandError(f"no evaluation {pk}", returncode=UNUSABLE)
+        return evaluation
+
+    def _decision(self, evaluation: Evaluation) -> Decided:
         decision = getattr(evaluation, "decision", None)
         if decision is None or not decision.rows:
             raise CommandError(
-                f"evaluation {pk} ({evaluation.title}) has no decision to compare with yet",
+                f"evaluation {evaluation.pk} ({evaluation.title}) has no decision to compare "
+                "with yet",
                 returncode=UNUSABLE,
             )
         pools = {name: tuple(ids) for name, ids in (decision.pools or {}).items()}
@@ -120,3 +134,19 @@ class Command(BaseCommand):
         counts = report.counts()
         out("")
         out(f"{counts['error']} error(s), {counts['warning']} warning(s), {counts['info']} note(s)")
+
+    def _print_drift(self, drift: ConfigDrift) -> None:
+        out = self.stdout.write
+        out("")
+        if drift.unavailable:
+            out(f"No generated configuration to compare with: {drift.unavailable}")
+            return
+        out("Differences from the generated configuration:")
+        paths = list(dict.fromkeys(item.path for item in drift.items))
+        for path in paths:
+            out(f"  {path}")
+            for item in drift.items:
+                if item.path == path:
+                    out(f"    [{item.severity}] {item.message}")
+        if not paths:
+            out("  none: the cluster matches every generated file")

@@ -6,17 +6,15 @@ with the labels GFD v0.20.0 writes (internal/lm/strategy.go, internal/lm/resourc
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from catalog.engine.cluster import parse_snapshot
 from catalog.engine.profile import Profile
 from evaluations.configgen.config_drift import config_drift, quantity_value
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import DecisionFacts
+from evaluations.configgen.model import DecisionFacts, GeneratedFile
+from tests.evaluations.cluster_factories import GPUS_PER_NODE, snapshot_as_generated
 from tests.evaluations.configgen.test_generate import bundle_row, hami_decision
-
-GPUS_PER_NODE = 8
 
 
 def mig_decision() -> DecisionFacts:
@@ -66,69 +64,6 @@ def time_slicing_decision() -> DecisionFacts:
     return DecisionFacts(9, rows, profile)
 
 
-def data(files, path: str) -> list[dict[str, Any]]:
-    return [copy.deepcopy(d.data) for d in next(f for f in files if f.path == path).documents]
-
-
-def as_applied(files) -> dict[str, Any]:
-    """The snapshot of a cluster set up exactly as the files say: each pool's nodes labelled and
-    tainted, the MIG manager's layout applied, GFD's labels for the device plugin's config, and
-    the ClusterQueues applied."""
-    nodes = []
-    by_path = {f.path: f for f in files}
-    for file in files:
-        if file.kind != "node-pool":
-            continue
-        pool = file.documents[0].data
-        plugin = by_path.get(f"nvidia-device-plugin/{pool['pool']}.yaml")
-        config = plugin.documents[0].data if plugin else {}
-        mig_configs = (
-            by_path["mig-parted/config.yaml"].documents[0].data["mig-configs"]
-            if "mig-parted/config.yaml" in by_path
-            else {}
-        )
-        groups = pool.get("mig_configs") or [{"nodes": pool["nodes"], "labels": {}}]
-        for group in groups:
-            for _ in range(group["nodes"]):
-                name = f"{pool['pool']}-{len(nodes) + 1}"
-                labels = {"kubernetes.io/hostname": name, **pool["labels"], **group["labels"]}
-                allocatable = {"cpu": "96", "nvidia.com/gpu": str(GPUS_PER_NODE)}
-                layout_name = group["labels"].get("nvidia.com/mig.config")
-                if layout_name:
-                    allocatable.pop("nvidia.com/gpu")
-                    for profile, count in mig_configs[layout_name][0]["mig-devices"].items():
-                        allocatable[f"nvidia.com/mig-{profile}"] = str(count * GPUS_PER_NODE)
-                if config:
-                    strategy = config["flags"]["migStrategy"]
-                    if strategy != "none":
-                        labels["nvidia.com/mig.strategy"] = strategy
-                    sharing = config.get("sharing", {})
-                    mode = "time-slicing" if "timeSlicing" in sharing else "none"
-                    labels["nvidia.com/gpu.sharing-strategy"] = mode
-                    replicas = sharing["timeSlicing"]["resources"][0]["replicas"] if sharing else 1
-                    labels["nvidia.com/gpu.replicas"] = str(replicas)
-                nodes.append(
-                    {
-                        "apiVersion": "v1",
-                        "kind": "Node",
-                        "metadata": {"name": name, "labels": labels},
-                        "spec": {"taints": copy.deepcopy(pool["taints"])},
-                        "status": {"allocatable": allocatable},
-                    }
-                )
-    queues = (
-        data(files, "kueue/cluster-queues.yaml") if "kueue/cluster-queues.yaml" in by_path else []
-    )
-    return {
-        "format": "ecomap.cluster/v1",
-        "cluster": "as-generated",
-        "collected_at": "2026-12-02T10:00:00Z",
-        "kubernetes_version": "v1.33.2",
-        "nodes": {"apiVersion": "v1", "kind": "List", "items": nodes},
-        "clusterqueues": {"apiVersion": "v1", "kind": "List", "items": queues},
-    }
-
-
 def drift(files, document) -> list[tuple[str, str, str]]:
     items = config_drift(files, parse_snapshot(document))
     return [(d.path, d.severity, str(d.message)) for d in items if d.severity != "info"]
@@ -141,13 +76,13 @@ def queue(document, name: str) -> dict[str, Any]:
 def test_a_cluster_set_up_as_generated_shows_no_difference():
     for facts in (hami_decision(), mig_decision(), two_pool_decision(), time_slicing_decision()):
         files = generate(facts)
-        assert drift(files, as_applied(files)) == [], facts.name
+        assert drift(files, snapshot_as_generated(files)) == [], facts.name
 
 
 def test_what_a_snapshot_cannot_show_is_said_once_per_file_not_guessed():
     files = generate(hami_decision())
 
-    items = config_drift(files, parse_snapshot(as_applied(files)))
+    items = config_drift(files, parse_snapshot(snapshot_as_generated(files)))
 
     infos = {d.path for d in items if d.severity == "info"}
     assert {"hami/values.yaml", "kueue/resource-flavors.yaml", "kueue/local-queues.yaml"} <= infos
@@ -155,7 +90,7 @@ def test_what_a_snapshot_cannot_show_is_said_once_per_file_not_guessed():
 
 def test_a_cluster_queue_that_does_not_cover_hamis_memory_is_an_error_of_the_queues_file():
     files = generate(hami_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     group = queue(document, "tenant-1")["spec"]["resourceGroups"][0]
     group["coveredResources"].remove("nvidia.com/gpumem")
     for flavor in group["flavors"]:
@@ -172,7 +107,7 @@ def test_a_cluster_queue_that_does_not_cover_hamis_memory_is_an_error_of_the_que
 
 def test_a_missing_cluster_queue_is_an_error():
     files = generate(hami_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     document["clusterqueues"]["items"] = [
         q for q in document["clusterqueues"]["items"] if q["metadata"]["name"] != "tenant-3"
     ]
@@ -184,7 +119,7 @@ def test_a_missing_cluster_queue_is_an_error():
 
 def test_no_quota_is_an_error_and_another_quota_a_warning_with_both_numbers():
     files = generate(hami_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     resources = queue(document, "tenant-2")["spec"]["resourceGroups"][0]["flavors"][0]["resources"]
     gpu = next(r for r in resources if r["name"] == "nvidia.com/gpu")
     cores = next(r for r in resources if r["name"] == "nvidia.com/gpucores")
@@ -210,7 +145,7 @@ def test_no_quota_is_an_error_and_another_quota_a_warning_with_both_numbers():
 
 def test_a_node_left_at_another_mig_configuration_is_a_difference_of_its_pool_file():
     files = generate(mig_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     node = document["nodes"]["items"][0]
     generated = node["metadata"]["labels"]["nvidia.com/mig.config"]
     node["metadata"]["labels"]["nvidia.com/mig.config"] = "all-1g.10gb"
@@ -226,28 +161,31 @@ def test_a_node_left_at_another_mig_configuration_is_a_difference_of_its_pool_fi
     assert (
         pool_file,
         "warning",
-        f"Nodes {name}: nvidia.com/mig.config is all-1g.10gb, generated {generated}.",
+        f"nvidia.com/mig.config is all-1g.10gb on node {name}; generated {generated}.",
     ) in found
     [geometry] = [item for item in found if item[0] == "mig-parted/config.yaml"]
     assert geometry[1] == "warning"
-    assert f"Nodes {name} advertise 1g.10gb x56; MIG configuration {generated} gives" in geometry[2]
+    assert (
+        f"MIG devices on node {name}: 1g.10gb x56; MIG configuration {generated} gives"
+        in geometry[2]
+    )
 
 
 def test_whole_gpus_on_a_mig_node_are_a_geometry_difference():
     files = generate(mig_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     node = document["nodes"]["items"][-1]
     node["status"]["allocatable"] = {"cpu": "96", "nvidia.com/gpu": str(GPUS_PER_NODE)}
 
     [(path, severity, message)] = drift(files, document)
 
     assert (path, severity) == ("mig-parted/config.yaml", "warning")
-    assert message.startswith(f"Nodes {node['metadata']['name']} advertise whole GPUs;")
+    assert message.startswith(f"MIG devices on node {node['metadata']['name']}: whole GPUs;")
 
 
 def test_the_device_plugins_strategy_and_replicas_are_compared_where_gfd_shows_them():
     files = generate(time_slicing_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     first, second = document["nodes"]["items"]
     first["metadata"]["labels"]["nvidia.com/gpu.replicas"] = "2"
     second["metadata"]["labels"]["nvidia.com/mig.strategy"] = "single"
@@ -256,21 +194,21 @@ def test_the_device_plugins_strategy_and_replicas_are_compared_where_gfd_shows_t
         (
             "nvidia-device-plugin/shared.yaml",
             "warning",
-            f"Nodes {first['metadata']['name']}: replicas differs "
-            "(nvidia.com/gpu.replicas is 2, generated 4).",
+            f"replicas differs on node {first['metadata']['name']}: "
+            "nvidia.com/gpu.replicas is 2, generated 4.",
         ),
         (
             "nvidia-device-plugin/shared.yaml",
             "warning",
-            f"Nodes {second['metadata']['name']}: migStrategy differs "
-            "(nvidia.com/mig.strategy is single, generated none).",
+            f"migStrategy differs on node {second['metadata']['name']}: "
+            "nvidia.com/mig.strategy is single, generated none.",
         ),
     ]
 
 
 def test_pool_labels_and_taints_missing_on_nodes_are_listed_once_for_all_those_nodes():
     files = generate(two_pool_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     nodes = [
         n
         for n in document["nodes"]["items"]
@@ -285,19 +223,19 @@ def test_pool_labels_and_taints_missing_on_nodes_are_listed_once_for_all_those_n
         (
             "nodes/whole.yaml",
             "warning",
-            f"Nodes {names} lack label nvidia.com/device-plugin.config=whole.",
+            f"Label nvidia.com/device-plugin.config=whole is missing on nodes {names}.",
         ),
         (
             "nodes/whole.yaml",
             "warning",
-            f"Nodes {names} lack taint ecomap.io/pool=whole:NoSchedule.",
+            f"Taint ecomap.io/pool=whole:NoSchedule is missing on nodes {names}.",
         ),
     ]
 
 
 def test_a_pool_no_node_is_labelled_with_is_said_for_that_pool():
     files = generate(mig_decision())
-    document = as_applied(files)
+    document = snapshot_as_generated(files)
     pool = document["nodes"]["items"][0]["metadata"]["labels"]["ecomap.io/pool"]
     document["nodes"]["items"] = [
         n for n in document["nodes"]["items"] if n["metadata"]["labels"]["ecomap.io/pool"] != pool
@@ -315,3 +253,14 @@ def test_kubernetes_quantities_compare_as_numbers():
     assert quantity_value("1Ki") == 1024
     assert quantity_value("500m") * 2 == 1
     assert quantity_value("lots") is None
+
+
+def test_a_kind_of_file_the_comparison_does_not_know_is_said_not_to_be_compared():
+    files = generate(hami_decision())
+    newer = GeneratedFile("volcano/queues.yaml", "volcano-queues", [])
+
+    items = config_drift([*files, newer], parse_snapshot(snapshot_as_generated(files)))
+
+    [said] = [item for item in items if item.path == "volcano/queues.yaml"]
+    assert (said.severity, said.compared) == ("info", False)
+    assert str(said.message) == "EcoMap does not compare this file with a snapshot yet."
