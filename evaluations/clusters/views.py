@@ -149,5 +149,5 @@ def evaluation_cluster_view(request: HttpRequest, pk: int) -> HttpResponse:
         report, drift = selectors.snapshot_compare(snapshot, evaluation=evaluation)
         context.update(report_context(report, decided=selectors.decided_of(evaluation)))
         context.update(config_drift_context(drift))
-        context["config_url"] = reverse("evaluations-api:evaluation-config", args=[evaluation.pk])
+        context["config_url"] = reverse("configuration:page", args=[evaluation.pk])
     return render(request, "clusters/compare.html", context)
