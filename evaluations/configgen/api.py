@@ -20,6 +20,7 @@ KINDS = [
     "gpu-operator-values",
     "hami-values",
     "kueue",
+    "install-script",
 ]
 
 

@@ -16,6 +16,7 @@ from evaluations.configgen.capacity_of import (
     sized_pools,
     split,
 )
+from evaluations.configgen.install import install_file
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -72,6 +73,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         files.append(_hami_file(facts, pools, header))
     if "kueue" in projects:
         files += _kueue_files(facts, pools, header)
+    files.append(install_file(facts, files))  # last: it applies every file above
     return files
 
 

@@ -19,6 +19,7 @@ from catalog.engine.cluster.detect import image_matches
 from catalog.engine.rows import Row
 from evaluations.configgen.capacity_of import capacity, presented, sized_pools
 from evaluations.configgen.generate import generate
+from evaluations.configgen.install import install_steps
 from evaluations.configgen.model import POOL_LABEL, DecisionFacts, GeneratedFile, Pool, RowFacts
 
 NAMESPACE = "ecomap-system"
@@ -247,6 +248,14 @@ def _installed(
     (two rows of one chart share its objects), and the Helm releases."""
     lists: dict[str, dict[str, dict[str, Any]]] = {}
     releases: dict[str, dict[str, Any]] = {}
+    charted = {
+        step.release["project"]: {
+            **{k: v for k, v in step.release.items() if k != "project"},
+            "status": "deployed",
+        }
+        for step in install_steps(facts, files)
+        if step.release
+    }
 
     def put(key: str, document: dict[str, Any]) -> None:
         lists.setdefault(key, {}).setdefault(document["metadata"]["name"], document)
@@ -279,7 +288,12 @@ def _installed(
             continue
         version = row.version.removeprefix("v") if row.version else "0.0.0"
         by_operator = row.project == "nvidia-device-plugin" and _operator_device_plugin_on(files)
-        for chart in () if by_operator else signature.get("helm_charts", ())[:1]:
+        if row.project in charted:  # install.sh's own release of the project's chart
+            release = charted[row.project]
+            releases.setdefault(release["name"], release)
+        for chart in (
+            () if by_operator or row.project in charted else signature.get("helm_charts", ())[:1]
+        ):
             name = _concrete(chart)
             releases.setdefault(
                 name,
