@@ -45,6 +45,8 @@ VOLATILE_LABEL_PATTERNS: tuple[str, ...] = (
 # Resources every node has; the rest of status.allocatable are extended resources.
 CORE_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
 WORKLOAD_KEYS = ("daemonsets", "deployments", "images", "webhooks", "dra_drivers")
+# How _corroborate words what it scored (left out when a mode is re-weighed on one pool's nodes).
+SCORED = ("CRD ", "node label ", "extended resource ", "Helm release ")
 OTHER_POOL = "other"
 
 _CHART = re.compile(r"^(?P<name>.+?)-(?P<version>v?\d+(?:\.\d+)*(?:[-+].*)?)$")
@@ -471,31 +473,57 @@ def detect_rows(
         and (m := _match_row(cluster, row, signatures[row.id])) is not None
     ]
     pool_of = {node: pool.name for pool in pools for node in pool.nodes}
+
+    def rank(m: _Match) -> tuple:
+        return (m.score, m.row.id in preferred, -_claims(signatures[m.row.id]), -position[m.row.id])
+
     found = []
-    for group in _group(matches):
-        best = max(
-            group,
-            key=lambda m: (
-                m.score,
-                m.row.id in preferred,
-                -_claims(signatures[m.row.id]),
-                -position[m.row.id],
-            ),
-        )
-        signature = signatures[best.row.id]
-        nodes = tuple(sorted(set().union(*(m.nodes for m in group))))
-        found.append(
-            Detected(
-                row=best.row.id,
-                version=_version(cluster, signature, best),
-                nodes=nodes,
-                pools=tuple(sorted({pool_of[n] for n in nodes if n in pool_of})),
-                cluster_wide=not nodes and any(m.cluster_wide for m in group),
-                objects=tuple(sorted(set().union(*(m.objects for m in group)))),
-                matched=tuple(dict.fromkeys(best.matched)),
-                alternatives=tuple(
-                    m.row.id for m in group if m is not best and m.score == best.score
-                ),
+    for whole_group in _group(matches):
+        for group, nodes in _modes_by_pool(cluster, whole_group, pools, signatures, rank):
+            best = max(group, key=rank)
+            signature = signatures[best.row.id]
+            found.append(
+                Detected(
+                    row=best.row.id,
+                    version=_version(cluster, signature, best),
+                    nodes=nodes,
+                    pools=tuple(sorted({pool_of[n] for n in nodes if n in pool_of})),
+                    cluster_wide=not nodes and any(m.cluster_wide for m in group),
+                    objects=tuple(sorted(set().union(*(m.objects for m in group)))),
+                    matched=tuple(dict.fromkeys(best.matched)),
+                    alternatives=tuple(
+                        m.row.id for m in group if m is not best and m.score == best.score
+                    ),
+                )
             )
-        )
     return found
+
+
+def _modes_by_pool(cluster, group, pools, signatures, rank):
+    """One DaemonSet of several modes (the GPU Operator's device plugin serving a whole-GPU pool
+    and a MIG pool): each node pool's evidence is weighed on its own nodes, and each mode that
+    wins a pool is detected on that pool's nodes. When one mode wins every pool (or there is a
+    single mode or pool), the group is detected as before, once, on all its nodes."""
+    nodes = tuple(sorted(set().union(*(m.nodes for m in group))))
+    spanned = [p for p in pools if set(p.nodes) & set(nodes)]
+    if len(group) < 2 or len(spanned) < 2:
+        return [(group, nodes)]
+    winners: dict[str, list[str]] = {}
+    rescored: dict[str, list[_Match]] = {}
+    for pool in spanned:
+        here = set(pool.nodes) & set(nodes)
+        local = []
+        for m in group:
+            trial = _Match(m.row, objects=set(m.objects), nodes=here & m.nodes)
+            trial.matched = [line for line in m.matched if not line.startswith(SCORED)]
+            if trial.nodes:
+                _corroborate(cluster, signatures[m.row.id], trial)
+                local.append(trial)
+        if not local:
+            continue
+        best = max(local, key=rank)
+        winners.setdefault(best.row.id, []).extend(sorted(here))
+        rescored.setdefault(best.row.id, local)
+    if len(winners) < 2:
+        return [(group, nodes)]
+    return [(rescored[row_id], tuple(sorted(won))) for row_id, won in winners.items()]
