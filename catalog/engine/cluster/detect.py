@@ -23,6 +23,7 @@ POOL_LABELS: tuple[str, ...] = (
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
     "kubernetes.azure.com/agentpool",
+    "ecomap.io/pool",  # the pool label of EcoMap's generated configuration (docs/configgen.md)
     "node-pool",
     "nodepool",
     "pool",

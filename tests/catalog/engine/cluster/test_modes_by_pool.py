@@ -79,3 +79,9 @@ def test_a_decision_of_one_mode_per_pool_is_not_reported_absent():
 
     assert found(report, "decided-row-absent") == []
     assert found(report, "exclusive-token-shared") == []
+
+
+def test_node_pools_are_named_by_ecomaps_pool_label():
+    report = check(_labelled(SNAPSHOT))
+
+    assert {pool.name for pool in report.pools} == {"training", "inference"}
