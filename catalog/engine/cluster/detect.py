@@ -49,6 +49,7 @@ WORKLOAD_KEYS = ("daemonsets", "deployments", "images", "webhooks", "dra_drivers
 # How _corroborate words what it scored (left out when a mode is re-weighed on one pool's nodes).
 SCORED = ("CRD ", "node label ", "extended resource ", "Helm release ")
 OTHER_POOL = "other"
+GLOB_CHARS = frozenset("*?[")
 
 _CHART = re.compile(r"^(?P<name>.+?)-(?P<version>v?\d+(?:\.\d+)*(?:[-+].*)?)$")
 
@@ -314,6 +315,7 @@ class _Cluster:
             (_name(c), repr(_dig(c, "spec", "selectors"))) for c in snapshot.items("deviceclasses")
         ]
         self._nodes_of: dict[str, tuple[str, ...]] = {}
+        self.closest: dict[str, int] = {}  # workload label -> closest_signatures
         self._facts: dict[frozenset[str], tuple[dict[str, set[str]], set[str]]] = {}
 
     def facts(self, names: Iterable[str]) -> tuple[dict[str, set[str]], set[str]]:
@@ -340,15 +342,44 @@ class _Cluster:
         return self._nodes_of[workload.label]
 
 
+def _workload_hit(
+    signature: Mapping[str, Any], workload: Workload
+) -> tuple[str | None, str | None]:
+    names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
+    hit = next((p for p in names if fnmatchcase(workload.name, p)), None)
+    repositories = signature.get("images", ())
+    image = next((i for i in workload.images for p in repositories if image_matches(p, i)), None)
+    return hit, image
+
+
+def _specificity(signature: Mapping[str, Any], workload: Workload) -> int:
+    """How closely a signature names a workload: 2 by its exact name or its image, 1 by a glob
+    of its name only, 0 not at all."""
+    hit, image = _workload_hit(signature, workload)
+    names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
+    if image is not None or workload.name in (p for p in names if not GLOB_CHARS & set(p)):
+        return 2
+    return 1 if hit is not None else 0
+
+
+def closest_signatures(
+    cluster: _Cluster, signatures: Mapping[str, Mapping[str, Any]]
+) -> dict[str, int]:
+    """Per workload, the closest any signature names it: a workload another project names
+    exactly (HAMi's Ascend plugin, hami-ascend-device-plugin) is not also HAMi's NVIDIA plugin
+    because HAMi's glob *hami*-device-plugin happens to match its name."""
+    return {
+        w.label: max((_specificity(sig, w) for sig in signatures.values()), default=0)
+        for w in cluster.workloads
+    }
+
+
 def _match_workloads(cluster: _Cluster, signature: Mapping[str, Any], match: _Match) -> None:
     for workload in cluster.workloads:
-        names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
-        hit = next((p for p in names if fnmatchcase(workload.name, p)), None)
-        repositories = signature.get("images", ())
-        image = next(
-            (i for i in workload.images for p in repositories if image_matches(p, i)), None
-        )
+        hit, image = _workload_hit(signature, workload)
         if hit is None and image is None:
+            continue
+        if _specificity(signature, workload) < cluster.closest.get(workload.label, 0):
             continue
         match.objects.add(workload.label)
         match.matched.append(
@@ -465,6 +496,7 @@ def detect_rows(
     signatures went unmatched), then to the order of `signatures`; the others that tie are
     listed as its alternatives."""
     cluster = _Cluster(snapshot)
+    cluster.closest = closest_signatures(cluster, signatures)
     preferred = set(prefer)
     position = {row_id: i for i, row_id in enumerate(signatures)}
     matches = [

@@ -49,8 +49,9 @@ KNOWN: list[tuple[str, str, str]] = [
     (
         "requirement-unmet",
         "HAMi device-plugin requires assigner:hami",
-        "catalog signature ambiguity: HAMi's DaemonSet glob *hami*-device-plugin also matches "
-        "hami-ascend-device-plugin, and HAMi-core under Koordinator is only found through it",
+        "HAMi-core decided with Koordinator: the catalog finds HAMi-core only through the "
+        "DaemonSet of HAMi's device plugin (or the Volcano vGPU plugin); Koordinator's "
+        "hami-daemon has no signature, so the projection's HAMi-core reads as HAMi's plugin",
     ),
     (
         "queue-cannot-express",
