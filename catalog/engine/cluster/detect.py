@@ -299,6 +299,7 @@ class _Cluster:
     """The snapshot indexed once for matching many rows."""
 
     def __init__(self, snapshot: Snapshot):
+        self.closest: dict[str, int] = {}  # workload label -> closest_signatures
         self.nodes = list(snapshot.items("nodes"))
         self.workloads = workloads(snapshot)
         self.helm = [
@@ -315,7 +316,6 @@ class _Cluster:
             (_name(c), repr(_dig(c, "spec", "selectors"))) for c in snapshot.items("deviceclasses")
         ]
         self._nodes_of: dict[str, tuple[str, ...]] = {}
-        self.closest: dict[str, int] = {}  # workload label -> closest_signatures
         self._facts: dict[frozenset[str], tuple[dict[str, set[str]], set[str]]] = {}
 
     def facts(self, names: Iterable[str]) -> tuple[dict[str, set[str]], set[str]]:
