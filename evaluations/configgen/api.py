@@ -14,13 +14,13 @@ from evaluations.errors import EvaluationError
 from evaluations.selectors import evaluation_get_for_user
 
 KINDS = [
+    "install-script",
     "node-pool",
     "device-plugin-config",
     "mig-parted-config",
     "gpu-operator-values",
     "hami-values",
     "kueue",
-    "install-script",
 ]
 
 

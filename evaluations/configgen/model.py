@@ -29,8 +29,8 @@ class RowFacts:
     layer: str = ""
     units: tuple[str, ...] = ()
     provides: tuple[str, ...] = ()
-    version: str = ""
     docs: str = ""  # the project's homepage, where install.sh sends a reader it has no chart for
+    version: str = ""
 
     @property
     def project(self) -> str:

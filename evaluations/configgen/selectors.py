@@ -23,8 +23,8 @@ def _row(ref: str, stored: dict[str, Any]) -> RowFacts:
         layer=str(stored.get("layer") or ""),
         units=tuple(stored.get("resource_units") or ()),
         provides=tuple(stored.get("provides") or ()),
-        version=str(stored.get("project_version") or ""),
         docs=str((stored.get("project") or {}).get("homepage") or ""),
+        version=str(stored.get("project_version") or ""),
     )
 
 
