@@ -280,11 +280,20 @@ def _installed(
             )
         ),
     )
+
+    def pod_spec_of(row: RowFacts) -> dict[str, Any]:
+        return _pod_spec(row, pools, files)
+
     for row in ordered:
         signature = signatures.get(row.ref) or {}
         if not signature or _turned_off(row, facts, files):
             continue
         if served_by_another(row, signature):
+            continue
+        installer = _installer(row, signature, facts, signatures)
+        if installer is not None:  # e.g. HAMi-core under Koordinator: its hami-daemon
+            other, pattern = installer
+            put("daemonsets", _workload("DaemonSet", _concrete(pattern), other, pod_spec_of(other)))
             continue
         version = row.version.removeprefix("v") if row.version else "0.0.0"
         by_operator = row.project == "nvidia-device-plugin" and _operator_device_plugin_on(files)
@@ -355,6 +364,23 @@ def _installed(
                         },
                     )
     return lists, list(releases.values())
+
+
+def _installer(
+    row: RowFacts,
+    signature: Mapping[str, Any],
+    facts: DecisionFacts,
+    signatures: Mapping[str, Mapping[str, Any]],
+) -> tuple[RowFacts, str] | None:
+    """Another decided project's row whose signature names one of this row's DaemonSets: the
+    row (a library) is installed by that project's DaemonSet, not one of its own."""
+    for pattern in signature.get("daemonsets", ()):
+        for other in facts.rows:
+            if other.project == row.project:
+                continue
+            if pattern in (signatures.get(other.ref) or {}).get("daemonsets", ()):
+                return other, pattern
+    return None
 
 
 def _crds(row: Row | None, signature: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -47,13 +47,6 @@ KNOWN: list[tuple[str, str, str]] = [
         "presents whole amd.com/gpu and reads as the whole-gpu mode",
     ),
     (
-        "requirement-unmet",
-        "HAMi device-plugin requires assigner:hami",
-        "HAMi-core decided with Koordinator: the catalog finds HAMi-core only through the "
-        "DaemonSet of HAMi's device plugin (or the Volcano vGPU plugin); Koordinator's "
-        "hami-daemon has no signature, so the projection's HAMi-core reads as HAMi's plugin",
-    ),
-    (
         "queue-cannot-express",
         "NVIDIA KAI Scheduler",
         "the recommended stack pairs KAI Scheduler with HAMi, whose resources only HAMi's "
