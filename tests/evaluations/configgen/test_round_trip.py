@@ -16,7 +16,7 @@ from django.core.management import call_command
 from catalog.engine.cluster import ClusterReport, parse_snapshot
 from catalog.engine.profile import Profile
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import POOL_LABEL, DecisionFacts
+from evaluations.configgen.model import POOL_LABEL, DecisionFacts, GeneratedFile
 from evaluations.configgen.roundtrip import round_trip, snapshot_of
 from evaluations.configgen.schemas import check_files
 from evaluations.configgen.selectors import evaluation_round_trip
@@ -278,3 +278,31 @@ def test_the_demo_samples_ranking_is_the_one_rounded_tripped_here(builtin_catalo
     assert [(r.shape, r.rows, r.pools) for r in ranking] == [
         (r.shape, r.rows, r.pools) for r in _demo_sample_top()
     ]
+
+
+def test_generated_objects_land_in_the_snapshot_list_of_their_group_and_kind():
+    from evaluations.configgen.model import Document
+
+    facts = _hami_facts()
+    extra = GeneratedFile(
+        "extra/objects.yaml",
+        "volcano",
+        [
+            Document({"apiVersion": "scheduling.volcano.sh/v1beta1", "kind": "Queue",
+                      "metadata": {"name": "tenant-1"}, "spec": {}}),
+            Document({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                      "metadata": {"name": "gpu.example.com"}, "spec": {}}),
+            Document({"apiVersion": "scheduling.run.ai/v2", "kind": "Queue",
+                      "metadata": {"name": "kai-tenant-1"}, "spec": {}}),
+        ],
+    )  # fmt: skip
+
+    snapshot = snapshot_of(facts, [*generate(facts), extra], catalog_rows(), signatures())
+
+    # docs/cluster-snapshot.md: `queues` lists queues.scheduling.volcano.sh, `deviceclasses`
+    # resource.k8s.io DeviceClasses; a KAI Queue (scheduling.run.ai) is in no list.
+    assert [q["metadata"]["name"] for q in snapshot["queues"]["items"]] == ["tenant-1"]
+    assert [c["metadata"]["name"] for c in snapshot["deviceclasses"]["items"]] == [
+        "gpu.example.com"
+    ]
+    assert len(snapshot["clusterqueues"]["items"]) == 12  # the demo's twelve tenants
