@@ -20,6 +20,7 @@ from evaluations.errors import EvaluationError
 from evaluations.selectors import evaluation_get_for_user
 
 KINDS = [
+    "install-script",
     "node-pool",
     "device-plugin-config",
     "mig-parted-config",

@@ -18,6 +18,7 @@ from evaluations.configgen.capacity_of import (
 )
 from evaluations.configgen.generate_dra import dra_files
 from evaluations.configgen.generate_queues import queue_files
+from evaluations.configgen.install import install_file
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -76,6 +77,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         files += _kueue_files(facts, pools, header)
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
     files += dra_files(facts, pools, header)  # DeviceClasses, ResourceClaimTemplates
+    files.append(install_file(facts, files))  # last: it applies every file above
     return files
 
 

@@ -29,6 +29,7 @@ class RowFacts:
     layer: str = ""
     units: tuple[str, ...] = ()
     provides: tuple[str, ...] = ()
+    docs: str = ""  # the project's homepage, where install.sh sends a reader it has no chart for
     version: str = ""
     dra_drivers: tuple[str, ...] = ()  # the DRA driver names it publishes (detect.dra_drivers)
 
@@ -145,9 +146,12 @@ class GeneratedFile:
     kind: str  # the schema the file is checked against (schemas.SCHEMAS)
     documents: list[Document]
     header: list[str] = field(default_factory=list)
+    text: str | None = None  # a file that is not YAML documents (install.sh): its whole text
 
     @property
     def content(self) -> str:
+        if self.text is not None:
+            return self.text
         lines = [f"# {comment_text(line)}" for line in self.header]
         parts = []
         for number, document in enumerate(self.documents):

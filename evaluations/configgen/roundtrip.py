@@ -19,6 +19,7 @@ from catalog.engine.cluster.detect import image_matches
 from catalog.engine.rows import Row
 from evaluations.configgen.capacity_of import capacity, presented, sized_pools
 from evaluations.configgen.generate import generate
+from evaluations.configgen.install import install_steps
 from evaluations.configgen.model import POOL_LABEL, DecisionFacts, GeneratedFile, Pool, RowFacts
 
 NAMESPACE = "ecomap-system"
@@ -247,6 +248,14 @@ def _installed(
     (two rows of one chart share its objects), and the Helm releases."""
     lists: dict[str, dict[str, dict[str, Any]]] = {}
     releases: dict[str, dict[str, Any]] = {}
+    charted = {
+        step.release["project"]: {
+            **{k: v for k, v in step.release.items() if k != "project"},
+            "status": "deployed",
+        }
+        for step in install_steps(facts, files)
+        if step.release
+    }
 
     def put(key: str, document: dict[str, Any]) -> None:
         lists.setdefault(key, {}).setdefault(document["metadata"]["name"], document)
@@ -271,15 +280,29 @@ def _installed(
             )
         ),
     )
+
+    def pod_spec_of(row: RowFacts) -> dict[str, Any]:
+        return _pod_spec(row, pools, files)
+
     for row in ordered:
         signature = signatures.get(row.ref) or {}
         if not signature or _turned_off(row, facts, files):
             continue
         if served_by_another(row, signature):
             continue
+        installer = _installer(row, signature, facts, signatures)
+        if installer is not None:  # e.g. HAMi-core under Koordinator: its hami-daemon
+            other, pattern = installer
+            put("daemonsets", _workload("DaemonSet", _concrete(pattern), other, pod_spec_of(other)))
+            continue
         version = row.version.removeprefix("v") if row.version else "0.0.0"
         by_operator = row.project == "nvidia-device-plugin" and _operator_device_plugin_on(files)
-        for chart in () if by_operator else signature.get("helm_charts", ())[:1]:
+        if row.project in charted:  # install.sh's own release of the project's chart
+            release = charted[row.project]
+            releases.setdefault(release["name"], release)
+        for chart in (
+            () if by_operator or row.project in charted else signature.get("helm_charts", ())[:1]
+        ):
             name = _concrete(chart)
             releases.setdefault(
                 name,
@@ -341,6 +364,23 @@ def _installed(
                         },
                     )
     return lists, list(releases.values())
+
+
+def _installer(
+    row: RowFacts,
+    signature: Mapping[str, Any],
+    facts: DecisionFacts,
+    signatures: Mapping[str, Mapping[str, Any]],
+) -> tuple[RowFacts, str] | None:
+    """Another decided project's row whose signature names one of this row's DaemonSets: the
+    row (a library) is installed by that project's DaemonSet, not one of its own."""
+    for pattern in signature.get("daemonsets", ()):
+        for other in facts.rows:
+            if other.project == row.project:
+                continue
+            if pattern in (signatures.get(other.ref) or {}).get("daemonsets", ()):
+                return other, pattern
+    return None
 
 
 def _crds(row: Row | None, signature: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 from jsonschema import Draft202012Validator
 
+from evaluations.configgen.install import INSTALL_SCRIPT, check_install_script
 from evaluations.configgen.model import GeneratedFile
 
 DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
@@ -410,6 +411,8 @@ def _volcano_rules(document: dict[str, Any]) -> list[str]:
 def check_file(file: GeneratedFile) -> list[str]:
     """The problems of one file: it does not parse, a document fits no schema, or breaks a rule;
     [] when it is fine."""
+    if file.kind == INSTALL_SCRIPT:
+        return check_install_script(file)
     try:
         documents = list(yaml.safe_load_all(file.content))
     except yaml.YAMLError as exc:

@@ -24,6 +24,7 @@ def _row(ref: str, stored: dict[str, Any]) -> RowFacts:
         layer=str(stored.get("layer") or ""),
         units=tuple(stored.get("resource_units") or ()),
         provides=tuple(stored.get("provides") or ()),
+        docs=str((stored.get("project") or {}).get("homepage") or ""),
         version=str(stored.get("project_version") or ""),
         dra_drivers=tuple((stored.get("detect") or {}).get("dra_drivers") or ()),
     )

@@ -115,7 +115,7 @@ def test_a_snapshot_shows_the_new_node_agents_as_their_rows(name, image, row):
 
     assert row in found
     assert found[row].version == image.rsplit(":", 1)[1]
-    assert set(found) - {row} <= KNOWN_FALSE_MATCHES
+    assert set(found) - {row} == set()
 
 
 def _detected(*daemonsets):
@@ -125,14 +125,10 @@ def _detected(*daemonsets):
 
 # HAMi's chart names its DaemonSet "<release>-device-plugin" where the release holds "hami" (else
 # "<release>-hami-device-plugin"): the glob '*hami*-device-plugin' of hami.yaml's device plugin and
-# of hami-core (detected from the same DaemonSet) cannot tell "hami-ascend-device-plugin" apart, so
-# these known false matches are named here; the xfail below turns red if the globs learn to.
-KNOWN_FALSE_MATCHES = {"hami/device-plugin", "hami-core/libvgpu"}
+# of hami-core also matches "hami-ascend-device-plugin", which the Ascend plugin's signature names
+# exactly; the cluster check takes the closest signature (detect.closest_signatures).
 
 
-@pytest.mark.xfail(
-    strict=True, reason="hami.yaml device-plugin DaemonSet glob matches HAMi's Ascend plugin"
-)
 def test_hamis_ascend_plugin_is_not_taken_for_hamis_nvidia_device_plugin():
     found = _detected(
         daemonset("hami-ascend-device-plugin", "projecthami/ascend-device-plugin:v1.4.0")

@@ -23,6 +23,7 @@ POOL_LABELS: tuple[str, ...] = (
     "cloud.google.com/gke-nodepool",
     "eks.amazonaws.com/nodegroup",
     "kubernetes.azure.com/agentpool",
+    "ecomap.io/pool",  # the pool label of EcoMap's generated configuration (docs/configgen.md)
     "node-pool",
     "nodepool",
     "pool",
@@ -45,7 +46,10 @@ VOLATILE_LABEL_PATTERNS: tuple[str, ...] = (
 # Resources every node has; the rest of status.allocatable are extended resources.
 CORE_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage", "pods"})
 WORKLOAD_KEYS = ("daemonsets", "deployments", "images", "webhooks", "dra_drivers")
+# How _corroborate words what it scored (left out when a mode is re-weighed on one pool's nodes).
+SCORED = ("CRD ", "node label ", "extended resource ", "Helm release ")
 OTHER_POOL = "other"
+GLOB_CHARS = frozenset("*?[")
 
 _CHART = re.compile(r"^(?P<name>.+?)-(?P<version>v?\d+(?:\.\d+)*(?:[-+].*)?)$")
 
@@ -295,6 +299,7 @@ class _Cluster:
     """The snapshot indexed once for matching many rows."""
 
     def __init__(self, snapshot: Snapshot):
+        self.closest: dict[str, int] = {}  # workload label -> closest_signatures
         self.nodes = list(snapshot.items("nodes"))
         self.workloads = workloads(snapshot)
         self.helm = [
@@ -346,15 +351,44 @@ class _Cluster:
         return self._nodes_of[workload.label]
 
 
+def _workload_hit(
+    signature: Mapping[str, Any], workload: Workload
+) -> tuple[str | None, str | None]:
+    names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
+    hit = next((p for p in names if fnmatchcase(workload.name, p)), None)
+    repositories = signature.get("images", ())
+    image = next((i for i in workload.images for p in repositories if image_matches(p, i)), None)
+    return hit, image
+
+
+def _specificity(signature: Mapping[str, Any], workload: Workload) -> int:
+    """How closely a signature names a workload: 2 by its exact name or its image, 1 by a glob
+    of its name only, 0 not at all."""
+    hit, image = _workload_hit(signature, workload)
+    names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
+    if image is not None or workload.name in (p for p in names if not GLOB_CHARS & set(p)):
+        return 2
+    return 1 if hit is not None else 0
+
+
+def closest_signatures(
+    cluster: _Cluster, signatures: Mapping[str, Mapping[str, Any]]
+) -> dict[str, int]:
+    """Per workload, the closest any signature names it: a workload another project names
+    exactly (HAMi's Ascend plugin, hami-ascend-device-plugin) is not also HAMi's NVIDIA plugin
+    because HAMi's glob *hami*-device-plugin happens to match its name."""
+    return {
+        w.label: max((_specificity(sig, w) for sig in signatures.values()), default=0)
+        for w in cluster.workloads
+    }
+
+
 def _match_workloads(cluster: _Cluster, signature: Mapping[str, Any], match: _Match) -> None:
     for workload in cluster.workloads:
-        names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
-        hit = next((p for p in names if fnmatchcase(workload.name, p)), None)
-        repositories = signature.get("images", ())
-        image = next(
-            (i for i in workload.images for p in repositories if image_matches(p, i)), None
-        )
+        hit, image = _workload_hit(signature, workload)
         if hit is None and image is None:
+            continue
+        if _specificity(signature, workload) < cluster.closest.get(workload.label, 0):
             continue
         match.objects.add(workload.label)
         match.matched.append(
@@ -479,6 +513,7 @@ def detect_rows(
     signatures went unmatched), then to the order of `signatures`; the others that tie are
     listed as its alternatives."""
     cluster = _Cluster(snapshot)
+    cluster.closest = closest_signatures(cluster, signatures)
     preferred = set(prefer)
     position = {row_id: i for i, row_id in enumerate(signatures)}
     matches = [
@@ -488,31 +523,57 @@ def detect_rows(
         and (m := _match_row(cluster, row, signatures[row.id])) is not None
     ]
     pool_of = {node: pool.name for pool in pools for node in pool.nodes}
+
+    def rank(m: _Match) -> tuple:
+        return (m.score, m.row.id in preferred, -_claims(signatures[m.row.id]), -position[m.row.id])
+
     found = []
-    for group in _group(matches):
-        best = max(
-            group,
-            key=lambda m: (
-                m.score,
-                m.row.id in preferred,
-                -_claims(signatures[m.row.id]),
-                -position[m.row.id],
-            ),
-        )
-        signature = signatures[best.row.id]
-        nodes = tuple(sorted(set().union(*(m.nodes for m in group))))
-        found.append(
-            Detected(
-                row=best.row.id,
-                version=_version(cluster, signature, best),
-                nodes=nodes,
-                pools=tuple(sorted({pool_of[n] for n in nodes if n in pool_of})),
-                cluster_wide=not nodes and any(m.cluster_wide for m in group),
-                objects=tuple(sorted(set().union(*(m.objects for m in group)))),
-                matched=tuple(dict.fromkeys(best.matched)),
-                alternatives=tuple(
-                    m.row.id for m in group if m is not best and m.score == best.score
-                ),
+    for whole_group in _group(matches):
+        for group, nodes in _modes_by_pool(cluster, whole_group, pools, signatures, rank):
+            best = max(group, key=rank)
+            signature = signatures[best.row.id]
+            found.append(
+                Detected(
+                    row=best.row.id,
+                    version=_version(cluster, signature, best),
+                    nodes=nodes,
+                    pools=tuple(sorted({pool_of[n] for n in nodes if n in pool_of})),
+                    cluster_wide=not nodes and any(m.cluster_wide for m in group),
+                    objects=tuple(sorted(set().union(*(m.objects for m in group)))),
+                    matched=tuple(dict.fromkeys(best.matched)),
+                    alternatives=tuple(
+                        m.row.id for m in group if m is not best and m.score == best.score
+                    ),
+                )
             )
-        )
     return found
+
+
+def _modes_by_pool(cluster, group, pools, signatures, rank):
+    """One DaemonSet of several modes (the GPU Operator's device plugin serving a whole-GPU pool
+    and a MIG pool): each node pool's evidence is weighed on its own nodes, and each mode that
+    wins a pool is detected on that pool's nodes. When one mode wins every pool (or there is a
+    single mode or pool), the group is detected as before, once, on all its nodes."""
+    nodes = tuple(sorted(set().union(*(m.nodes for m in group))))
+    spanned = [p for p in pools if set(p.nodes) & set(nodes)]
+    if len(group) < 2 or len(spanned) < 2:
+        return [(group, nodes)]
+    winners: dict[str, list[str]] = {}
+    rescored: dict[str, list[_Match]] = {}
+    for pool in spanned:
+        here = set(pool.nodes) & set(nodes)
+        local = []
+        for m in group:
+            trial = _Match(m.row, objects=set(m.objects), nodes=here & m.nodes)
+            trial.matched = [line for line in m.matched if not line.startswith(SCORED)]
+            if trial.nodes:
+                _corroborate(cluster, signatures[m.row.id], trial)
+                local.append(trial)
+        if not local:
+            continue
+        best = max(local, key=rank)
+        winners.setdefault(best.row.id, []).extend(sorted(here))
+        rescored.setdefault(best.row.id, local)
+    if len(winners) < 2:
+        return [(group, nodes)]
+    return [(rescored[row_id], tuple(sorted(won))) for row_id, won in winners.items()]

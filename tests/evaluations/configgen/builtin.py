@@ -19,7 +19,7 @@ from tests.factories import builtin_rows
 @functools.cache
 def _placements() -> dict[str, dict[str, Any]]:
     return {
-        f"{project['slug']}/{placement['key']}": placement
+        f"{project['slug']}/{placement['key']}": {**placement, "homepage": project["homepage"]}
         for path in sorted(Path(settings.CATALOG_DATA_DIR).glob("*.yaml"))
         for project in yaml.safe_load(path.read_text(encoding="utf-8"))["projects"]
         for placement in project["placements"]
@@ -44,6 +44,7 @@ def row_facts(ref: str) -> RowFacts:
         units=tuple(placement.get("resource_units") or ()),
         provides=tuple(placement.get("provides") or ()),
         version=str(placement.get("project_version") or ""),
+        docs=str(placement.get("homepage") or ""),
     )
 
 

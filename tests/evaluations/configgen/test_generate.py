@@ -68,6 +68,7 @@ def test_every_generated_file_parses_and_validates():
         "kueue/resource-flavors.yaml",
         "kueue/cluster-queues.yaml",
         "kueue/local-queues.yaml",
+        "install.sh",
     }
 
 

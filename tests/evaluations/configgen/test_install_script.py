@@ -1,0 +1,112 @@
+"""install.sh: the commands that apply the generated files, in a working order, installing each
+decided project's chart at the decided version as its documentation does; only helm and
+kubectl, every word quoted, only known charts."""
+
+from __future__ import annotations
+
+import shlex
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from catalog.engine.profile import Profile
+from evaluations.configgen.generate import generate
+from evaluations.configgen.install import INSTALL_SCRIPT, check_install_script
+from evaluations.configgen.model import DecisionFacts, GeneratedFile
+from evaluations.configgen.schemas import check_files
+from evaluations.management.commands.seed_demo_team import INFERENCE
+from evaluations.models import Evaluation
+from tests.evaluations.configgen.builtin import row_facts
+from tests.factories import make_user
+
+
+def _script(refs) -> GeneratedFile:
+    facts = DecisionFacts(
+        evaluation_id=3,
+        rows=tuple(row_facts(ref) for ref in refs),
+        profile=Profile.from_dict(INFERENCE["profile"]),
+    )
+    files = generate(facts)
+    assert check_files(files) == []
+    return next(f for f in files if f.kind == INSTALL_SCRIPT)
+
+
+def _commands(script: GeneratedFile) -> list[list[str]]:
+    return [
+        shlex.split(line.partition(" --dry-run")[0])
+        for line in script.content.splitlines()
+        if line.split(" ")[0] in ("helm", "kubectl")
+    ]
+
+
+def test_the_demo_decision_installs_its_charts_at_the_decided_versions():
+    commands = _commands(_script(INFERENCE["candidates"]))
+    installs = [c for c in commands if c[:3] == ["helm", "upgrade", "--install"]]
+
+    # Charts as the projects' docs install them; versions as the catalog rows pin them
+    # (GPU Operator v26.7.0, HAMi v2.10.0, Kueue v0.19.2).
+    assert [(c[3], c[4], c[c.index("--version") + 1]) for c in installs] == [
+        ("gpu-operator", "nvidia/gpu-operator", "v26.7.0"),
+        ("hami", "hami-charts/hami", "2.10.0"),
+        ("kueue", "oci://registry.k8s.io/kueue/charts/kueue", "0.19.2"),
+    ]
+    assert installs[0][installs[0].index("-f") + 1] == "gpu-operator/values.yaml"
+    assert installs[1][installs[1].index("-f") + 1] == "hami/values.yaml"
+
+
+def test_queues_are_applied_after_kueue_and_nodes_labelled_before_the_device_plugins():
+    commands = _commands(_script(INFERENCE["candidates"]))
+    position = {" ".join(c): i for i, c in enumerate(commands)}
+    kueue = next(i for c, i in position.items() if c.startswith("helm upgrade --install kueue"))
+    hami = next(i for c, i in position.items() if c.startswith("helm upgrade --install hami"))
+    label = next(i for c, i in position.items() if c.startswith("kubectl label node"))
+
+    assert position["kubectl apply -f kueue/cluster-queues.yaml"] > kueue
+    assert label < hami  # HAMi's device plugin runs only on nodes labelled gpu=on
+
+
+def test_a_project_without_a_verified_chart_is_left_to_its_documentation():
+    script = _script([*INFERENCE["candidates"], "opencost/cost-model"])
+
+    assert "install as https://www.opencost.io says" in script.content
+    assert not any("opencost" in " ".join(c) for c in _commands(script))
+
+
+def test_the_check_refuses_an_unknown_chart_and_an_unquoted_word():
+    script = GeneratedFile(
+        "install.sh",
+        INSTALL_SCRIPT,
+        [],
+        text="#!/bin/sh\nset -eu\nhelm upgrade --install x evil/chart\n"
+        "kubectl label node n a=b;reboot\n",
+    )
+
+    problems = check_install_script(script)
+
+    assert any("not a chart EcoMap knows" in p for p in problems)
+    assert any("'a=b;reboot' is not quoted" in p for p in problems)
+
+
+@pytest.mark.django_db
+def test_round_trip_config_prints_the_round_trip(builtin_catalog, capsys):
+    call_command("seed_demo_team", make_user("demo").username, verbosity=0)
+    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+
+    call_command("round_trip_config", str(evaluation.pk))
+
+    assert "round trip: 0 error(s)" in capsys.readouterr().out
+
+
+@pytest.mark.django_db
+def test_round_trip_config_fails_on_a_round_trip_error(builtin_catalog):
+    call_command("seed_demo_team", make_user("demo").username, verbosity=0)
+    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+    decision = evaluation.decision
+    # The decision names the whole-GPU NVIDIA device plugin besides HAMi: the round trip finds
+    # two device plugins on the same nodes.
+    decision.rows = [*decision.rows, "nvidia-device-plugin/whole-gpu"]
+    decision.approved_rows = {}  # read the rows as the catalog states them
+    decision.save(update_fields=["rows", "approved_rows"])
+
+    with pytest.raises(CommandError, match="round trip"):
+        call_command("round_trip_config", str(evaluation.pk))
