@@ -53,12 +53,6 @@ KNOWN: list[tuple[str, str, str]] = [
         "catalog signature ambiguity: HAMi's DaemonSet glob *hami*-device-plugin also matches "
         "hami-ascend-device-plugin, and HAMi-core under Koordinator is only found through it",
     ),
-    (
-        "queue-cannot-express",
-        "NVIDIA KAI Scheduler",
-        "the recommended stack pairs KAI Scheduler with HAMi, whose resources only HAMi's "
-        "scheduler extender can assign (a recommendation finding, not a generator gap)",
-    ),
 ]
 
 
