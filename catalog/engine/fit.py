@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
+from catalog.engine.express import unexpressed, unexpressed_words
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
@@ -24,8 +25,8 @@ from catalog.engine.units import (
 class Finding:
     """Fit of the stack to one demand of the profile."""
 
-    # "isolation" | "tenancy" | "gpu" | "signals" | "metering" | "capabilities" | "kubernetes"
-    # | "versions"
+    # "isolation" | "tenancy" | "gpu" | "signals" | "metering" | "capabilities" | "quota"
+    # | "kubernetes" | "versions"
     aspect: str
     status: str  # "ok" | "warning" | "gap"
     message: str
@@ -335,6 +336,45 @@ def capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
                         why=why,
                         capability=capability,
                     ),
+                )
+            )
+    return findings
+
+
+def quota_fit(pools: Mapping[str, Sequence[Row]], profile: Profile | None) -> list[Finding]:
+    """Per pool, each quota row that cannot put quota on or place a resource the pool's data
+    plane presents: the cluster check's `queue-cannot-express` rule (express.unexpressed), asked
+    before anything is deployed. With several tenants every pool needs quota (METHOD: the
+    platform governs quota between tenants), so it is a gap no review may sign; otherwise a
+    warning: no quota is needed, but that scheduler still cannot place the pool's pods (KAI
+    Scheduler and HAMi's resources, which only HAMi's scheduler assigns: HAMi v2.10.0 README,
+    https://github.com/Project-HAMi/HAMi/blob/v2.10.0/README.md)."""
+    multi = profile is not None and profile.tenancy == "multi"
+    findings = []
+    for name, members in pools.items():
+        presented = {
+            ident.removeprefix("resource:")
+            for row in members
+            if row.layer == "data_plane"
+            for ident in row.provides
+            if ident.startswith("resource:")
+        }
+        by_queue: dict[str, tuple[Row, list[str], dict[str, Row]]] = {}
+        for item in unexpressed(members, presented):
+            _queue, resources, elsewhere = by_queue.setdefault(item.queue.id, (item.queue, [], {}))
+            resources.append(item.resource)
+            elsewhere.update((p.id, p) for p in item.assigned_elsewhere)
+        for queue, resources, elsewhere in by_queue.values():
+            findings.append(
+                Finding(
+                    "quota",
+                    "gap" if multi else "warning",
+                    _(
+                        "pool %(pool)s: %(problem)s",
+                        pool=name,
+                        problem=unexpressed_words(queue, resources, elsewhere.values()),
+                    ),
+                    blocking=multi,
                 )
             )
     return findings

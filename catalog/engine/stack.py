@@ -13,6 +13,7 @@ from catalog.engine.fit import (
     capabilities_fit,
     gpu_fit,
     isolation_fit,
+    quota_fit,
     signals_fit,
     tenant_fit,
 )
@@ -232,6 +233,8 @@ def check_stack(
         fit.append(isolation_fit(present, profile))
         fit.extend(signals_fit(list(rows), profile))
         fit.extend(capabilities_fit(list(rows), profile))
+    # Without a profile the tenancy is unknown: what a quota row cannot express is a warning.
+    fit.extend(quota_fit(present, profile))
     return StackReport(
         gaps=tuple(gaps),
         conflicts=tuple(_conflicts(own, cluster_wide)),

@@ -88,7 +88,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # Part of the key rankings are cached under: bump it with any change to drafting, scoring or
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
-RANKING_VERSION = 4
+RANKING_VERSION = 5
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 # How many more drafts the ranking checks, once its list is full, to find the best stack of a
 # shape not shown yet.
@@ -467,6 +467,8 @@ def recommend(
     ] = {}
     seen_shapes: set[str] = set()
     after_full = 0
+    # (order, governor, why) of the drafts dropped for a pool their quota cannot express
+    unquoted: list[tuple[tuple[object, ...], Row | None, str]] = []
     for draft, verdict in queue:
         if len(kinds) >= limit:
             after_full += 1
@@ -501,6 +503,13 @@ def recommend(
             tenant_sharing={name: pool["tenant_sharing"] for name, pool in details.items()},
         )
         if not report.ok:
+            # A stack whose quota cannot reach a pool's resources is the one drop the ranking
+            # explains: it scores well, and the cluster check would flag it once deployed.
+            unquoted.extend(
+                (order(verdict.score, draft), draft.governor, finding.message)
+                for finding in report.fit
+                if finding.blocking and finding.aspect == "quota"
+            )
             continue
         _score_report(verdict, report)
         sound = _sound(verdict, draft, profile)
@@ -533,5 +542,29 @@ def recommend(
         (replace(rec, rank=rank) for rank, rec in enumerate(ranked, start=1)),
         examined=search.examined,
         complete=search.complete,
-        left_out=left_out,
+        left_out=left_out + _unquoted(unquoted, [item[0] for item in kinds.values()], limit),
     )
+
+
+def _unquoted(
+    dropped: list[tuple[tuple[object, ...], Row | None, str]],
+    kept: list[tuple[object, ...]],
+    limit: int,
+) -> list[str]:
+    """Why stacks that would have been listed were left out: a pool whose resources their quota
+    layer cannot express (catalog.engine.fit.quota_fit). Only stacks that score as well as one
+    listed count, so the note speaks of what the list would have shown; each governor is named
+    once, by the best of its stacks left out."""
+    bar = max(kept) if len(kept) >= limit else None
+    reasons: dict[str | None, str] = {}
+    for place, governor, why in sorted(dropped, key=lambda item: item[0]):
+        if bar is None or place < bar:
+            reasons.setdefault(governor.id if governor is not None else None, why)
+    return [
+        _(
+            "Left out because the profile is multi-tenant, so every pool needs a quota layer "
+            "that can express its resources: stacks where %(reason)s",
+            reason=why,
+        )
+        for why in reasons.values()
+    ]

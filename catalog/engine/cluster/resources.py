@@ -9,8 +9,7 @@ from fnmatch import fnmatchcase
 from catalog.engine.cluster.context import Context, listed
 from catalog.engine.cluster.detect import as_list, as_mapping
 from catalog.engine.cluster.report import ERROR, WARNING, Finding
-from catalog.engine.oracle import links_between
-from catalog.engine.rows import Row
+from catalog.engine.express import unexpressed, unexpressed_words
 from catalog.engine.text import _
 
 # Kueue's own guide to HAMi quotas, through resource transformations (total-gpumem, …).
@@ -37,10 +36,6 @@ def resources_in_use(ctx: Context) -> dict[str, set[str]]:
             if ident.startswith("resource:") and any(fnmatchcase(ident, p) for p in required):
                 in_use[ident.removeprefix("resource:")].update(found.nodes)
     return in_use
-
-
-def _providers(ctx: Context, resource: str) -> list[Row]:
-    return [r for r in ctx.present if f"resource:{resource}" in r.provides]
 
 
 def _transformed_into(missing: str, covered: set[str], in_use: Mapping[str, set[str]]) -> list[str]:
@@ -150,44 +145,18 @@ def queue_coverage(ctx: Context) -> list[Finding]:
 
 def _cannot_express(ctx: Context, in_use: Mapping[str, set[str]]) -> list[Finding]:
     """A quota row present that cannot name a resource in use (its accepts do not match it, or
-    only another scheduler can assign it)."""
-    findings = []
-    for queue in ctx.present:
-        if "capability:quota" not in queue.provides:
-            continue
-        patterns = queue.accepts | queue.requires
-        for resource in sorted(in_use):
-            ident = f"resource:{resource}"
-            providers = [p for p in _providers(ctx, resource) if p.id != queue.id]
-            if providers:
-                expressible = any(
-                    link.interface == ident for p in providers for link in links_between(p, queue)
-                )
-            else:
-                expressible = any(fnmatchcase(ident, p) for p in patterns)
-            if expressible:
-                continue
-            findings.append(
-                Finding(
-                    ERROR,
-                    "queue-cannot-express",
-                    _(
-                        "%(queue)s cannot put quota on or place %(resource)s%(by)s",
-                        queue=queue.label,
-                        resource=resource,
-                        by=_(
-                            " (only the scheduler that %(providers)s requires can assign it)",
-                            providers=listed(p.label for p in providers),
-                        )
-                        if providers
-                        else "",
-                    ),
-                    nodes=tuple(sorted(in_use[resource])),
-                    rows=(queue.id, *(p.id for p in providers)),
-                    evidence=ctx.evidence(queue.id, *(p.id for p in providers)),
-                )
-            )
-    return findings
+    only another scheduler can assign it): express.unexpressed, the stack check's rule too."""
+    return [
+        Finding(
+            ERROR,
+            "queue-cannot-express",
+            unexpressed_words(item.queue, [item.resource], item.assigned_elsewhere),
+            nodes=tuple(sorted(in_use[item.resource])),
+            rows=(item.queue.id, *(p.id for p in item.providers)),
+            evidence=ctx.evidence(item.queue.id, *(p.id for p in item.providers)),
+        )
+        for item in unexpressed(ctx.present, in_use)
+    ]
 
 
 def cost_coverage(ctx: Context) -> list[Finding]:

@@ -46,12 +46,6 @@ KNOWN: list[tuple[str, str, str]] = [
         "no generator configures AMD compute/memory partitions yet, so the partitioned pool "
         "presents whole amd.com/gpu and reads as the whole-gpu mode",
     ),
-    (
-        "queue-cannot-express",
-        "NVIDIA KAI Scheduler",
-        "the recommended stack pairs KAI Scheduler with HAMi, whose resources only HAMi's "
-        "scheduler extender can assign (a recommendation finding, not a generator gap)",
-    ),
 ]
 
 

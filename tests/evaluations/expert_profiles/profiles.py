@@ -104,6 +104,17 @@ NVIDIA = (
     "NVIDIA stacks: k8s-device-plugin, MIG Manager, DCGM, GFD and the DRA driver serve NVIDIA GPUs "
     "only https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/README.md"
 )
+QUOTA_REACH = (
+    "Quota between tenants is the platform's to govern, on every pool (METHOD.md step 4); a "
+    "scheduler cannot place or count resources only another scheduler assigns: HAMi v2.10.0 "
+    "resources are assigned by hami-scheduler "
+    "https://github.com/Project-HAMi/HAMi/blob/v2.10.0/README.md ; KAI Scheduler v0.17.0 brings "
+    "in HAMi-core only, not HAMi's device plugin or resources "
+    "https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/docs/gpu-sharing/hami/README.md ; "
+    "Kueue v0.19.2 admits and counts HAMi's resources "
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/run/"
+    "using_hami.md"
+)
 VENDOR_SOURCES = {"nvidia": NVIDIA, "amd": AMD, "huawei": ASCEND}
 METHOD_SHAPES = "METHOD.md, Decision flow and the three typical end-to-end shapes (shape table)"
 METHOD_STEP1 = "METHOD.md step 1 (fix the target workload and SLO)"
@@ -180,6 +191,12 @@ def sound(vendor: str = "nvidia") -> tuple[Expect, ...]:
             METHOD_STEP2 + " ; " + DESIGN_PROFILE,
         ),
         each("one_governor", "has at most one governor per pool", DESIGN_POOLS),
+        each(
+            "quota_reaches_every_pool",
+            "puts every resource its pools present under a quota layer that can express it, "
+            "when the profile is multi-tenant",
+            QUOTA_REACH,
+        ),
         top3("three_stacks", "are three stacks", METHOD_SHAPES),
         top3(
             "distinct_top3",

@@ -400,6 +400,49 @@ def governor_has(rec, ctx, functions: Sequence[str] = ("quota",)) -> Problems:
     return problems
 
 
+def _quota_names(queue: Row, resource: str, presenter: Row) -> bool:
+    """Whether `queue` can put quota on `resource` as `presenter` presents it: one of its requires
+    or accepts names it, and, when the queue row also places pods (a scheduler), it provides the
+    assigner the presenter requires. HAMi's resources are assigned by HAMi's scheduler (HAMi
+    v2.10.0 README), Volcano provides volcano-vgpu's; Kueue only admits and counts them (Kueue
+    v0.19.2 "Using HAMi"), the default scheduler with HAMi's extender places them."""
+    if not any(fnmatchcase(f"resource:{resource}", p) for p in queue.requires | queue.accepts):
+        return False
+    if "scheduler" not in queue.enforcement_points:
+        return True
+    assigners = {p for p in presenter.requires if p.startswith("assigner:")}
+    return assigners <= queue.provides
+
+
+def quota_reaches_every_pool(rec, ctx) -> Problems:
+    """With several tenants, every resource a pool's presenters advertise is under a quota row in
+    reach of that pool that can name it; a single-tenant profile needs no quota."""
+    if ctx.profile.get("tenancy") != "multi":
+        return []
+    problems = []
+    for pool in rec.get("pools") or {}:
+        rows = pool_rows(rec, pool, ctx)
+        queues = [r for r in governors(rows) if "quota" in r.functions]
+        unquoted = sorted(
+            {
+                (ident.removeprefix("resource:"), presenter.id)
+                for presenter in gpu_presenters(rows)
+                for ident in presenter.provides
+                if ident.startswith("resource:")
+                and not any(
+                    _quota_names(q, ident.removeprefix("resource:"), presenter) for q in queues
+                )
+            }
+        )
+        if unquoted:
+            problems.append(
+                f"{rank_label(rec)}: pool {pool!r} presents "
+                f"{[f'{name} ({by})' for name, by in unquoted]} that no quota row of "
+                f"{[q.id for q in queues]} can put quota on"
+            )
+    return problems
+
+
 def preemption_protects_inference(rec, ctx) -> Problems:
     return [
         f"{rank_label(rec)}: pool {pool!r} runs online_inference beside "
@@ -607,6 +650,7 @@ RECOMMENDATION_CHECKS: dict[str, Callable[..., Problems]] = {
         gang_for,
         one_governor,
         governor_has,
+        quota_reaches_every_pool,
         preemption_protects_inference,
         p99_check_on_inference_pool,
         all_workloads_served,

@@ -130,6 +130,35 @@ def test_two_governors_on_one_pool_and_gang_and_quota(rows):
     assert p.governor_has(split(), ctx(rows), functions=("quota", "fair_sharing")) == []
 
 
+def _notebooks(presenter: list[str], governor: str) -> dict:
+    return rec(
+        {
+            "train": (["nvidia-device-plugin/whole-gpu"], pool(["whole_gpu"], ["training"])),
+            "shared": (
+                presenter,
+                pool(["memory_compute_quota"], ["interactive"], HAMI_ISOLATION, "within_tenant"),
+            ),
+        },
+        cluster_wide=(governor,),
+    )
+
+
+def test_a_pool_whose_resources_the_quota_layer_cannot_express_is_caught(rows):
+    """KAI over HAMi's pool: HAMi's resources only HAMi's scheduler assigns; Kueue counts them;
+    Volcano assigns volcano-vgpu's own; with one tenant no quota is needed."""
+    hami = ["hami/device-plugin", "hami-core/libvgpu", "hami/scheduler-extender"]
+    under_kai = _notebooks(hami, "kai-scheduler/scheduler")
+
+    problems = p.quota_reaches_every_pool(under_kai, ctx(rows))
+
+    assert len(problems) == 1
+    assert "'shared'" in problems[0] and "nvidia.com/gpumem (hami/device-plugin)" in problems[0]
+    assert p.quota_reaches_every_pool(_notebooks(hami, "kueue/controller"), ctx(rows)) == []
+    vgpu = ["volcano-vgpu-device-plugin/device-plugin", "hami-core/libvgpu"]
+    assert p.quota_reaches_every_pool(_notebooks(vgpu, "volcano/scheduler"), ctx(rows)) == []
+    assert p.quota_reaches_every_pool(under_kai, ctx(rows, tenancy="single")) == []
+
+
 def test_variants_of_the_same_projects_are_not_distinct(rows):
     single = rec({"a": (["nvidia-device-plugin/mig-single"], pool(["mig_slice"], ["training"]))})
     mixed = rec({"a": (["nvidia-device-plugin/mig-mixed"], pool(["mig_slice"], ["training"]))})
