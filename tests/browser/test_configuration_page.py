@@ -11,6 +11,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from evaluations.configgen.selectors import evaluation_config
+from evaluations.management.commands.seed_demo_team import INFERENCE
 from evaluations.models import Evaluation
 
 pytestmark = [
@@ -23,7 +24,9 @@ pytestmark = [
 def approved(bob) -> Evaluation:
     call_command("load_catalog", verbosity=0)
     call_command("seed_demo_team", bob.username, verbosity=0)
-    return Evaluation.objects.get(state="approved", team__slug="platform-team")
+    return Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
 
 
 def test_a_member_copies_a_file_and_downloads_the_archive(

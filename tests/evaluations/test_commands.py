@@ -62,15 +62,21 @@ def test_seed_demo_team_makes_the_user_admin_with_a_sample_evaluation(builtin_ca
     assert evaluation.profile["workload_types"] == ["training", "online_inference", "interactive"]
     assert evaluation.profile_done and evaluation.units_done and evaluation.candidates_done
     assert evaluation.candidates.count() == 4
-    # Teammates wrote and reviewed two more, so the home page and the inbox have something.
-    approved = Evaluation.objects.get(team=membership.team, state="approved")
-    assert approved.decision.rows == [
+    # Teammates wrote and reviewed three more, so the home page and the inbox have something:
+    # an approved decision of METHOD's shape B (inference) and one of shape A (training).
+    approved = Evaluation.objects.filter(team=membership.team, state="approved")
+    assert {e.title for e in approved} == {
+        "Inference pool for the search team",
+        "Training cluster for the research teams",
+    }
+    inference = approved.get(title="Inference pool for the search team")
+    assert inference.decision.rows == [
         "nvidia-gpu-operator/clusterpolicy",
         "hami/device-plugin",
         "hami/scheduler-extender",
         "kueue/controller",
     ]
-    assert approved.reviews.get().reviewer.username == "li.wei"
+    assert {e.reviews.get().reviewer.username for e in approved} == {"li.wei"}
     waiting = Evaluation.objects.get(team=membership.team, state="in_review")
     assert Notification.objects.filter(recipient=user, evaluation=waiting).exists()
     assert not get_user_model().objects.get(username="maria").has_usable_password()

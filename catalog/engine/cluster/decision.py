@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from catalog.engine.cluster.detect import POOL_LABELS, WORKLOAD_KEYS, Detected, NodePool
 from catalog.engine.cluster.report import ERROR, INFO, WARNING, Decided, Finding
@@ -99,15 +99,17 @@ def _pool_drift(decision, detected, pools, label, present) -> list[Finding]:
     findings = []
     for name, ids in sorted(decision.pools.items()):
         meant = set(ids)
-        target = next((p for p in unmatched if _named(p, name)), None)
-        if target is None:
+        # Every node pool carrying the decided pool's name: nodes of one decided pool that differ
+        # in their GPU labels (one MIG geometry per node) form several node pools.
+        targets = [p for p in unmatched if _named(p, name)]
+        if not targets:
 
             def overlap(pool: NodePool, meant: set[str] = meant) -> int:
                 return len(set().union(*(_ids(d) for d in _running(pool, detected))) & meant)
 
             best = max(unmatched, key=overlap, default=None)
-            target = best if best is not None and overlap(best) else None
-        if target is None:
+            targets = [best] if best is not None and overlap(best) else []
+        if not targets:
             findings.append(
                 Finding(
                     WARNING,
@@ -121,48 +123,68 @@ def _pool_drift(decision, detected, pools, label, present) -> list[Finding]:
                 )
             )
             continue
-        unmatched.remove(target)
-        running = _running(target, detected)
-        # A cluster-wide row (Deployments, webhooks) serves every pool it was decided for.
-        serving = running + [d for d in detected if d.cluster_wide]
-        here = set().union(*(_ids(d) for d in serving)) if serving else set()
-        for row_id in sorted(meant - here):
-            if row_id not in present:
-                continue  # absent from the whole cluster: said once above
-            findings.append(
-                Finding(
-                    WARNING,
-                    "pool-row-missing",
-                    _(
-                        "decided pool %(pool)s: %(row)s is meant to run on node pool "
-                        "%(nodes)s, but runs only elsewhere",
-                        pool=name,
-                        row=label(row_id),
-                        nodes=target.name,
-                    ),
-                    nodes=target.nodes,
-                    rows=(row_id,),
-                )
+        for target in targets:
+            unmatched.remove(target)
+            findings.extend(
+                _target_drift(name, meant, target, detected, cluster_wide, decided, label, present)
             )
-        allowed = meant | set(cluster_wide)
-        for found in running:
-            # A row decided for no pool at all is said once, as row-not-decided.
-            if _ids(found) & allowed or not _ids(found) & decided:
-                continue
-            findings.append(
-                Finding(
-                    WARNING,
-                    "pool-row-unexpected",
-                    _(
-                        "decided pool %(pool)s: node pool %(nodes)s also runs %(row)s, which was "
-                        "not decided for it",
-                        pool=name,
-                        nodes=target.name,
-                        row=label(found.row),
-                    ),
-                    nodes=tuple(sorted(set(found.nodes) & set(target.nodes))),
-                    objects=found.objects,
-                    rows=(found.row,),
-                )
+    return findings
+
+
+def _target_drift(
+    name: str,
+    meant: set[str],
+    target: NodePool,
+    detected: list[Detected],
+    cluster_wide: list[str],
+    decided: set[str],
+    label: Callable[[str], str],
+    present: set[str],
+) -> list[Finding]:
+    """The decided rows one node pool of a decided pool lacks, and the decided rows it runs that
+    were decided for other pools."""
+    findings = []
+    running = _running(target, detected)
+    # A cluster-wide row (Deployments, webhooks) serves every pool it was decided for.
+    serving = running + [d for d in detected if d.cluster_wide]
+    here = set().union(*(_ids(d) for d in serving)) if serving else set()
+    for row_id in sorted(meant - here):
+        if row_id not in present:
+            continue  # absent from the whole cluster: said once above
+        findings.append(
+            Finding(
+                WARNING,
+                "pool-row-missing",
+                _(
+                    "decided pool %(pool)s: %(row)s is meant to run on node pool "
+                    "%(nodes)s, but runs only elsewhere",
+                    pool=name,
+                    row=label(row_id),
+                    nodes=target.name,
+                ),
+                nodes=target.nodes,
+                rows=(row_id,),
             )
+        )
+    allowed = meant | set(cluster_wide)
+    for found in running:
+        # A row decided for no pool at all is said once, as row-not-decided.
+        if _ids(found) & allowed or not _ids(found) & decided:
+            continue
+        findings.append(
+            Finding(
+                WARNING,
+                "pool-row-unexpected",
+                _(
+                    "decided pool %(pool)s: node pool %(nodes)s also runs %(row)s, which was "
+                    "not decided for it",
+                    pool=name,
+                    nodes=target.name,
+                    row=label(found.row),
+                ),
+                nodes=tuple(sorted(set(found.nodes) & set(target.nodes))),
+                objects=found.objects,
+                rows=(found.row,),
+            )
+        )
     return findings

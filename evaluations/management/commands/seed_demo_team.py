@@ -1,5 +1,6 @@
 """`manage.py seed_demo_team USERNAME`: the demo's "Platform team" with two teammates, a sample
-evaluation to fill in, an approved decision and one waiting for USERNAME's review."""
+evaluation to fill in, two approved decisions (inference, METHOD's shape B; training, shape A)
+and one waiting for USERNAME's review."""
 
 from __future__ import annotations
 
@@ -25,6 +26,9 @@ PROFILE = {
     "isolation": "soft",
     "failure_semantics": "incident",
     "tenancy": "multi",
+    # The team's cluster, as in the other samples: MIG layouts are sized for this model.
+    "gpu_model": "A100 80GB",
+    "gpu_memory_gb": 80,
     "priorities": ["isolation", "observability", "cost", "compatibility"],
 }
 UNITS = [
@@ -72,6 +76,36 @@ INFERENCE = {
     "A ClusterQueue that does not cover nvidia.com/gpumem leaves pods pending.",
     "checks": "P99 below 200 ms at peak load\nNo tenant above its quota for more than a minute",
 }
+# METHOD's shape A (offline training / batch first): whole GPUs, gang scheduling and a queue
+# per research team.
+TRAINING = {
+    "title": "Training cluster for the research teams",
+    "profile": {
+        "workload_types": ["training", "batch"],
+        "primary_objective": "throughput",
+        "jitter_tolerance": "high",
+        "isolation": "none",
+        "failure_semantics": "degrade",
+        "tenancy": "multi",
+        "tenant_count": 4,
+        "gpu_model": "A100 80GB",
+        "gpu_memory_gb": 80,
+        "node_count": 4,
+        "priorities": ["cost", "compatibility", "observability", "isolation"],
+    },
+    "units": [{"unit": "whole_gpu", "note": "Distributed jobs want whole GPUs and NVLink."}],
+    "candidates": [
+        "nvidia-gpu-operator/clusterpolicy",
+        "nvidia-device-plugin/whole-gpu",
+        "dcgm-exporter/exporter",
+        "volcano/scheduler",
+    ],
+    "rationale": "Whole GPUs from the device plugin the GPU Operator installs; Volcano starts a "
+    "job's pods all or none (gang) and keeps each of the four research teams to its queue; DCGM "
+    "metrics show how busy the GPUs are for capacity planning.",
+    "risks": "A job that asks for more GPUs than its queue deserves waits until others finish.",
+    "checks": "A 32-GPU job starts only when all its pods can\nGPU utilisation visible per team",
+}
 NOTEBOOKS = {
     "title": "Notebook sharing with time slicing",
     "profile": {
@@ -117,6 +151,8 @@ class Command(BaseCommand):
             approved = self._decided(team, maria, INFERENCE)
             evaluation_review(evaluation=approved, actor=li_wei, verdict="approve")
             self._decided(team, maria, NOTEBOOKS)  # waiting for the demo user's review
+            training = self._decided(team, maria, TRAINING)
+            evaluation_review(evaluation=training, actor=li_wei, verdict="approve")
         except EvaluationError as exc:
             # An incomplete catalog leaves the samples partly filled rather than failing the demo.
             self.stderr.write(f"Sample evaluations left partly filled: {exc.message}")

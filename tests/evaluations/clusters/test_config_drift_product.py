@@ -16,6 +16,7 @@ from catalog.engine.cluster import parse_snapshot
 from evaluations.clusters.selectors import cluster_check
 from evaluations.clusters.services import cluster_snapshot_upload
 from evaluations.configgen.selectors import evaluation_config
+from evaluations.management.commands.seed_demo_team import INFERENCE
 from evaluations.models import Decision, Evaluation, Team
 from tests.catalog.engine.cluster.test_mig_disabled_detection import (
     mig_disabled_nodes,
@@ -38,7 +39,9 @@ def demo(builtin_catalog):
     """seed_demo_team's approved decision: HAMi and Kueue for twelve tenants."""
     user = make_user("demo")
     call_command("seed_demo_team", "demo", verbosity=0)
-    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+    evaluation = Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
     return user, evaluation
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
+from evaluations.management.commands.seed_demo_team import INFERENCE
 from evaluations.models import Evaluation
 from tests.factories import make_user
 
@@ -19,7 +20,9 @@ def demo_member(builtin_catalog):
 
 @pytest.fixture
 def approved(demo_member):
-    return Evaluation.objects.get(state="approved", team__slug="platform-team")
+    return Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
 
 
 @pytest.fixture

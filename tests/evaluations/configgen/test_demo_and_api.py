@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from evaluations.configgen.schemas import check_files
 from evaluations.configgen.selectors import evaluation_config
+from evaluations.management.commands.seed_demo_team import INFERENCE
 from evaluations.models import Decision, Evaluation
 from tests.factories import make_user
 
@@ -28,12 +29,14 @@ def demo(builtin_catalog):
 
 
 def _approved():
-    return Evaluation.objects.get(state="approved", team__slug="platform-team")
+    return Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
 
 
 def test_the_demos_decisions_give_files_that_validate(demo):
     decided = Evaluation.objects.filter(decision__isnull=False, team__slug="platform-team")
-    assert decided.count() == 2  # the approved inference pool, the notebooks in review
+    assert decided.count() == 3  # the approved inference and training pools, notebooks in review
     for evaluation in decided:
         files = evaluation_config(evaluation)
         assert files

@@ -90,7 +90,9 @@ def test_the_check_refuses_an_unknown_chart_and_an_unquoted_word():
 @pytest.mark.django_db
 def test_round_trip_config_prints_the_round_trip(builtin_catalog, capsys):
     call_command("seed_demo_team", make_user("demo").username, verbosity=0)
-    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+    evaluation = Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
 
     call_command("round_trip_config", str(evaluation.pk))
 
@@ -100,7 +102,9 @@ def test_round_trip_config_prints_the_round_trip(builtin_catalog, capsys):
 @pytest.mark.django_db
 def test_round_trip_config_fails_on_a_round_trip_error(builtin_catalog):
     call_command("seed_demo_team", make_user("demo").username, verbosity=0)
-    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+    evaluation = Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
     decision = evaluation.decision
     # The decision names the whole-GPU NVIDIA device plugin besides HAMi: the round trip finds
     # two device plugins on the same nodes.

@@ -8,6 +8,7 @@ import yaml
 from django.core.management import call_command
 
 from evaluations.decisions.drift import rows_as_stored
+from evaluations.management.commands.seed_demo_team import INFERENCE
 from evaluations.models import Decision, Evaluation
 from tests.factories import make_user
 
@@ -26,7 +27,9 @@ def test_api_serves_volcano_queues_and_claim_templates_of_the_pinned_driver(
 ):
     user = make_user("demo")
     call_command("seed_demo_team", "demo", verbosity=0)
-    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+    evaluation = Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
     Decision.objects.filter(evaluation=evaluation).update(
         rows=ROWS, pools={}, approved_rows=rows_as_stored(ROWS)
     )

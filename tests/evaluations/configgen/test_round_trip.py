@@ -8,20 +8,29 @@ from __future__ import annotations
 
 import copy
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 
 from catalog.engine.cluster import ClusterReport, parse_snapshot
+from catalog.engine.cluster.detect import WORKLOAD_KEYS
 from catalog.engine.profile import Profile
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import POOL_LABEL, DecisionFacts, GeneratedFile
+from evaluations.configgen.model import POOL_LABEL, ConfigRefused, DecisionFacts, GeneratedFile
 from evaluations.configgen.roundtrip import round_trip, snapshot_of
 from evaluations.configgen.schemas import check_files
 from evaluations.configgen.selectors import evaluation_round_trip
+from evaluations.decisions.services import evaluation_decide
 from evaluations.engine.recommend import recommend
-from evaluations.management.commands.seed_demo_team import INFERENCE, NOTEBOOKS, PROFILE
+from evaluations.management.commands.seed_demo_team import (
+    INFERENCE,
+    NOTEBOOKS,
+    PROFILE,
+    TITLE,
+    TRAINING,
+)
 from evaluations.models import Evaluation
 from tests.evaluations.configgen.builtin import catalog_rows, decided, row_facts, signatures
 from tests.evaluations.engine.test_recommend import load_builtin_catalog
@@ -36,12 +45,6 @@ TOP = 3
 KNOWN: list[tuple[str, str, str]] = [
     (
         "decided-row-absent",
-        "NVIDIA device plugin for Kubernetes mig-mixed",
-        "step 1 names no GPU model, so no MIG geometry can be sized: the decided MIG pools "
-        "present whole GPUs until the model is said (the files say so in a comment)",
-    ),
-    (
-        "decided-row-absent",
         "AMD GPU device plugin for Kubernetes partitions-mixed",
         "no generator configures AMD compute/memory partitions yet, so the partitioned pool "
         "presents whole amd.com/gpu and reads as the whole-gpu mode",
@@ -51,7 +54,7 @@ KNOWN: list[tuple[str, str, str]] = [
 
 def _known(report: ClusterReport, facts: DecisionFacts) -> list[str]:
     """Why each ERROR is known, or fail on the first one that is not."""
-    known = KNOWN[1:] if facts.profile.gpu_model else KNOWN  # no model: no MIG geometry
+    known = KNOWN
     reasons = []
     for finding in report.findings:
         if finding.severity != "error":
@@ -133,20 +136,39 @@ def _passes(facts: DecisionFacts) -> None:
 
 
 # ---- the demo ---------------------------------------------------------------------------------
+# The demo team (seed_demo_team) holds a decision of each of METHOD's three shapes (METHOD.md,
+# "three typical end-to-end shapes"): TRAINING is shape A (training / batch first), INFERENCE
+# shape B (online inference, multi-tenant), and the sample evaluation, whose step 1 mixes
+# training, inference and notebooks, is shape C (split pools) once decided as recommended.
 
 
 def _demo_sample_top() -> list[Any]:
     return list(recommend(Profile.from_dict(PROFILE), load_builtin_catalog(), limit=20)[:TOP])
 
 
-@pytest.mark.parametrize("sample", [INFERENCE, NOTEBOOKS], ids=["inference", "notebooks"])
-def test_the_demos_decisions_round_trip_without_errors(sample):
-    facts = DecisionFacts(
+def _facts(sample: dict) -> DecisionFacts:
+    return DecisionFacts(
         evaluation_id=1,
         rows=tuple(row_facts(ref) for ref in sample["candidates"]),
         profile=Profile.from_dict(sample["profile"]),
     )
-    _passes(facts)
+
+
+@pytest.mark.parametrize(
+    ("sample", "shape"), [(TRAINING, "A"), (INFERENCE, "B")], ids=["training", "inference"]
+)
+def test_the_demo_samples_are_of_the_shape_they_stand_for(sample, shape):
+    ranking = recommend(Profile.from_dict(sample["profile"]), load_builtin_catalog(), limit=5)
+
+    assert ranking[0].shape == shape
+    assert _demo_sample_top()[0].shape == "C"
+
+
+@pytest.mark.parametrize(
+    "sample", [TRAINING, INFERENCE, NOTEBOOKS], ids=["training", "inference", "notebooks"]
+)
+def test_the_demos_decisions_round_trip_without_errors(sample):
+    _passes(_facts(sample))
 
 
 @pytest.mark.parametrize("rank", range(1, TOP + 1))
@@ -156,14 +178,40 @@ def test_the_demo_samples_recommended_stacks_round_trip_without_errors(rank):
 
 
 @pytest.mark.django_db
-def test_the_approved_demo_decision_round_trips_from_the_database(builtin_catalog):
-    call_command("seed_demo_team", make_user("demo").username, verbosity=0)
-    evaluation = Evaluation.objects.get(state="approved", team__slug="platform-team")
+def test_the_demos_shape_a_b_and_c_decisions_round_trip_from_the_database(builtin_catalog):
+    user = make_user("demo")
+    call_command("seed_demo_team", user.username, verbosity=0)
+    team = "platform-team"
+    sample = Evaluation.objects.get(team__slug=team, title=TITLE)
+    top = _demo_sample_top()[0]
+    evaluation_decide(evaluation=sample, actor=user, rows=list(top.rows), pools=dict(top.pools))
 
-    report = evaluation_round_trip(evaluation)
+    for title, sample_rows in [
+        (TRAINING["title"], TRAINING["candidates"]),
+        (INFERENCE["title"], INFERENCE["candidates"]),
+        (TITLE, top.rows),
+    ]:
+        evaluation = Evaluation.objects.get(team__slug=team, title=title)
+        report = evaluation_round_trip(evaluation)
+        assert _errors(report) == [], title
+        detectable = {r for r in sample_rows if _detectable(r)}
+        assert {d.row for d in report.detected} >= detectable, title
 
-    assert _errors(report) == []
-    assert {d.row for d in report.detected} >= set(INFERENCE["candidates"])
+
+def _detectable(row_id: str) -> bool:
+    return any(signatures().get(row_id, {}).get(key) for key in WORKLOAD_KEYS)
+
+
+def test_a_mig_pool_without_a_gpu_model_is_refused_with_the_reason():
+    # MIG layouts exist per GPU model (NVIDIA MIG User Guide, supported GPUs and profiles):
+    # files for a MIG pool whose model is unknown would present whole GPUs, not the decision.
+    profile = Profile.from_dict({k: v for k, v in PROFILE.items() if not k.startswith("gpu_")})
+    recommendation = _demo_sample_top()[0]
+
+    with pytest.raises(ConfigRefused, match="names no GPU model"):
+        generate(decided(recommendation, profile))
+    with pytest.raises(ConfigRefused, match="has no MIG"):
+        generate(decided(recommendation, replace(profile, gpu_model="L40S")))
 
 
 # ---- the expert profiles ----------------------------------------------------------------------
@@ -261,7 +309,6 @@ def test_the_operators_device_plugin_on_under_hami_is_caught():
 @pytest.mark.django_db
 def test_the_demo_samples_ranking_is_the_one_rounded_tripped_here(builtin_catalog):
     """The stacks above are the sample evaluation's own top three (the product's ranking)."""
-    from evaluations.management.commands.seed_demo_team import TITLE
     from evaluations.selectors import recommendations_for
 
     call_command("seed_demo_team", make_user("demo").username, verbosity=0)
