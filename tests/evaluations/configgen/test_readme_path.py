@@ -1,0 +1,112 @@
+"""The README's path from a signed decision to the cluster, run as a newcomer would: the archive
+downloaded with an API token, unpacked, and `install.sh` run with the pool's nodes named. kubectl
+and helm are stand-ins that record their arguments and check every file they are given exists,
+so the script's order, quoting and paths are what is tested, not a cluster."""
+
+from __future__ import annotations
+
+import io
+import os
+import shlex
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from ecomap.tokens import token_create_for
+
+pytestmark = pytest.mark.django_db
+
+# A stand-in for kubectl and helm: one line per call, and a non-zero exit for a `-f`/`--from-file`
+# argument naming a file that is not there (the real tools would fail the same way; `-f -` is
+# standard input).
+STAND_IN = """#!/bin/sh
+printf '%s' "$(basename "$0")" >> "$CALLS"
+for arg in "$@"; do printf ' %s' "$arg" >> "$CALLS"; done
+echo >> "$CALLS"
+previous=""
+for arg in "$@"; do
+  case "$previous" in
+    -f) [ "$arg" = - ] || [ -e "$arg" ] || { echo "no file $arg" >&2; exit 3; } ;;
+  esac
+  case "$arg" in
+    --from-file=*) file="${arg#*=}"; file="${file#*=}"; [ -e "$file" ] || exit 4 ;;
+  esac
+  previous="$arg"
+done
+"""
+
+
+def _unpacked(client, user, evaluation, tmp_path: Path) -> Path:
+    key = token_create_for(user=user).key  # the account's "API token" page
+    response = client.get(
+        f"/api/v1/evaluations/{evaluation.pk}/config.tar.gz", HTTP_AUTHORIZATION=f"Token {key}"
+    )
+    assert response.status_code == 200
+    with tarfile.open(fileobj=io.BytesIO(response.content), mode="r:gz") as archive:
+        archive.extractall(tmp_path, filter="data")
+    return tmp_path / f"evaluation-{evaluation.pk}-config"
+
+
+def _run(directory: Path, tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, list]:
+    tools = tmp_path / "bin"
+    tools.mkdir(exist_ok=True)
+    for name in ("kubectl", "helm"):
+        (tools / name).write_text(STAND_IN)
+        (tools / name).chmod(0o755)
+    calls = tmp_path / "calls.log"
+    result = subprocess.run(
+        ["/bin/sh", "install.sh"],
+        cwd=directory,
+        env={"PATH": f"{tools}:{os.environ['PATH']}", "CALLS": str(calls), **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = calls.read_text().splitlines() if calls.exists() else []
+    return result, [shlex.split(line) for line in lines]
+
+
+def test_the_readme_path_installs_the_approved_demo_decision(
+    demo_member, approved, client, tmp_path
+):
+    directory = _unpacked(client, demo_member, approved, tmp_path)
+
+    result, calls = _run(directory, tmp_path, NODES_SHARED="gpu-node-1 gpu-node-2")
+
+    assert result.returncode == 0, result.stderr
+    # The nodes are labelled first, each node a word of its own.
+    assert calls[0][:4] == ["kubectl", "label", "node", "--overwrite"]
+    assert calls[0][4:6] == ["gpu-node-1", "gpu-node-2"]
+    assert "ecomap.io/pool=shared" in calls[0]
+    helm = [call for call in calls if call[:3] == ["helm", "upgrade", "--install"]]
+    charts = {call[4]: call[call.index("--version") + 1] for call in helm}
+    # The versions the demo's decision pins (catalog rows: GPU Operator v26.7.0, HAMi v2.10.0,
+    # Kueue v0.19.2), each with the values file generated for it.
+    assert charts == {
+        "nvidia/gpu-operator": "v26.7.0",
+        "hami-charts/hami": "2.10.0",
+        "oci://registry.k8s.io/kueue/charts/kueue": "0.19.2",
+    }
+    applied = [call[call.index("-f") + 1] for call in calls if call[:2] == ["kubectl", "apply"]]
+    assert applied[-3:] == [
+        "kueue/resource-flavors.yaml",
+        "kueue/cluster-queues.yaml",
+        "kueue/local-queues.yaml",
+    ]
+    kueue_installed = next(i for i, call in enumerate(calls) if "kueue" in " ".join(call[:5]))
+    queues_applied = next(i for i, call in enumerate(calls) if "kueue/cluster-queues.yaml" in call)
+    assert kueue_installed < queues_applied  # the CRDs exist before the queues are applied
+
+
+def test_install_sh_stops_before_anything_when_a_pools_nodes_are_not_named(
+    demo_member, approved, client, tmp_path
+):
+    directory = _unpacked(client, demo_member, approved, tmp_path)
+
+    result, calls = _run(directory, tmp_path)
+
+    assert result.returncode != 0
+    assert "NODES_SHARED" in result.stderr
+    assert calls == []
