@@ -10,6 +10,7 @@ CRDs); every generated Kubernetes object goes into the snapshot list that collec
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from catalog.engine.cluster import ClusterReport, Decided, check_cluster, parse_snapshot
 from catalog.engine.cluster.detect import image_matches
 from catalog.engine.rows import Row
-from evaluations.configgen.capacity_of import capacity, presented, sized_pools
+from evaluations.configgen.capacity_of import capacity, mig_strategy, presented, sized_pools
 from evaluations.configgen.generate import generate
 from evaluations.configgen.install import install_steps
 from evaluations.configgen.model import POOL_LABEL, DecisionFacts, GeneratedFile, Pool, RowFacts
@@ -69,6 +70,7 @@ MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 # the configured default (all-disabled here): https://github.com/NVIDIA/gpu-operator/blob/
 # v26.7.0/controllers/nodelabeling_controller.go#L306-L316.
 MIG_CONFIG_LABEL = "nvidia.com/mig.config"
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 
 
 def _group_kind(document: Mapping[str, Any]) -> tuple[str, str]:
@@ -179,14 +181,32 @@ def _per_node(pool: Pool, count: int) -> dict[str, list[int]]:
     and cores are the scheduler extender's, not node allocatable (HAMi v2.10.0
     pkg/device-plugin/nvidiadevice/nvinternal/plugin/server.go#L582-L586, catalog row
     hami/device-plugin's detect note)."""
+    mig = _mig_per_node(pool, count) if pool.is_mig else None
     spread = {}
     for resource in presented(pool):
         if pool.serves("hami") and resource in HAMI_SCHEDULER_RESOURCES:
             continue
         total, _why = capacity(pool, resource)
-        base, extra = divmod(total, max(count, 1))
-        spread[resource] = [base + (1 if i < extra else 0) for i in range(count)]
+        if mig is not None and resource.startswith(MIG_RESOURCE_PREFIX):
+            spread[resource] = [node[resource.removeprefix(MIG_RESOURCE_PREFIX)] for node in mig]
+        elif mig is not None and resource == "nvidia.com/gpu" and mig_strategy(pool) == "single":
+            spread[resource] = [sum(node.values()) for node in mig]  # one per MIG instance
+        else:
+            base, extra = divmod(total, max(count, 1))
+            spread[resource] = [base + (1 if i < extra else 0) for i in range(count)]
     return spread
+
+
+def _mig_per_node(pool: Pool, count: int) -> list[Counter[str]]:
+    """The MIG instances each node of a MIG pool presents: the layout of its geometry group (the
+    node file labels the first nodes of each group with its MIG configuration, in this order) on
+    every GPU of the node."""
+    nodes: list[Counter[str]] = []
+    for group_nodes, layout in pool.size.mig_geometry or []:
+        per_gpu = Counter(layout)
+        node = Counter({p: n * pool.cluster.gpus_per_node for p, n in per_gpu.items()})
+        nodes += [node] * group_nodes
+    return (nodes + [Counter()] * count)[:count]
 
 
 def _where(row: RowFacts, pools: list[Pool]) -> list[str]:

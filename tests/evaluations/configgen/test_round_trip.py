@@ -347,3 +347,34 @@ def test_generated_objects_land_in_the_snapshot_list_of_their_group_and_kind():
         "gpu.example.com"
     ]
     assert len(snapshot["clusterqueues"]["items"]) == 12  # the demo's twelve tenants
+
+
+# ---- drift: the generated files against the cluster they give -----------------------------------
+
+
+def _drift_of(facts: DecisionFacts) -> list[str]:
+    from evaluations.configgen.config_drift import config_drift
+
+    files = generate(facts)
+    snapshot = parse_snapshot(snapshot_of(facts, files, catalog_rows(), signatures()))
+    return [
+        f"{item.path}: {item.message}"
+        for item in config_drift(files, snapshot)
+        if item.severity != "info"
+    ]
+
+
+@pytest.mark.parametrize(
+    "sample", [TRAINING, INFERENCE, NOTEBOOKS], ids=["training", "inference", "notebooks"]
+)
+def test_the_cluster_a_demo_decisions_files_give_shows_no_drift_from_them(sample):
+    assert _drift_of(_facts(sample)) == []
+
+
+@pytest.mark.parametrize(("expert", "rank"), CASES, ids=[f"{p.name}#{r}" for p, r in CASES])
+def test_the_cluster_an_expert_stacks_files_give_shows_no_drift_from_them(ranked, expert, rank):
+    ranking = ranked(expert)
+    if len(ranking) < rank:
+        pytest.skip(f"{expert.name} has {len(ranking)} recommendations")
+
+    assert _drift_of(decided(ranking[rank - 1], Profile.from_dict(expert.profile))) == []
