@@ -76,6 +76,8 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
             found += _mig_geometry_drift(file, files, members)
         elif file.path == "kueue/cluster-queues.yaml":
             found += _cluster_queue_drift(file, snapshot)
+        elif file.path == "volcano/queues.yaml":
+            found += _volcano_queue_drift(file, snapshot)
         elif file.kind in NOT_COLLECTED or file.path in NOT_COLLECTED:
             found.append(Drift(file.path, NOT_COLLECTED_TEXT, INFO, compared=False))
         else:  # a newer kind of file than this comparison knows
@@ -468,3 +470,68 @@ def _quota_difference(path, queue, flavor, resource, quotas) -> list[Drift]:
         )
         return [Drift(path, message, WARNING)]
     return []
+
+
+# ---- volcano/queues.yaml -------------------------------------------------------------------------
+
+
+def _volcano_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
+    """Each generated Volcano Queue against the cluster's: missing, a resource its `deserved`
+    (the share the capacity plugin reclaims up to) leaves out or sets to 0, a different share,
+    and a `capability` that caps lower than generated."""
+    if not snapshot.collected("queues"):
+        message = _("The snapshot holds no Volcano queues (not collected): not compared.")
+        return [Drift(file.path, message, INFO, compared=False)]
+    queues = {
+        str(as_mapping(q.get("metadata")).get("name")): q
+        for q in snapshot.items("queues")
+        if str(q.get("apiVersion", "")).startswith("scheduling.volcano.sh/")
+    }
+    items = []
+    for document in file.documents:
+        data = document.data
+        if data.get("kind") != "Queue":
+            continue
+        name = str(data["metadata"]["name"])
+        have = queues.get(name)
+        if have is None:
+            message = _("Volcano queue %(queue)s is missing from the cluster.", queue=name)
+            items.append(Drift(file.path, message, ERROR))
+            continue
+        spec = as_mapping(have.get("spec"))
+        for field in ("deserved", "capability"):
+            items += _volcano_field_drift(file.path, name, field, data["spec"], spec)
+    return items
+
+
+def _volcano_field_drift(path, queue, field, generated, have) -> list[Drift]:
+    wanted = generated.get(field) or {}
+    cluster = as_mapping(have.get(field))
+    items = []
+    for resource, amount in wanted.items():
+        raw = cluster.get(resource)
+        value = quantity_value(raw) if raw is not None else None
+        if raw is None or (not value and quantity_value(amount)):
+            if field == "capability" and raw is None:
+                continue  # absent from capability: not capped, which only lends more
+            message = _(
+                "Volcano queue %(queue)s has no %(field)s of %(resource)s "
+                "(generated %(generated)s).",
+                queue=queue,
+                field=field,
+                resource=resource,
+                generated=amount,
+            )
+            items.append(Drift(path, message, ERROR if field == "deserved" else WARNING))
+        elif value != quantity_value(amount):
+            message = _(
+                "Volcano queue %(queue)s: its %(field)s of %(resource)s differs (generated "
+                "%(generated)s, cluster %(cluster)s).",
+                queue=queue,
+                field=field,
+                resource=resource,
+                generated=amount,
+                cluster=raw,
+            )
+            items.append(Drift(path, message, WARNING))
+    return items

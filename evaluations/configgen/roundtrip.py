@@ -10,6 +10,7 @@ CRDs); every generated Kubernetes object goes into the snapshot list that collec
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from fnmatch import fnmatchcase
@@ -453,7 +454,8 @@ def snapshot_of(
         for doc in file.documents:
             key = SNAPSHOT_LISTS.get(_group_kind(doc.data))
             if key is not None and key != "nodes":
-                lists.setdefault(key, {})[doc.data["metadata"]["name"]] = doc.data
+                # a copy: the snapshot is edited as a cluster would be, the file stays as generated
+                lists.setdefault(key, {})[doc.data["metadata"]["name"]] = copy.deepcopy(doc.data)
     document: dict[str, Any] = {
         "format": "ecomap.cluster/v1",
         "cluster": f"{facts.name}-round-trip",

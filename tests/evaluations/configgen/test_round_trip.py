@@ -378,3 +378,36 @@ def test_the_cluster_an_expert_stacks_files_give_shows_no_drift_from_them(ranked
         pytest.skip(f"{expert.name} has {len(ranking)} recommendations")
 
     assert _drift_of(decided(ranking[rank - 1], Profile.from_dict(expert.profile))) == []
+
+
+def test_a_volcano_queue_missing_or_without_its_share_is_a_difference_of_the_queues_file():
+    # Volcano v1.15.1's capacity plugin reclaims a queue's idle share up to spec.deserved
+    # (docs/user-guide/how_to_use_capacity_plugin.md): a queue without it, or with another
+    # share, is not the generated configuration.
+    from evaluations.configgen.config_drift import config_drift
+
+    facts = _facts(TRAINING)
+    files = generate(facts)
+    document = snapshot_of(facts, files, catalog_rows(), signatures())
+    queues = document["queues"]["items"]
+    assert [q["metadata"]["name"] for q in queues] == [
+        "tenant-1",
+        "tenant-2",
+        "tenant-3",
+        "tenant-4",
+    ]
+    del queues[3]
+    queues[0]["spec"]["deserved"].pop("nvidia.com/gpu")
+    queues[1]["spec"]["deserved"]["nvidia.com/gpu"] = 1
+
+    items = [
+        (i.severity, str(i.message))
+        for i in config_drift(files, parse_snapshot(document))
+        if i.path == "volcano/queues.yaml"
+    ]
+
+    assert ("error", "Volcano queue tenant-4 is missing from the cluster.") in items
+    assert any(s == "error" and "tenant-1 has no deserved of nvidia.com/gpu" in m for s, m in items)
+    assert any(
+        s == "warning" and "tenant-2: its deserved of nvidia.com/gpu differs" in m for s, m in items
+    )
