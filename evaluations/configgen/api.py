@@ -30,6 +30,8 @@ KINDS = [
     "volcano",
     "kai-scheduler",
     "dra",
+    "amd-gpu-operator",
+    "amd-gpu-operator-values",
 ]
 
 

@@ -41,12 +41,6 @@ KNOWN: list[tuple[str, str, str]] = [
         "present whole GPUs until the model is said (the files say so in a comment)",
     ),
     (
-        "decided-row-absent",
-        "AMD GPU device plugin for Kubernetes partitions-mixed",
-        "no generator configures AMD compute/memory partitions yet, so the partitioned pool "
-        "presents whole amd.com/gpu and reads as the whole-gpu mode",
-    ),
-    (
         "queue-cannot-express",
         "NVIDIA KAI Scheduler",
         "the recommended stack pairs KAI Scheduler with HAMi, whose resources only HAMi's "
