@@ -26,10 +26,14 @@ import json
 
 import yaml
 
+from catalog.engine.cluster import parse_snapshot
 from catalog.engine.profile import Profile
+from evaluations.configgen.config_drift import config_drift
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import DecisionFacts
+from evaluations.configgen.roundtrip import round_trip, snapshot_of
 from evaluations.configgen.schemas import check_files
+from tests.evaluations.configgen.builtin import catalog_rows, signatures
 from tests.evaluations.configgen.catalog_rows import bundle_row
 
 PARTITIONED = "amd-gpu-device-plugin/partitions-mixed"
@@ -166,3 +170,40 @@ def test_without_the_operator_decided_the_amd_files_are_not_applied_and_say_why(
     assert f"kubectl apply -f {DCM}" not in script
     assert "AMD GPU Operator" in file_of(files, DEVICE_CONFIGS).content
     assert check_files(files) == []
+
+
+def test_the_round_trip_finds_the_partitioned_pool_in_mixed_mode_and_the_other_whole():
+    facts = two_pools(OPERATOR, KUEUE)
+    files = generate(facts)
+
+    snapshot = snapshot_of(facts, files, catalog_rows(), signatures())
+    inference = [
+        n for n in snapshot["nodes"]["items"] if n["metadata"]["name"].startswith("inference-")
+    ]
+    for node in inference:
+        assert node["metadata"]["labels"][PROFILE_LABEL] == "inference-cpx-nps4"
+        assert node["status"]["allocatable"] == {"amd.com/cpx_nps4": "64"}  # 8 GPUs x 8
+    report = round_trip(facts, rows=catalog_rows(), signatures=signatures(), files=files)
+    assert [f"{f.code}: {f.message}" for f in report.findings if f.severity == "error"] == []
+    pools = {found.row: found.pools for found in report.detected}
+    assert pools[PARTITIONED] == ("inference",)
+    assert pools[WHOLE] == ("training",)
+
+
+def test_drift_names_nodes_whose_gpus_are_not_partitioned_as_the_dcm_profile_says():
+    facts = two_pools(OPERATOR, KUEUE)
+    files = generate(facts)
+    snapshot = snapshot_of(facts, files, catalog_rows(), signatures())
+    assert [d for d in config_drift(files, parse_snapshot(snapshot)) if d.path == DCM] == []
+
+    node = next(n for n in snapshot["nodes"]["items"] if n["metadata"]["name"] == "inference-1")
+    node["status"]["allocatable"] = {"amd.com/gpu": "8"}  # DCM never ran: whole GPUs
+    [drift] = [d for d in config_drift(files, parse_snapshot(snapshot)) if d.path == DCM]
+    assert drift.severity == "warning"
+    assert "inference-1" in str(drift.message)
+    assert "amd.com/cpx_nps4" in str(drift.message)
+    assert [
+        d.compared
+        for d in config_drift(files, parse_snapshot(snapshot))
+        if d.path == DEVICE_CONFIGS
+    ] == [False]
