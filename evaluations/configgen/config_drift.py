@@ -336,7 +336,7 @@ def _amd_partition_drift(
 ) -> list[Drift]:
     """Each node of a partitioned pool advertises its DCM profile's partitions under the name the
     device plugin's mixed strategy gives them, amd.com/<compute>_<memory> (k8s-device-plugin
-    v1.31.0.10 docs/user-guide/configuration.md#L185-L199); amd.com/gpu instead means unpartitioned
+    v1.31.0.10 docs/user-guide/configuration.md#L183-L199); amd.com/gpu instead means unpartitioned
     GPUs or the single strategy. The profile label itself is the node file's."""
     data = as_mapping(file.documents[0].data.get("data"))
     try:

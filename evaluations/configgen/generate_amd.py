@@ -9,7 +9,7 @@ Sources, at the catalog's pins (AMD GPU Operator v1.5.1, AMD GPU device plugin v
 - DCM ConfigMap: data key `config.json`, `gpu-config-profiles.<profile>.skippedGPUs.ids` and
   `.profiles[]` of `computePartition`, `memoryPartition`, `numGPUsAssigned` (their sum plus the
   skipped GPUs is the node's GPUs); compute SPX and CPX, memory NPS1 and NPS4, NPS4 only with CPX
-  https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/dcm/device-config-manager-configmap.md
+  https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/dcm/device-config-manager-configmap.md#L132-L138
 - the node label `dcm.amd.com/gpu-config-profile=<profile>` selects the profile; DCM
   partitions idle GPUs (taint `amd-dcm=up:NoExecute` while it works)
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/dcm/applying-partition-profiles.rst
@@ -29,7 +29,7 @@ Sources, at the catalog's pins (AMD GPU Operator v1.5.1, AMD GPU device plugin v
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md#L60-L75
 - mixed naming: a partitioned GPU is reported as `amd.com/<compute>_<memory>` (8 GPUs in CPX-NPS4
   report `amd.com/cpx_nps4: 64`, 5 in SPX-NPS1 `amd.com/spx_nps1: 5`), never as `amd.com/gpu`
-  https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/docs/user-guide/configuration.md#L185-L199
+  https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/docs/user-guide/configuration.md#L183-L199
 - partitions per MI300X: CPX makes each of its 8 XCDs a GPU, SPX keeps one
   https://rocm.docs.amd.com/projects/amdsmi/en/docs-10.2.0/conceptual/partition.html
 """

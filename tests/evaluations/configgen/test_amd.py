@@ -6,14 +6,14 @@ Expected values come from AMD's documentation at the catalog's pinned releases:
 - DCM ConfigMap `config.json`: `gpu-config-profiles.<name>.profiles[]` with `computePartition`,
   `memoryPartition`, `numGPUsAssigned` (the sum over a profile is the node's GPUs), NPS4 only
   with CPX; the profile is chosen by the node label `dcm.amd.com/gpu-config-profile`
-  https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/dcm/device-config-manager-configmap.md
+  https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/dcm/device-config-manager-configmap.md#L132-L138
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/dcm/applying-partition-profiles.rst
 - DeviceConfig (amd.com/v1alpha1) `spec.configManager.enable`, `.config.name`,
   `spec.devicePlugin.devicePluginArguments.resource_naming_strategy` single|mixed
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/api/v1alpha1/deviceconfig_types.go
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/device_plugin/device-plugin.md
 - mixed naming: 8 GPUs partitioned CPX-NPS4 report `amd.com/cpx_nps4: 64`
-  https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/docs/user-guide/configuration.md#L185-L199
+  https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/docs/user-guide/configuration.md#L183-L199
 - the operator's chart: `helm repo add rocm https://rocm.github.io/gpu-operator`,
   `rocm/gpu-operator-charts` in `kube-amd-gpu`, versions spelled `v1.5.1`; `crds.defaultCR.install`
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md ,
@@ -207,3 +207,15 @@ def test_drift_names_nodes_whose_gpus_are_not_partitioned_as_the_dcm_profile_say
         for d in config_drift(files, parse_snapshot(snapshot))
         if d.path == DEVICE_CONFIGS
     ] == [False]
+
+
+def test_a_model_without_known_partition_counts_gets_no_dcm_profile_and_says_so():
+    files = generate(decision(PARTITIONED, OPERATOR, KUEUE, gpu_model="MI355X"))
+
+    assert DCM not in [f.path for f in files]
+    [node_file] = documents(files, "nodes/shared.yaml")
+    assert PROFILE_LABEL not in node_file["labels"]
+    [device_config] = documents(files, DEVICE_CONFIGS)
+    assert device_config["spec"]["configManager"] == {"enable": False}
+    assert "no partition counts" in file_of(files, DEVICE_CONFIGS).content
+    assert check_files(files) == []
