@@ -51,6 +51,7 @@ from evaluations.configgen.names import k8s_name
 PARTITIONED_ROW = "amd-gpu-device-plugin/partitions-mixed"
 DEVICE_PLUGIN_PROJECT = "amd-gpu-device-plugin"
 OPERATOR_PROJECT = "amd-gpu-operator"
+METRICS_EXPORTER_PROJECT = "amd-device-metrics-exporter"
 OPERATOR_VERSION = "v1.5.1"  # the catalog's pin, named when the decision has no operator row
 AMD_NAMESPACE = "kube-amd-gpu"
 DCM_CONFIGMAP = "ecomap-dcm-config"
@@ -215,6 +216,11 @@ def _device_configs_file(
 ) -> GeneratedFile:
     documents = []
     tainted = len(facts.pools) > 1
+    # MetricsExporterSpec.enable (deviceconfig_types.go#L684-L688; on in the chart's default
+    # DeviceConfig, values.yaml#L155-L157): kept on for a decided exporter when the operator runs.
+    exporter = next((r for r in facts.rows if r.project == METRICS_EXPORTER_PROJECT), None)
+    has_operator = any(r.project == OPERATOR_PROJECT for r in facts.rows)
+    operator_exporter = exporter.cites() if exporter and has_operator else ""
     for pool in pools:
         layout = amd_layout(pool)
         strategy = "mixed" if partitioned(pool) else "single"
@@ -255,6 +261,14 @@ def _device_configs_file(
             )
         else:
             doc.note("spec.configManager.enable", False, "no partitions in this pool")
+        if operator_exporter:
+            spec["metricsExporter"] = {"enable": True}
+            doc.note(
+                "spec.metricsExporter.enable",
+                True,
+                f"{operator_exporter}: the operator runs it, as the chart's default DeviceConfig "
+                "(not installed) would; do not install its own chart as well",
+            )
         if tainted:
             toleration = {
                 "key": POOL_LABEL,

@@ -407,6 +407,7 @@ DEVICE_CONFIG = _closed(
             {
                 "selector": LABELS,
                 "driver": _closed({"enable": {"type": "boolean"}}),
+                "metricsExporter": _closed({"enable": {"type": "boolean"}}),
                 "devicePlugin": _closed(
                     {
                         "enableDevicePlugin": {"type": "boolean"},

@@ -219,3 +219,16 @@ def test_a_model_without_known_partition_counts_gets_no_dcm_profile_and_says_so(
     assert device_config["spec"]["configManager"] == {"enable": False}
     assert "no partition counts" in file_of(files, DEVICE_CONFIGS).content
     assert check_files(files) == []
+
+
+def test_with_the_operator_its_device_configs_keep_a_decided_metrics_exporter_on():
+    # the chart's default DeviceConfig, which these replace, enables it (values.yaml v1.5.1
+    # deviceConfig.spec.metricsExporter.enable: true)
+    exporter = "amd-device-metrics-exporter/exporter"
+    with_operator = generate(decision(PARTITIONED, OPERATOR, exporter, KUEUE))
+    without = generate(decision(PARTITIONED, OPERATOR, KUEUE))
+
+    [spec] = [d["spec"] for d in documents(with_operator, DEVICE_CONFIGS)]
+    assert spec["metricsExporter"] == {"enable": True}
+    assert "metricsExporter" not in documents(without, DEVICE_CONFIGS)[0]["spec"]
+    assert check_files(with_operator) == []
