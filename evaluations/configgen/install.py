@@ -114,6 +114,11 @@ ORDER = (
 # Files of objects whose CRDs (DeviceConfig) and reader (the Device Config Manager) come with the
 # AMD GPU Operator: applied only when the decision has it (generate_amd.py).
 NEEDS_PROJECT = {"amd-gpu-operator": "amd-gpu-operator"}
+# What a chart needs in the cluster first that no decided row installs: said, not installed.
+PREREQUISITES = {
+    "amd-gpu-operator": "the AMD GPU Operator needs cert-manager: install it first as "
+    "https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md#L40-L56 says",
+}
 DEVICE_PLUGIN_CONFIGMAP = "ecomap-device-plugin-config"
 MIG_PARTED_CONFIGMAP = "ecomap-mig-parted-config"
 
@@ -247,6 +252,8 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         chart = CHARTS[project]
         row = next(r for r in facts.rows if r.project == project)
         version = chart.version(row.version)
+        if project in PREREQUISITES:
+            steps.append(Step((), PREREQUISITES[project]))
         if chart.repository:
             name, url = chart.repository
             steps.append(

@@ -158,6 +158,7 @@ def test_install_sh_installs_the_operator_chart_without_its_default_device_confi
         "-n kube-amd-gpu --create-namespace --wait -f amd-gpu-operator/values.yaml"
     ) in script
     assert f"kubectl apply -f {DEVICE_CONFIGS}" in script
+    assert "needs cert-manager" in script  # README v1.5.1 Prerequisites
     assert script.index("rocm/gpu-operator-charts") < script.index(f"apply -f {DEVICE_CONFIGS}")
 
 
