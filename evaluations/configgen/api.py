@@ -30,6 +30,8 @@ KINDS = [
     "volcano",
     "kai-scheduler",
     "dra",
+    "amd-gpu-operator",
+    "amd-gpu-operator-values",
 ]
 
 
@@ -48,7 +50,8 @@ class ConfigView(APIView):
     """Deployable configuration generated from an evaluation's decision: node labels and taints
     per pool, NVIDIA device plugin and GPU Operator settings, mig-parted MIG layouts, HAMi
     values, Kueue ResourceFlavors, ClusterQueues and LocalQueues, Volcano and KAI Scheduler
-    Queues, DRA ResourceClaimTemplates (and DeviceClasses a driver does not install). Every
+    Queues, DRA ResourceClaimTemplates (and DeviceClasses a driver does not install), AMD Device
+    Config Manager partition profiles and GPU Operator DeviceConfigs. Every
     value's comment names the decision, row and capacity figure it came from."""
 
     def handle_exception(self, exc):

@@ -19,6 +19,7 @@ from evaluations.capacity.sizing import (
     size_pools,
     tenant_names,
 )
+from evaluations.configgen.generate_amd import amd_layout
 from evaluations.configgen.model import ConfigRefused, DecisionFacts, Pool
 from evaluations.configgen.names import k8s_name
 
@@ -165,6 +166,11 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
         return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name}"
     if hami and resource in ("nvidia.com/gpucores", "nvidia.com/gpumem-percentage"):
         return gpus * PERCENT, f"{base}; {PERCENT} per GPU"
+    layout = amd_layout(pool)  # AMD partitions under the mixed naming strategy (generate_amd.py)
+    if layout is not None and resource.startswith("amd.com/"):
+        if resource == layout.resource:
+            return gpus * layout.per_gpu, f"{base}; {layout.cites()}"
+        return 0, f"every GPU of the pool is partitioned ({layout.cites()})"
     whole = whole_gpu_resource(pool, resource)
     if whole is not None:
         return (gpus, f"{base}; {whole}") if whole else (0, _NOT_THIS_MODEL)

@@ -13,6 +13,7 @@ https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/internal/lm/resource.go
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -24,6 +25,12 @@ from catalog.engine.cluster.report import ERROR, INFO, WARNING
 from catalog.engine.cluster.snapshot import Snapshot
 from catalog.engine.text import Text, _
 from evaluations.configgen.generate import MIG_CONFIG_LABEL
+from evaluations.configgen.generate_amd import (
+    AMD_VALUES_KIND,
+    DCM_PATH,
+    DEVICE_CONFIGS_PATH,
+    PROFILE_LABEL,
+)
 from evaluations.configgen.model import POOL_LABEL, GeneratedFile
 
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
@@ -47,6 +54,7 @@ NOT_COLLECTED_TEXT = _("A cluster snapshot does not collect what this file sets:
 NOT_YET_TEXT = _("EcoMap does not compare this file with a snapshot yet.")
 NOT_COLLECTED = frozenset(
     {"hami-values", "gpu-operator-values", "kueue/resource-flavors.yaml", "kueue/local-queues.yaml"}
+    | {AMD_VALUES_KIND, DEVICE_CONFIGS_PATH}  # DeviceConfigs are not collected either
 )
 
 
@@ -74,6 +82,8 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
             found += _device_plugin_drift(file, members)
         elif file.kind == "mig-parted-config":
             found += _mig_geometry_drift(file, files, members)
+        elif file.path == DCM_PATH:
+            found += _amd_partition_drift(file, files, members)
         elif file.path == "kueue/cluster-queues.yaml":
             found += _cluster_queue_drift(file, snapshot)
         elif file.path == "volcano/queues.yaml":
@@ -314,6 +324,60 @@ def _mig_geometry_drift(
             "%(generated)s per GPU.",
             nodes=nodes,
             config=key[0],
+            cluster=key[1],
+            generated=key[2],
+        ),
+    )
+
+
+# ---- amd-gpu-operator/dcm-config.yaml -----------------------------------------------------------
+
+
+def _amd_partition_drift(
+    file: GeneratedFile, files: Sequence[GeneratedFile], members: Mapping[str, _Members]
+) -> list[Drift]:
+    """Each node of a partitioned pool advertises its DCM profile's partitions under the name the
+    device plugin's mixed strategy gives them, amd.com/<compute>_<memory> (k8s-device-plugin
+    v1.31.0.10 docs/user-guide/configuration.md#L183-L199); amd.com/gpu instead means unpartitioned
+    GPUs or the single strategy. The profile label itself is the node file's."""
+    data = as_mapping(file.documents[0].data.get("data"))
+    try:
+        profiles = as_mapping(
+            json.loads(str(data.get("config.json", ""))).get("gpu-config-profiles")
+        )
+    except ValueError:
+        return []
+    differences: dict[tuple, list[str]] = {}
+    for node_file in files:
+        labels = (
+            as_mapping(node_file.documents[0].data.get("labels")) if node_file.documents else {}
+        )
+        if node_file.kind != "node-pool" or PROFILE_LABEL not in labels:
+            continue
+        profile = str(labels[PROFILE_LABEL])
+        wanted = sorted(
+            f"amd.com/{str(e.get('computePartition')).lower()}_{str(e.get('memoryPartition')).lower()}"
+            for e in map(as_mapping, as_list(as_mapping(profiles.get(profile)).get("profiles")))
+        )
+        pool = str(node_file.documents[0].data.get("pool"))
+        for node in members.get(pool, _Members((), True)).nodes:
+            resources = node_resources(node)
+            if all(name in resources for name in wanted):
+                continue
+            have = ", ".join(
+                f"{k}: {v}" for k, v in sorted(resources.items()) if k.startswith("amd.com/")
+            )
+            name = str(as_mapping(node.get("metadata")).get("name"))
+            differences.setdefault((profile, have or "-", ", ".join(wanted)), []).append(name)
+    return _grouped(
+        file.path,
+        WARNING,
+        differences,
+        lambda key, nodes: _(
+            "AMD resources on %(nodes)s: %(cluster)s; DCM profile %(profile)s gives "
+            "%(generated)s (the device plugin's mixed naming strategy).",
+            nodes=nodes,
+            profile=key[0],
             cluster=key[1],
             generated=key[2],
         ),

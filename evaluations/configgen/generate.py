@@ -16,6 +16,7 @@ from evaluations.configgen.capacity_of import (
     sized_pools,
     split,
 )
+from evaluations.configgen.generate_amd import amd_files
 from evaluations.configgen.generate_dra import dra_files
 from evaluations.configgen.generate_queues import queue_files
 from evaluations.configgen.install import install_file
@@ -75,6 +76,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         files.append(_gpu_operator_file(facts, pools, header, uses_device_plugin))
     if "hami" in projects:
         files.append(_hami_file(facts, pools, header))
+    files += amd_files(facts, pools, header, files)  # AMD partitions (generate_amd.py)
     if "kueue" in projects:
         files += _kueue_files(facts, pools, header)
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)

@@ -81,6 +81,18 @@ CHARTS: dict[str, Chart] = {
             "site/content/en/docs/installation/_index.md",
         ),
         Chart(
+            # README v1.5.1 "Quick Start" (helm repo add rocm ..., rocm/gpu-operator-charts in
+            # kube-amd-gpu, --version v1.x; it needs cert-manager, which its README installs).
+            "amd-gpu-operator",
+            "amd-gpu-operator",
+            "rocm/gpu-operator-charts",
+            "kube-amd-gpu",
+            "https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md",
+            ("rocm", "https://rocm.github.io/gpu-operator"),
+            v_prefix=True,
+            values_kind="amd-gpu-operator-values",
+        ),
+        Chart(
             "volcano",
             "volcano",
             "volcano-sh/volcano",
@@ -91,7 +103,22 @@ CHARTS: dict[str, Chart] = {
     )
 }
 # Helm installs in a working order: operators and device plugins, then schedulers and queues.
-ORDER = ("nvidia-gpu-operator", "nvidia-device-plugin", "hami", "volcano", "kueue")
+ORDER = (
+    "nvidia-gpu-operator",
+    "amd-gpu-operator",
+    "nvidia-device-plugin",
+    "hami",
+    "volcano",
+    "kueue",
+)
+# Files of objects whose CRDs (DeviceConfig) and reader (the Device Config Manager) come with the
+# AMD GPU Operator: applied only when the decision has it (generate_amd.py).
+NEEDS_PROJECT = {"amd-gpu-operator": "amd-gpu-operator"}
+# What a chart needs in the cluster first that no decided row installs: said, not installed.
+PREREQUISITES = {
+    "amd-gpu-operator": "the AMD GPU Operator needs cert-manager: install it first as "
+    "https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md#L40-L56 says",
+}
 DEVICE_PLUGIN_CONFIGMAP = "ecomap-device-plugin-config"
 MIG_PARTED_CONFIGMAP = "ecomap-mig-parted-config"
 
@@ -225,6 +252,8 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         chart = CHARTS[project]
         row = next(r for r in facts.rows if r.project == project)
         version = chart.version(row.version)
+        if project in PREREQUISITES:
+            steps.append(Step((), PREREQUISITES[project]))
         if chart.repository:
             name, url = chart.repository
             steps.append(
@@ -264,19 +293,30 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         row = next(r for r in facts.rows if r.project == project)
         docs = row.docs or f"the {project} project's documentation"
         steps.append(Step((), f"{row.cites()}: install as {docs} says"))
+    applied = [f for f in files if f.kind not in NEEDS_PROJECT or NEEDS_PROJECT[f.kind] in projects]
+    for file in files:
+        if file not in applied:
+            steps.append(
+                Step(
+                    (),
+                    f"{file.path}: not applied: it needs {NEEDS_PROJECT[file.kind]}, which the "
+                    "decision does not name (the file says why)",
+                )
+            )
     namespaces = sorted(
         {
             doc.data["metadata"]["namespace"]
-            for f in files
+            for f in applied
             for doc in f.documents
             if isinstance(doc.data.get("metadata"), dict) and doc.data["metadata"].get("namespace")
         }
+        - {CHARTS[p].namespace for p in installed}  # helm --create-namespace made these
     )
     for namespace in namespaces:
         steps.append(
             Step(("kubectl", "create", "namespace", namespace), "a tenant's namespace", apply=True)
         )
-    for file in files:
+    for file in applied:
         if file.documents and all(
             "apiVersion" in d.data and "kind" in d.data for d in file.documents
         ):

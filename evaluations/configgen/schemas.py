@@ -6,6 +6,7 @@ chart values). Not upstream CRDs: only what EcoMap writes, and closed where EcoM
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import yaml
@@ -360,6 +361,85 @@ DRA = {
     "then": DEVICE_CLASS,
     "else": RESOURCE_CLAIM_TEMPLATE,
 }
+# AMD GPU Operator v1.5.1 (generate_amd.py cites the sources): the DCM ConfigMap, whose config.json
+# is checked by DCM_CONFIG after parsing, and the DeviceConfig fields EcoMap sets.
+NAMESPACED = _closed({"name": NAME, "namespace": NAME})
+DCM_CONFIGMAP = _closed(
+    {
+        "apiVersion": {"const": "v1"},
+        "kind": {"const": "ConfigMap"},
+        "metadata": NAMESPACED,
+        "data": _closed({"config.json": {"type": "string"}}),
+    }
+)
+DCM_PROFILE = _closed(
+    {
+        "computePartition": {"enum": ["SPX", "CPX"]},
+        "memoryPartition": {"enum": ["NPS1", "NPS4"]},
+        "numGPUsAssigned": {"type": "integer", "minimum": 1},
+    },
+    ["computePartition", "memoryPartition"],
+)
+DCM_CONFIG = _closed(
+    {
+        "gpu-config-profiles": {
+            "type": "object",
+            "propertyNames": {"pattern": LABEL_VALUE, "minLength": 1, "maxLength": 63},
+            "additionalProperties": _closed(
+                {
+                    "skippedGPUs": _closed(
+                        {"ids": {"type": "array", "items": {"type": "integer", "minimum": 0}}}
+                    ),
+                    "profiles": {"type": "array", "minItems": 1, "items": DCM_PROFILE},
+                },
+                ["profiles"],
+            ),
+        }
+    }
+)
+TOLERATIONS = {"type": "array", "items": TAINT}
+DEVICE_CONFIG = _closed(
+    {
+        "apiVersion": {"const": "amd.com/v1alpha1"},
+        "kind": {"const": "DeviceConfig"},
+        "metadata": NAMESPACED,
+        "spec": _closed(
+            {
+                "selector": LABELS,
+                "driver": _closed({"enable": {"type": "boolean"}}),
+                "metricsExporter": _closed({"enable": {"type": "boolean"}}),
+                "devicePlugin": _closed(
+                    {
+                        "enableDevicePlugin": {"type": "boolean"},
+                        "devicePluginArguments": _closed(
+                            {"resource_naming_strategy": {"enum": ["single", "mixed"]}}
+                        ),
+                        "devicePluginTolerations": TOLERATIONS,
+                        "nodeLabellerTolerations": TOLERATIONS,
+                    },
+                    ["enableDevicePlugin", "devicePluginArguments"],
+                ),
+                "configManager": _closed(
+                    {
+                        "enable": {"type": "boolean"},
+                        "config": _closed({"name": NAME}),
+                        "configManagerTolerations": TOLERATIONS,
+                    },
+                    ["enable"],
+                ),
+            },
+            ["selector", "driver", "devicePlugin", "configManager"],
+        ),
+    }
+)
+AMD_GPU_OPERATOR = {
+    "if": {"properties": {"kind": {"const": "ConfigMap"}}},
+    "then": DCM_CONFIGMAP,
+    "else": DEVICE_CONFIG,
+}
+AMD_GPU_OPERATOR_VALUES = _closed(
+    {"crds": _closed({"defaultCR": _closed({"install": {"type": "boolean"}})})}
+)
 SCHEMAS: dict[str, dict[str, Any]] = {
     "node-pool": NODE_POOL,
     "device-plugin-config": DEVICE_PLUGIN_CONFIG,
@@ -369,6 +449,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "volcano": VOLCANO_QUEUE,
     "kai-scheduler": KAI_QUEUE,
     "dra": DRA,
+    "amd-gpu-operator": AMD_GPU_OPERATOR,
+    "amd-gpu-operator-values": AMD_GPU_OPERATOR_VALUES,
 }
 
 
@@ -408,6 +490,26 @@ def _volcano_rules(document: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _dcm_rules(document: dict[str, Any]) -> list[str]:
+    """The DCM ConfigMap's config.json parses as JSON, fits DCM_CONFIG, and uses NPS4 only with
+    CPX (device-config-manager-configmap.md at v1.5.1, "Supported Partition Modes")."""
+    try:
+        config = json.loads(document.get("data", {}).get("config.json", ""))
+    except ValueError as exc:
+        return [f"config.json is not JSON: {exc}"]
+    problems = [
+        f"config.json: {'/'.join(map(str, e.absolute_path)) or '$'}: {e.message}"
+        for e in Draft202012Validator(DCM_CONFIG).iter_errors(config)
+    ]
+    if problems:
+        return problems
+    for name, profile in config["gpu-config-profiles"].items():
+        for entry in profile["profiles"]:
+            if entry["memoryPartition"] == "NPS4" and entry["computePartition"] != "CPX":
+                problems.append(f"config.json: profile {name}: NPS4 needs CPX")
+    return problems
+
+
 def check_file(file: GeneratedFile) -> list[str]:
     """The problems of one file: it does not parse, a document fits no schema, or breaks a rule;
     [] when it is fine."""
@@ -433,6 +535,8 @@ def check_file(file: GeneratedFile) -> list[str]:
             problems.append(f"{where}: {path}: {error.message}")
         if file.kind == "kueue" and parsed.get("kind") == "ClusterQueue":
             problems.extend(f"{where}: {problem}" for problem in _kueue_rules(parsed))
+        if file.kind == "amd-gpu-operator" and parsed.get("kind") == "ConfigMap":
+            problems.extend(f"{where}: {problem}" for problem in _dcm_rules(parsed))
         if file.kind == "volcano" and isinstance(parsed, dict):
             problems.extend(f"{where}: {problem}" for problem in _volcano_rules(parsed))
     return problems

@@ -42,14 +42,7 @@ TOP = 3
 # that does not exist yet, a catalog signature that is ambiguous, or the recommended stack
 # itself is flagged. A stack whose errors are all listed here is an
 # expected failure (xfail) naming them; any other error fails.
-KNOWN: list[tuple[str, str, str]] = [
-    (
-        "decided-row-absent",
-        "AMD GPU device plugin for Kubernetes partitions-mixed",
-        "no generator configures AMD compute/memory partitions yet, so the partitioned pool "
-        "presents whole amd.com/gpu and reads as the whole-gpu mode",
-    ),
-]
+KNOWN: list[tuple[str, str, str]] = []
 
 
 def _known(report: ClusterReport, facts: DecisionFacts) -> list[str]:
