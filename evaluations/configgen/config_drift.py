@@ -21,7 +21,7 @@ from fractions import Fraction
 from typing import Any
 
 from catalog.engine.cluster.detect import as_list, as_mapping, node_labels, node_resources
-from catalog.engine.cluster.report import ERROR, INFO, WARNING
+from catalog.engine.cluster.report import INFO, WARNING
 from catalog.engine.cluster.snapshot import Snapshot
 from catalog.engine.text import Text, _
 from evaluations.configgen.generate import MIG_CONFIG_LABEL
@@ -31,7 +31,12 @@ from evaluations.configgen.generate_amd import (
     DEVICE_CONFIGS_PATH,
     PROFILE_LABEL,
 )
-from evaluations.configgen.model import POOL_LABEL, GeneratedFile
+from evaluations.configgen.model import POOL_LABEL, Drift, GeneratedFile
+from evaluations.configgen.queue_drift import (
+    cluster_queue_drift,
+    quantity_value,
+    volcano_queue_drift,
+)
 
 MIG_STRATEGY_LABEL = "nvidia.com/mig.strategy"
 REPLICAS_LABEL = "nvidia.com/gpu.replicas"
@@ -40,13 +45,6 @@ PRODUCT_LABEL = "nvidia.com/gpu.product"
 MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 NODES_NAMED = 5  # nodes named in one message before "and N more"
 _MIG_PRODUCT = re.compile(r"-MIG-(?P<profile>[^-]+?)(?:-SHARED)?$")
-_QUANTITY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<suffix>[KMGTPE]i|[kMGTPE]|m)?$")
-# Kubernetes quantity suffixes: decimal k, M, G, …; binary Ki, Mi, Gi, …; milli m.
-_SUFFIXES = (
-    {"": 1, "m": Fraction(1, 1000)}
-    | {prefix: 1000 ** (power + 1) for power, prefix in enumerate("kMGTPE")}
-    | {prefix + "i": 1024 ** (power + 1) for power, prefix in enumerate("KMGTPE")}
-)
 _SHARING = {"timeSlicing": "time-slicing", "mps": "mps"}
 # What a snapshot holds nothing of (docs/cluster-snapshot.md: no ConfigMaps, no Helm values, no
 # ResourceFlavors or LocalQueues), by file kind or path.
@@ -56,19 +54,6 @@ NOT_COLLECTED = frozenset(
     {"hami-values", "gpu-operator-values", "kueue/resource-flavors.yaml", "kueue/local-queues.yaml"}
     | {AMD_VALUES_KIND, DEVICE_CONFIGS_PATH}  # DeviceConfigs are not collected either
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Drift:
-    """One difference between the cluster and a generated file."""
-
-    path: str
-    message: Text
-    severity: str
-    compared: bool = True  # False: the snapshot cannot show what the file sets
-
-    def to_dict(self) -> dict[str, str]:
-        return {"path": self.path, "message": str(self.message), "severity": self.severity}
 
 
 def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Drift]:
@@ -85,9 +70,9 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
         elif file.path == DCM_PATH:
             found += _amd_partition_drift(file, files, members)
         elif file.path == "kueue/cluster-queues.yaml":
-            found += _cluster_queue_drift(file, snapshot)
+            found += cluster_queue_drift(file, snapshot)
         elif file.path == "volcano/queues.yaml":
-            found += _volcano_queue_drift(file, snapshot)
+            found += volcano_queue_drift(file, snapshot)
         elif file.kind in NOT_COLLECTED or file.path in NOT_COLLECTED:
             found.append(Drift(file.path, NOT_COLLECTED_TEXT, INFO, compared=False))
         else:  # a newer kind of file than this comparison knows
@@ -429,173 +414,3 @@ def _shown(geometry: Mapping[str, int]) -> str:
 def _count(quantity: Any) -> int:
     value = quantity_value(quantity)
     return int(value) if value is not None else 0
-
-
-# ---- kueue/cluster-queues.yaml -------------------------------------------------------------------
-
-
-def quantity_value(value: Any) -> Fraction | None:
-    """A Kubernetes quantity (`40`, `1.5`, `80Gi`, `500m`) as a number; None if it is not one."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        return Fraction(value)
-    match = _QUANTITY.match(str(value).strip())
-    if match is None:
-        return None
-    return Fraction(match["number"]) * _SUFFIXES[match["suffix"] or ""]
-
-
-def _cluster_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
-    if not snapshot.collected("clusterqueues"):
-        message = _("The snapshot holds no ClusterQueues (Kueue not collected): not compared.")
-        return [Drift(file.path, message, INFO, compared=False)]
-    queues = {
-        str(as_mapping(q.get("metadata")).get("name")): q for q in snapshot.items("clusterqueues")
-    }
-    items = []
-    for document in file.documents:
-        data = document.data
-        if data.get("kind") != "ClusterQueue":
-            continue
-        name = str(data["metadata"]["name"])
-        have = queues.get(name)
-        if have is None:
-            message = _("ClusterQueue %(queue)s is missing from the cluster.", queue=name)
-            items.append(Drift(file.path, message, ERROR))
-            continue
-        items += _queue_differences(file.path, name, data, have)
-    return items
-
-
-def _queue_differences(
-    path: str, name: str, generated: Mapping[str, Any], have: Mapping[str, Any]
-) -> list[Drift]:
-    groups = as_list(as_mapping(have.get("spec")).get("resourceGroups"))
-    covered = {str(r) for g in groups for r in as_list(as_mapping(g).get("coveredResources"))}
-    quotas: dict[tuple[str, str], Any] = {}
-    flavors: set[str] = set()
-    for group in groups:
-        for flavor in as_list(as_mapping(group).get("flavors")):
-            flavor_name = str(as_mapping(flavor).get("name"))
-            flavors.add(flavor_name)
-            for resource in as_list(as_mapping(flavor).get("resources")):
-                resource = as_mapping(resource)
-                quotas[(flavor_name, str(resource.get("name")))] = resource.get("nominalQuota")
-    items = []
-    for group in generated["spec"]["resourceGroups"]:
-        for resource in group["coveredResources"]:
-            if resource not in covered:
-                message = _(
-                    "ClusterQueue %(queue)s does not cover %(resource)s.",
-                    queue=name,
-                    resource=resource,
-                )
-                items.append(Drift(path, message, ERROR))
-        for flavor in group["flavors"]:
-            if flavor["name"] not in flavors:
-                message = _(
-                    "ClusterQueue %(queue)s has no flavor %(flavor)s.",
-                    queue=name,
-                    flavor=flavor["name"],
-                )
-                items.append(Drift(path, message, WARNING))
-                continue
-            for resource in flavor["resources"]:
-                if resource["name"] not in covered:
-                    continue  # said above
-                items += _quota_difference(path, name, flavor["name"], resource, quotas)
-    return items
-
-
-def _quota_difference(path, queue, flavor, resource, quotas) -> list[Drift]:
-    wanted = resource["nominalQuota"]
-    raw = quotas.get((flavor, resource["name"]))
-    have = quantity_value(raw) if raw is not None else None
-    if wanted and not have:
-        message = _(
-            "ClusterQueue %(queue)s has no quota for %(resource)s in flavor %(flavor)s "
-            "(generated %(generated)s).",
-            queue=queue,
-            resource=resource["name"],
-            flavor=flavor,
-            generated=wanted,
-        )
-        return [Drift(path, message, ERROR)]
-    if have is not None and have != quantity_value(wanted):
-        message = _(
-            "ClusterQueue %(queue)s: the quota of %(resource)s in flavor %(flavor)s differs "
-            "(generated %(generated)s, cluster %(cluster)s).",
-            queue=queue,
-            resource=resource["name"],
-            flavor=flavor,
-            generated=wanted,
-            cluster=raw,
-        )
-        return [Drift(path, message, WARNING)]
-    return []
-
-
-# ---- volcano/queues.yaml -------------------------------------------------------------------------
-
-
-def _volcano_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
-    """Each generated Volcano Queue against the cluster's: missing, a resource its `deserved`
-    (the share the capacity plugin reclaims up to) leaves out or sets to 0, a different share,
-    and a `capability` that caps lower than generated."""
-    if not snapshot.collected("queues"):
-        message = _("The snapshot holds no Volcano queues (not collected): not compared.")
-        return [Drift(file.path, message, INFO, compared=False)]
-    queues = {
-        str(as_mapping(q.get("metadata")).get("name")): q
-        for q in snapshot.items("queues")
-        if str(q.get("apiVersion", "")).startswith("scheduling.volcano.sh/")
-    }
-    items = []
-    for document in file.documents:
-        data = document.data
-        if data.get("kind") != "Queue":
-            continue
-        name = str(data["metadata"]["name"])
-        have = queues.get(name)
-        if have is None:
-            message = _("Volcano queue %(queue)s is missing from the cluster.", queue=name)
-            items.append(Drift(file.path, message, ERROR))
-            continue
-        spec = as_mapping(have.get("spec"))
-        for field in ("deserved", "capability"):
-            items += _volcano_field_drift(file.path, name, field, data["spec"], spec)
-    return items
-
-
-def _volcano_field_drift(path, queue, field, generated, have) -> list[Drift]:
-    wanted = generated.get(field) or {}
-    cluster = as_mapping(have.get(field))
-    items = []
-    for resource, amount in wanted.items():
-        raw = cluster.get(resource)
-        value = quantity_value(raw) if raw is not None else None
-        if raw is None or (not value and quantity_value(amount)):
-            if field == "capability" and raw is None:
-                continue  # absent from capability: not capped, which only lends more
-            message = _(
-                "Volcano queue %(queue)s has no %(field)s of %(resource)s "
-                "(generated %(generated)s).",
-                queue=queue,
-                field=field,
-                resource=resource,
-                generated=amount,
-            )
-            items.append(Drift(path, message, ERROR if field == "deserved" else WARNING))
-        elif value != quantity_value(amount):
-            message = _(
-                "Volcano queue %(queue)s: its %(field)s of %(resource)s differs (generated "
-                "%(generated)s, cluster %(cluster)s).",
-                queue=queue,
-                field=field,
-                resource=resource,
-                generated=amount,
-                cluster=raw,
-            )
-            items.append(Drift(path, message, WARNING))
-    return items

@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from catalog.engine.profile import Profile
+from catalog.engine.text import Text
 from evaluations.capacity.sizing import Cluster, PoolSize
 from evaluations.configgen.names import comment_text
 
@@ -172,3 +173,16 @@ class GeneratedFile:
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "kind": self.kind, "content": self.content}
+
+
+@dataclass(frozen=True, slots=True)
+class Drift:
+    """One difference between the cluster and a generated file."""
+
+    path: str
+    message: Text
+    severity: str
+    compared: bool = True  # False: the snapshot cannot show what the file sets
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "message": str(self.message), "severity": self.severity}
