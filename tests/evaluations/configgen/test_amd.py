@@ -22,6 +22,7 @@ Expected values come from AMD's documentation at the catalog's pinned releases:
 
 from __future__ import annotations
 
+import copy
 import json
 
 import yaml
@@ -185,6 +186,47 @@ def test_the_round_trip_finds_the_partitioned_pool_in_mixed_mode_and_the_other_w
         assert node["metadata"]["labels"][PROFILE_LABEL] == "inference-cpx-nps4"
         assert node["status"]["allocatable"] == {"amd.com/cpx_nps4": "64"}  # 8 GPUs x 8
     report = round_trip(facts, rows=catalog_rows(), signatures=signatures(), files=files)
+    assert [f"{f.code}: {f.message}" for f in report.findings if f.severity == "error"] == []
+    pools = {found.row: found.pools for found in report.detected}
+    assert pools[PARTITIONED] == ("inference",)
+    assert pools[WHOLE] == ("training",)
+
+
+def test_the_device_plugins_the_operator_starts_for_the_generated_device_configs_are_found():
+    # The operator names a DeviceConfig's device plugin DaemonSet <DeviceConfig>-device-plugin
+    # (gpu-operator v1.5.1 internal/controllers/device_config_reconciler.go#L1221): a cluster set
+    # up from these files runs amd-gpu-<pool>-device-plugin, one per pool, which the catalog's
+    # signature must know to find the decided modes.
+    from catalog.engine.cluster import check_cluster
+    from evaluations.configgen.roundtrip import decided_of
+
+    facts = two_pools(OPERATOR, KUEUE)
+    files = generate(facts)
+    configs = [
+        d["metadata"]["name"]
+        for f in files
+        if f.path == DEVICE_CONFIGS
+        for d in yaml.safe_load_all(f.content)
+    ]
+    document = snapshot_of(facts, files, catalog_rows(), signatures())
+    plugins = [
+        d for d in document["daemonsets"]["items"] if "device-plugin" in d["metadata"]["name"]
+    ]
+    [plugin] = plugins
+    document["daemonsets"]["items"].remove(plugin)
+    for name in configs:
+        own = copy.deepcopy(plugin)
+        own["metadata"]["name"] = f"{name}-device-plugin"
+        document["daemonsets"]["items"].append(own)
+
+    report = check_cluster(
+        parse_snapshot(document),
+        rows=catalog_rows(),
+        signatures=signatures(),
+        decision=decided_of(facts),
+    )
+
+    assert sorted(configs) == ["amd-gpu-inference", "amd-gpu-training"]
     assert [f"{f.code}: {f.message}" for f in report.findings if f.severity == "error"] == []
     pools = {found.row: found.pools for found in report.detected}
     assert pools[PARTITIONED] == ("inference",)
