@@ -352,6 +352,13 @@ KNOWN_REFERENCES = {c.chart for c in CHARTS.values()} | {
 }
 
 
+def node_variables(files: Sequence[GeneratedFile]) -> list[str]:
+    """The NODES_* variables install.sh asks for, in its order (none without an install.sh)."""
+    script = next((f for f in files if f.kind == "install-script"), None)
+    lines = (script.text or "").splitlines() if script is not None else []
+    return [match[1] for line in lines if (match := GUARD.match(line))]
+
+
 def check_install_script(file: GeneratedFile) -> list[str]:
     """install.sh holds only comments, its header, node-variable guards and helm/kubectl
     commands whose words are quoted as `shlex` quotes them, installing only known charts."""

@@ -9,6 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from evaluations.configgen.install import node_variables
 from evaluations.configgen.selectors import (
     ConfigUnavailable,
     config_archive_name,
@@ -43,5 +44,7 @@ def evaluation_configuration_view(request, pk: int):
             archive_url=archive,
             archive_name=f"{config_archive_name(evaluation)}.tar.gz",
             archive_absolute=request.build_absolute_uri(archive),
+            archive_top=config_archive_name(evaluation),
+            node_variables=node_variables(files),
         ),
     )

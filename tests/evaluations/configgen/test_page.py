@@ -110,3 +110,15 @@ def test_without_a_decision_the_reason_speaks_chinese(demo_member, undecided, cl
 
     assert "该评估还没有决策" in page
     assert "暂时无法生成配置" in page
+
+
+def test_the_page_gives_the_commands_from_the_archive_to_install_sh(demo_member, approved, client):
+    # The README's path: unpack, enter the archive's directory, name each pool's nodes in the
+    # variable install.sh asks for (its guard line) and run it.
+    client.force_login(demo_member)
+
+    page = client.get(_url(approved)).content.decode()
+
+    top = f"evaluation-{approved.pk}-config"
+    assert f"tar xzf {top}.tar.gz && cd {top}\n" in page
+    assert 'NODES_SHARED="node-a node-b" sh install.sh' in page
