@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from catalog.engine.cluster.snapshot import SnapshotError
 from evaluations.configgen.selectors import evaluation_round_trip
 from evaluations.errors import EvaluationError
 from evaluations.models import Evaluation
@@ -27,6 +28,8 @@ class Command(BaseCommand):
             report = evaluation_round_trip(evaluation)
         except EvaluationError as exc:
             raise CommandError(exc.message) from exc
+        except SnapshotError as exc:  # the projected cluster is past the check's own limits
+            raise CommandError(f"the cluster these files give cannot be checked: {exc}") from exc
         for finding in report.findings:
             self.stdout.write(f"{finding.severity.upper()} {finding.code}: {finding.message}")
         errors = sum(1 for f in report.findings if f.severity == "error")

@@ -14,7 +14,7 @@ from evaluations.configgen.generate import generate
 from evaluations.configgen.install import INSTALL_SCRIPT, check_install_script
 from evaluations.configgen.model import DecisionFacts, GeneratedFile
 from evaluations.configgen.schemas import check_files
-from evaluations.management.commands.seed_demo_team import INFERENCE
+from evaluations.management.commands.seed_demo_team import INFERENCE, TRAINING
 from evaluations.models import Evaluation
 from tests.evaluations.configgen.builtin import row_facts
 from tests.factories import make_user
@@ -113,4 +113,18 @@ def test_round_trip_config_fails_on_a_round_trip_error(builtin_catalog):
     decision.save(update_fields=["rows", "approved_rows"])
 
     with pytest.raises(CommandError, match="round trip"):
+        call_command("round_trip_config", str(evaluation.pk))
+
+
+def test_round_trip_config_says_why_a_cluster_past_the_checks_limits_is_not_checked(
+    builtin_catalog,
+):
+    # A step 1 of 30,000 nodes projects a snapshot past the check's 20,000-node limit
+    # (catalog/engine/cluster/snapshot.py MAX_NODES): a message, not a traceback.
+    call_command("seed_demo_team", make_user("demo").username, verbosity=0)
+    evaluation = Evaluation.objects.get(title=TRAINING["title"])
+    evaluation.profile = {**evaluation.profile, "node_count": 30_000}
+    evaluation.save(update_fields=["profile"])
+
+    with pytest.raises(CommandError, match="cannot be checked: .*30,000 nodes; at most 20,000"):
         call_command("round_trip_config", str(evaluation.pk))
