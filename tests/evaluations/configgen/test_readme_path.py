@@ -20,11 +20,13 @@ pytestmark = pytest.mark.django_db
 
 # A stand-in for kubectl and helm: one line per call, and a non-zero exit for a `-f`/`--from-file`
 # argument naming a file that is not there (the real tools would fail the same way; `-f -` is
-# standard input).
+# standard input). Each call is written with one `printf`: the two ends of a pipe
+# (`kubectl create … | kubectl apply -f -`) run at once, and writing a call word by word let
+# their words interleave in the log (a CI run read `kubectl apply` without its `-f`).
 STAND_IN = """#!/bin/sh
-printf '%s' "$(basename "$0")" >> "$CALLS"
-for arg in "$@"; do printf ' %s' "$arg" >> "$CALLS"; done
-echo >> "$CALLS"
+line="$(basename "$0")"
+for arg in "$@"; do line="$line $arg"; done
+printf '%s\n' "$line" >> "$CALLS"
 previous=""
 for arg in "$@"; do
   case "$previous" in
