@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from catalog.engine.gpus import gpu_model_find
 from catalog.engine.profile import WORKLOAD_TYPES
+from catalog.engine.text import _
 from evaluations.capacity.sizing import (
     DEFAULT_GPUS_PER_NODE,
     MAX_TENANTS,
@@ -37,9 +38,9 @@ UNKNOWN_CAPACITY = "no capacity of this resource follows from the decision: 0 un
 def tenants_of(facts: DecisionFacts, count: int) -> list[str]:
     names = list(facts.tenants) if facts.tenants is not None else tenant_names(count)
     for name in names:
-        k8s_name("tenant", name)
+        k8s_name(_("tenant"), name)
     if len(set(names)) != len(names):
-        raise ConfigRefused("two tenants have the same name")
+        raise ConfigRefused(_("two tenants have the same name"))
     return names
 
 
@@ -47,12 +48,14 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
     """The pools (a decision without pools has one, `shared`) and notes on what was assumed."""
     names = list(facts.pools) or [DEFAULT_POOL]
     for name in names:
-        k8s_name("pool", name)
+        k8s_name(_("pool"), name)
     profile = facts.profile
     notes: list[str] = []
     tenant_count = len(facts.tenants) if facts.tenants is not None else profile.tenant_count or 1
     if tenant_count > MAX_TENANTS:
-        raise ConfigRefused(f"configuration is generated for at most {MAX_TENANTS} tenants")
+        raise ConfigRefused(
+            _("configuration is generated for at most %(most)s tenants", most=MAX_TENANTS)
+        )
     try:
         cluster = cluster_of(profile)
     except ValueError:

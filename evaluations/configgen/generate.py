@@ -6,6 +6,7 @@ figure each value came from. Plain Python; docs/configgen.md says how to apply t
 from __future__ import annotations
 
 from catalog.engine.gpus import mig_layout_valid
+from catalog.engine.text import _
 from evaluations.capacity.sizing import REPLICAS
 from evaluations.configgen.capacity_of import (
     HAMI_MEMORY_SCALING,
@@ -49,8 +50,8 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
     """Every file the decision gives, in a stable order; ConfigRefused or NameRefused (both
     ValueError) saying why when it cannot be generated."""
     if not facts.rows:
-        raise ConfigRefused("the decision names no rows")
-    k8s_name("evaluation", facts.name)
+        raise ConfigRefused(_("the decision names no rows"))
+    k8s_name(_("evaluation"), facts.name)
     pools, notes = sized_pools(facts)
     for pool in pools:
         _refuse_mig_without_geometry(facts, pool)
@@ -98,18 +99,29 @@ def _refuse_mig_without_geometry(facts: DecisionFacts, pool: Pool) -> None:
     said = facts.profile.gpu_model
     if pool.cluster.model is None:
         why = (
-            f"step 1 names GPU model {said!r}, which is not in EcoMap's GPU facts"
+            _(
+                "step 1 names GPU model %(model)s, which is not in EcoMap's GPU facts",
+                model=repr(said),
+            )
             if said
-            else "step 1 names no GPU model"
+            else _("step 1 names no GPU model")
         )
         raise ConfigRefused(
-            f"pool {pool.name} is decided for MIG, and a MIG layout depends on the GPU model: "
-            f"{why}. Name a MIG-capable model in step 1 (e.g. A100 80GB, H100 80GB) and "
-            "generate again."
+            _(
+                "pool %(pool)s is decided for MIG, and a MIG layout depends on the GPU model: "
+                "%(why)s. Name a MIG-capable model in step 1 (e.g. A100 80GB, H100 80GB) and "
+                "generate again.",
+                pool=pool.name,
+                why=why,
+            )
         )
     raise ConfigRefused(
-        f"pool {pool.name} is decided for MIG, but the {pool.cluster.model.name} has no MIG "
-        "(NVIDIA MIG User Guide, supported GPUs): decide another resource unit for this pool."
+        _(
+            "pool %(pool)s is decided for MIG, but the %(model)s has no MIG (NVIDIA MIG User "
+            "Guide, supported GPUs): decide another resource unit for this pool.",
+            pool=pool.name,
+            model=pool.cluster.model.name,
+        )
     )
 
 
@@ -211,7 +223,7 @@ def _rows(pool: Pool, project: str) -> str:
 
 
 def _mig_name(pool: Pool, index: int) -> str:
-    return k8s_name("MIG configuration", f"{pool.name}-{index}")
+    return k8s_name(_("MIG configuration"), f"{pool.name}-{index}")
 
 
 # ---- NVIDIA -------------------------------------------------------------------------------------
@@ -287,8 +299,12 @@ def _mig_parted_file(facts: DecisionFacts, pools: list[Pool], header: list[str])
         for index, (nodes, layout) in enumerate(pool.size.mig_geometry or []):
             if model is None or not mig_layout_valid(model, layout):
                 raise ConfigRefused(
-                    f"MIG layout {'+'.join(layout)} of pool {pool.name} is not valid on "
-                    f"{pool.cluster.model_name}"
+                    _(
+                        "MIG layout %(layout)s of pool %(pool)s is not valid on %(model)s",
+                        layout="+".join(layout),
+                        pool=pool.name,
+                        model=pool.cluster.model_name,
+                    )
                 )
             counts: dict[str, int] = {}
             for profile in layout:
@@ -460,7 +476,7 @@ def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> 
     offered = {pool.name: presented(pool) for pool in pools}
     covered = sorted({name for names in offered.values() for name in names})
     if not covered:
-        raise ConfigRefused("no decided data-plane row advertises a resource for Kueue to cover")
+        raise ConfigRefused(_("no decided data-plane row advertises a resource for Kueue to cover"))
     tenants = list(pools[0].quotas)
     per_pool = {}
     for pool in pools:

@@ -25,6 +25,7 @@ v0.4.1), and the kubernetes-dra rows name no driver.
 from __future__ import annotations
 
 from catalog.engine.kubernetes import format_minor, parse_version
+from catalog.engine.text import _
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -64,9 +65,11 @@ def dra_api_version(facts: DecisionFacts) -> tuple[str, str]:
                 )
             return f"{RESOURCE_GROUP}/{api}", why
     raise ConfigRefused(
-        f"the decision uses a DRA driver but step 1's Kubernetes is {format_minor(minor)}: "
-        "DRA with structured parameters (resource.k8s.io) is served from 1.32 (beta) and GA in "
-        "1.34"
+        _(
+            "the decision uses a DRA driver but step 1's Kubernetes is %(version)s: DRA with "
+            "structured parameters (resource.k8s.io) is served from 1.32 (beta) and GA in 1.34",
+            version=format_minor(minor),
+        )
     )
 
 

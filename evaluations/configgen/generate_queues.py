@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from catalog.engine.text import _
 from evaluations.configgen.capacity_of import UNKNOWN_CAPACITY, capacity, presented, split
 from evaluations.configgen.generate_dra import claim_class, presenters
 from evaluations.configgen.model import (
@@ -148,12 +149,14 @@ def _volcano_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) ->
     dra = _volcano_dra_quota(facts) and any(presenters(pool) for pool in pools)
     shares = _Shares(pools, _dra_devices if dra else None)
     if not shares.resources:
-        raise ConfigRefused("no decided data-plane row presents a resource for Volcano's queues")
+        raise ConfigRefused(_("no decided data-plane row presents a resource for Volcano's queues"))
     cited = _cited(facts, "volcano")
     documents = []
     for tenant in shares.tenants:
         if tenant in VOLCANO_RESERVED:
-            raise ConfigRefused(f"tenant name {tenant!r} is Volcano's own root queue")
+            raise ConfigRefused(
+                _("tenant name %(name)s is Volcano's own root queue", name=repr(tenant))
+            )
         doc = Document({"apiVersion": VOLCANO_API, "kind": "Queue", "metadata": {"name": tenant}})
         doc.note("apiVersion", VOLCANO_API, f"{cited}: the Queue CRD it serves")
         doc.note("metadata.name", tenant, f"tenant of step 1 ({len(shares.tenants)} tenants)")
@@ -268,9 +271,11 @@ def _unsized(doc: Document, path: str) -> dict:
 def _kai_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> GeneratedFile:
     shares = _Shares(pools)
     cited = _cited(facts, "kai-scheduler")
-    parent = k8s_name("queue", facts.name)
+    parent = k8s_name(_("queue"), facts.name)
     if parent in shares.tenants:
-        raise ConfigRefused(f"tenant name {parent!r} is the evaluation's parent queue")
+        raise ConfigRefused(
+            _("tenant name %(name)s is the evaluation's parent queue", name=repr(parent))
+        )
     total = sum(pool.size.gpus for pool in pools)
     gpus_why = "; ".join(pool.cites_gpus() for pool in pools)
     top = Document({"apiVersion": KAI_API, "kind": "Queue", "metadata": {"name": parent}})

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from catalog.engine.text import _
+
 # RFC 1123 label as Kubernetes validates it (k8s.io/apimachinery IsDNS1123Label): at most 63
 # characters, lower-case alphanumerics or '-', starting and ending with an alphanumeric.
 DNS1123_LABEL = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
@@ -16,7 +18,14 @@ class NameRefused(ValueError):
 
     def __init__(self, what: str, name: object, reason: str) -> None:
         shown = repr(name if not isinstance(name, str) or len(name) <= 40 else name[:40] + "…")
-        super().__init__(f"{what} name {shown} cannot be a Kubernetes name: {reason}")
+        super().__init__(
+            _(
+                "%(what)s name %(name)s cannot be a Kubernetes name: %(reason)s",
+                what=what,
+                name=shown,
+                reason=reason,
+            )
+        )
         self.what = what
         self.reason = reason
 
@@ -24,17 +33,23 @@ class NameRefused(ValueError):
 def k8s_name(what: str, name: object) -> str:
     """`name` when it is a DNS-1123 label, else NameRefused saying why."""
     if not isinstance(name, str):
-        raise NameRefused(what, name, "it is not text")
+        raise NameRefused(what, name, _("it is not text"))
     if not name:
-        raise NameRefused(what, name, "it is empty")
+        raise NameRefused(what, name, _("it is empty"))
     if len(name) > DNS1123_LABEL_MAX:
-        raise NameRefused(what, name, f"it is longer than {DNS1123_LABEL_MAX} characters")
+        raise NameRefused(
+            what,
+            name,
+            _("it is longer than %(most)s characters", most=DNS1123_LABEL_MAX),
+        )
     if not DNS1123_LABEL.fullmatch(name):
         raise NameRefused(
             what,
             name,
-            "only lower-case letters, digits and '-' are allowed, starting and ending with a "
-            "letter or digit (RFC 1123 label)",
+            _(
+                "only lower-case letters, digits and '-' are allowed, starting and ending with a "
+                "letter or digit (RFC 1123 label)"
+            ),
         )
     return name
 

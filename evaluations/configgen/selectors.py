@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from catalog.engine.text import _
 from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import DecisionFacts, GeneratedFile, RowFacts
@@ -16,6 +17,11 @@ class ConfigUnavailable(EvaluationError):
     """No decision yet, or one that cannot be turned into configuration (the message says why)."""
 
     status = 409
+
+
+def _said(error: Exception) -> str:
+    """What an error says, keeping an engine sentence's template (str() would drop it)."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
 
 
 def _row(ref: str, stored: dict[str, Any]) -> RowFacts:
@@ -37,7 +43,7 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
 
     decision = Decision.objects.filter(evaluation=evaluation).first()
     if decision is None or not decision.rows:
-        raise ConfigUnavailable("The evaluation has no decision yet: decide a stack first.")
+        raise ConfigUnavailable(_("The evaluation has no decision yet: decide a stack first."))
     pinned = decision.approved_rows or {}
     stored = (
         pinned if all(ref in pinned for ref in decision.rows) else rows_as_stored(decision.rows)
@@ -45,12 +51,15 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
     missing = [ref for ref in decision.rows if ref not in stored]
     if missing:
         raise ConfigUnavailable(
-            "Decided rows are no longer in the catalog: " + ", ".join(sorted(missing))
+            _(
+                "Decided rows are no longer in the catalog: %(rows)s",
+                rows=", ".join(sorted(missing)),
+            )
         )
     try:
         profile = evaluation.engine_profile()
     except ValueError as exc:
-        raise ConfigUnavailable(f"Step 1 is not valid: {exc}") from None
+        raise ConfigUnavailable(_("Step 1 is not valid: %(reason)s", reason=_said(exc))) from None
     approved = ""
     if decision.approved_at is not None:
         approved = f"approved {decision.approved_at.date().isoformat()}"
@@ -73,10 +82,12 @@ def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
     try:
         files = generate(facts)
     except ValueError as exc:  # ConfigRefused, NameRefused
-        raise ConfigUnavailable(f"No configuration: {exc}") from None
+        raise ConfigUnavailable(_("No configuration: %(reason)s", reason=_said(exc))) from None
     problems = check_files(files)
     if problems:  # a generator defect: never ship a file that fails its own schema
-        raise ConfigUnavailable("The generated configuration failed its checks: " + problems[0])
+        raise ConfigUnavailable(
+            _("The generated configuration failed its checks: %(problem)s", problem=problems[0])
+        )
     return files
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from evaluations.configgen.install import node_variables
@@ -27,9 +26,7 @@ def evaluation_configuration_view(request, pk: int):
     try:
         files = evaluation_config(evaluation)
     except ConfigUnavailable as exc:  # the API's 409: shown as the page's message
-        reason = exc.message
-        if decision is None or not decision.rows:  # the common case, in the reader's language
-            reason = _("The evaluation has no decision yet: decide a stack first.")
+        reason = exc.message  # an engine sentence: the template says it in the reader's language
     archive = reverse("evaluations-api:evaluation-config-archive", args=[evaluation.pk])
     return render(
         request,

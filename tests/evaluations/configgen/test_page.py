@@ -85,6 +85,26 @@ def test_a_decision_that_cannot_be_generated_shows_the_reason_not_a_500(
     assert "data-copy-target" not in response.content.decode()
 
 
+def test_the_reason_a_decision_cannot_be_generated_speaks_chinese(demo_member, approved, client):
+    """The refusal is an engine sentence: said again in the reader's language, its parts (the
+    hostile name) still escaped; the API keeps answering in English."""
+    client.force_login(demo_member)
+    client.cookies.load({"django_language": "zh-hans"})
+    Decision.objects.filter(evaluation=approved).update(
+        pools={"<b>Pool</b>": ["hami/device-plugin"]}
+    )
+
+    page = client.get(_url(approved)).content.decode()
+
+    assert "节点池名称 &#x27;&lt;b&gt;Pool&lt;/b&gt;&#x27; 不能作为 Kubernetes 名称" in page
+    assert "只允许小写字母、数字和“-”" in page
+    assert "cannot be a Kubernetes name" not in page
+    assert "<b>Pool</b>" not in page
+    api = client.get(f"/api/v1/evaluations/{approved.pk}/config/")
+    assert api.status_code == 409
+    assert "cannot be a Kubernetes name" in api.json()["detail"]
+
+
 def test_another_team_gets_404(demo_member, approved, client):
     client.force_login(make_user("mallory"))
 
