@@ -148,11 +148,21 @@ class GeneratedFile:
     documents: list[Document]
     header: list[str] = field(default_factory=list)
     text: str | None = None  # a file that is not YAML documents (install.sh): its whole text
+    # The YAML as written once the file is final (`freeze`): read many times, rendered once.
+    rendered: str | None = field(default=None, repr=False, compare=False)
+
+    def freeze(self) -> GeneratedFile:
+        """Render the content once; the file must not change afterwards (checked files do not)."""
+        self.rendered = None
+        self.rendered = self.content
+        return self
 
     @property
     def content(self) -> str:
         if self.text is not None:
             return self.text
+        if self.rendered is not None:
+            return self.rendered
         lines = [f"# {comment_text(line)}" for line in self.header]
         parts = []
         for number, document in enumerate(self.documents):

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from pathlib import Path
 from typing import Any
 
+from django.core.cache import cache
+
+from catalog.engine import gpus
 from catalog.engine.text import _
 from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
@@ -11,6 +17,8 @@ from evaluations.configgen.model import DecisionFacts, GeneratedFile, RowFacts
 from evaluations.configgen.schemas import check_files
 from evaluations.errors import EvaluationError
 from evaluations.models import Decision, Evaluation
+
+CONFIG_CACHE_SECONDS = 24 * 3600
 
 
 class ConfigUnavailable(EvaluationError):
@@ -75,20 +83,61 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
     )
 
 
-def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
-    """Every file the evaluation's decision gives, each checked; ConfigUnavailable (409) saying
-    why when there is no decision, a name is not a Kubernetes name, or a check fails."""
-    facts = decision_facts(evaluation)
+@functools.cache
+def _generators_digest() -> str:
+    """A digest of the code that turns facts into files (this package, the capacity sizing, the
+    GPU facts): a deploy that changes any of it never serves files the old code generated."""
+    digest = hashlib.sha256()
+    sources = [
+        *sorted(Path(__file__).parent.glob("*.py")),
+        *sorted((Path(__file__).parents[1] / "capacity").rglob("*.py")),
+        Path(gpus.__file__),
+    ]
+    for source in sources:
+        digest.update(source.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def config_cache_key(facts: DecisionFacts) -> str:
+    """Where the outcome of generating `facts` is cached: the facts are everything the
+    generators read (rows as pinned or stored, pools, step 1), so equal facts give equal files."""
+    digest = hashlib.sha256(repr(facts).encode()).hexdigest()[:32]
+    return f"evaluations:config:{_generators_digest()}:{facts.evaluation_id}:{digest}"
+
+
+def _generated(facts: DecisionFacts) -> tuple[str, Any]:
+    """("files", checked files) or ("refused", the reason) or ("failed", the first problem)."""
     try:
         files = generate(facts)
     except ValueError as exc:  # ConfigRefused, NameRefused
-        raise ConfigUnavailable(_("No configuration: %(reason)s", reason=_said(exc))) from None
+        return "refused", _said(exc)
     problems = check_files(files)
     if problems:  # a generator defect: never ship a file that fails its own schema
+        return "failed", problems[0]
+    return "files", [file.freeze() for file in files]
+
+
+def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
+    """Every file the evaluation's decision gives, each checked; ConfigUnavailable (409) saying
+    why when there is no decision, a name is not a Kubernetes name, or a check fails.
+
+    Generated once per decision as it stands and cached (a 256-tenant, 100,000-node decision
+    takes seconds to generate and check): the page, the API, the archive and the cluster
+    compare read the same files."""
+    facts = decision_facts(evaluation)
+    key = config_cache_key(facts)
+    outcome = cache.get(key)
+    if not (isinstance(outcome, tuple) and len(outcome) == 2):
+        outcome = _generated(facts)
+        cache.set(key, outcome, CONFIG_CACHE_SECONDS)
+    kind, value = outcome
+    if kind == "refused":
+        raise ConfigUnavailable(_("No configuration: %(reason)s", reason=value))
+    if kind == "failed":
         raise ConfigUnavailable(
-            _("The generated configuration failed its checks: %(problem)s", problem=problems[0])
+            _("The generated configuration failed its checks: %(problem)s", problem=value)
         )
-    return files
+    return value
 
 
 def config_archive_name(evaluation: Evaluation) -> str:
