@@ -221,7 +221,7 @@ def test_kinds_the_cluster_does_not_have_are_left_out_with_a_note(collect):
     run = collect()
 
     assert run.returncode == 0
-    for key in ("resourceslices", "deviceclasses", "queues"):
+    for key in ("resourceslices", "deviceclasses", "queues", "kaiqueues"):
         assert key not in run.snapshot
         assert f"{key}: the cluster has no" in run.stderr
 

@@ -34,6 +34,7 @@ from evaluations.configgen.generate_amd import (
 from evaluations.configgen.model import POOL_LABEL, Drift, GeneratedFile
 from evaluations.configgen.queue_drift import (
     cluster_queue_drift,
+    kai_queue_drift,
     quantity_value,
     volcano_queue_drift,
 )
@@ -73,6 +74,8 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
             found += cluster_queue_drift(file, snapshot)
         elif file.path == "volcano/queues.yaml":
             found += volcano_queue_drift(file, snapshot)
+        elif file.path == "kai-scheduler/queues.yaml":
+            found += kai_queue_drift(file, snapshot)
         elif file.kind in NOT_COLLECTED or file.path in NOT_COLLECTED:
             found.append(Drift(file.path, NOT_COLLECTED_TEXT, INFO, compared=False))
         else:  # a newer kind of file than this comparison knows

@@ -191,3 +191,74 @@ def _volcano_field_drift(path, queue, field, generated, have) -> list[Drift]:
             )
             items.append(Drift(path, message, WARNING))
     return items
+
+
+# ---- kai-scheduler/queues.yaml -------------------------------------------------------------------
+
+KAI_GPU_FIELDS = ("quota", "limit", "overQuotaWeight")
+
+
+def kai_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
+    """Each generated KAI Scheduler Queue against the cluster's (`kaiqueues`,
+    queues.scheduling.run.ai): missing, under another parent, and its GPU quota, limit and
+    over-quota weight. CPU and memory, which EcoMap does not size, are not compared."""
+    if not snapshot.collected("kaiqueues"):
+        message = _("The snapshot holds no KAI Scheduler queues (not collected): not compared.")
+        return [Drift(file.path, message, INFO, compared=False)]
+    queues = {
+        str(as_mapping(q.get("metadata")).get("name")): q
+        for q in snapshot.items("kaiqueues")
+        if str(q.get("apiVersion", "")).startswith("scheduling.run.ai/")
+    }
+    items = []
+    for document in file.documents:
+        data = document.data
+        if data.get("kind") != "Queue":
+            continue
+        name = str(data["metadata"]["name"])
+        have = queues.get(name)
+        if have is None:
+            message = _("KAI queue %(queue)s is missing from the cluster.", queue=name)
+            items.append(Drift(file.path, message, ERROR))
+            continue
+        spec = as_mapping(have.get("spec"))
+        wanted_parent = data["spec"].get("parentQueue") or ""
+        parent = str(spec.get("parentQueue") or "")
+        if parent != wanted_parent:
+            message = _(
+                "KAI queue %(queue)s has parent queue %(cluster)s, generated %(generated)s: its "
+                "quota is shared under another parent.",
+                queue=name,
+                cluster=parent or "-",
+                generated=wanted_parent or "-",
+            )
+            items.append(Drift(file.path, message, WARNING))
+        gpu = as_mapping(as_mapping(spec.get("resources")).get("gpu"))
+        for field in KAI_GPU_FIELDS:
+            items += _kai_gpu_drift(file.path, name, field, data["spec"]["resources"]["gpu"], gpu)
+    return items
+
+
+def _kai_gpu_drift(path, queue, field, generated, have) -> list[Drift]:
+    wanted = generated[field]
+    raw = have.get(field)
+    value = quantity_value(raw) if raw is not None else None
+    if field == "quota" and quantity_value(wanted) and not value:
+        message = _(
+            "KAI queue %(queue)s has no GPU quota (generated %(generated)s GPUs): its tenant is "
+            "guaranteed nothing.",
+            queue=queue,
+            generated=wanted,
+        )
+        return [Drift(path, message, ERROR)]
+    if value != quantity_value(wanted):
+        message = _(
+            "KAI queue %(queue)s: its GPU %(field)s differs (generated %(generated)s, cluster "
+            "%(cluster)s).",
+            queue=queue,
+            field=field,
+            generated=wanted,
+            cluster="-" if raw is None else raw,
+        )
+        return [Drift(path, message, WARNING)]
+    return []

@@ -28,7 +28,7 @@ NAMESPACE = "ecomap-system"
 RELEASE = "ecomap"
 # The snapshot list that collects each kind, by (API group, kind): what `kubectl get
 # <plural>.<group>` lists (docs/cluster-snapshot.md). Kinds no list collects (LocalQueue,
-# ResourceFlavor, KAI queues, ...) are left out of the snapshot: the cluster check reads none.
+# ResourceFlavor, ...) are left out of the snapshot: the cluster check reads none.
 SNAPSHOT_LISTS: dict[tuple[str, str], str] = {
     ("", "Node"): "nodes",
     ("apps", "DaemonSet"): "daemonsets",
@@ -41,6 +41,7 @@ SNAPSHOT_LISTS: dict[tuple[str, str], str] = {
     ),
     ("kueue.x-k8s.io", "ClusterQueue"): "clusterqueues",
     ("scheduling.volcano.sh", "Queue"): "queues",
+    ("scheduling.run.ai", "Queue"): "kaiqueues",
 }
 # The node selectors of DaemonSets at the pinned releases, where a chart or an operator sets one.
 # GPU Operator v26.7.0 runs its device plugin on nodes labelled

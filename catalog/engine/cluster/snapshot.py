@@ -43,6 +43,7 @@ LIST_KEYS: tuple[str, ...] = (
     "mutatingwebhookconfigurations",
     "clusterqueues",
     "queues",
+    "kaiqueues",
 )
 
 _VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?")

@@ -333,9 +333,11 @@ def test_generated_objects_land_in_the_snapshot_list_of_their_group_and_kind():
 
     snapshot = snapshot_of(facts, [*generate(facts), extra], catalog_rows(), signatures())
 
-    # docs/cluster-snapshot.md: `queues` lists queues.scheduling.volcano.sh, `deviceclasses`
-    # resource.k8s.io DeviceClasses; a KAI Queue (scheduling.run.ai) is in no list.
+    # docs/cluster-snapshot.md: `queues` lists queues.scheduling.volcano.sh, `kaiqueues`
+    # queues.scheduling.run.ai (the same plural, another group), `deviceclasses` resource.k8s.io
+    # DeviceClasses.
     assert [q["metadata"]["name"] for q in snapshot["queues"]["items"]] == ["tenant-1"]
+    assert [q["metadata"]["name"] for q in snapshot["kaiqueues"]["items"]] == ["kai-tenant-1"]
     assert [c["metadata"]["name"] for c in snapshot["deviceclasses"]["items"]] == [
         "gpu.example.com"
     ]
