@@ -303,15 +303,17 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
                     "decision does not name (the file says why)",
                 )
             )
-    namespaces = sorted(
-        {
+    made = {CHARTS[p].namespace for p in installed}  # helm --create-namespace made these
+    namespaces = [  # in the files' order: tenant-1, tenant-2, ... tenant-10, as step 1 counts
+        namespace
+        for namespace in dict.fromkeys(
             doc.data["metadata"]["namespace"]
             for f in applied
             for doc in f.documents
             if isinstance(doc.data.get("metadata"), dict) and doc.data["metadata"].get("namespace")
-        }
-        - {CHARTS[p].namespace for p in installed}  # helm --create-namespace made these
-    )
+        )
+        if namespace not in made
+    ]
     for namespace in namespaces:
         steps.append(
             Step(("kubectl", "create", "namespace", namespace), "a tenant's namespace", apply=True)

@@ -65,6 +65,14 @@ def test_queues_are_applied_after_kueue_and_nodes_labelled_before_the_device_plu
     assert label < hami  # HAMi's device plugin runs only on nodes labelled gpu=on
 
 
+def test_tenant_namespaces_are_created_in_step_1s_order():
+    """INFERENCE has twelve tenants: tenant-10 comes after tenant-9, not after tenant-1."""
+    commands = _commands(_script(INFERENCE["candidates"]))
+    created = [c[3] for c in commands if c[:3] == ["kubectl", "create", "namespace"]]
+
+    assert created == [f"tenant-{number}" for number in range(1, 13)]
+
+
 def test_a_project_without_a_verified_chart_is_left_to_its_documentation():
     script = _script([*INFERENCE["candidates"], "opencost/cost-model"])
 
