@@ -226,6 +226,34 @@ def test_kinds_the_cluster_does_not_have_are_left_out_with_a_note(collect):
         assert f"{key}: the cluster has no" in run.stderr
 
 
+def test_kai_scheduler_queues_are_collected_apart_from_volcanos(collect, tmp_path):
+    """KAI's Queue and Volcano's Queue share the plural `queues`: the collector asks for
+    queues.scheduling.run.ai by its group and files it under `kaiqueues`."""
+    outputs = tmp_path / "outputs"
+    shutil.copytree(FAKES.parent / "outputs", outputs)
+    kai = {
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [
+            {
+                "apiVersion": "scheduling.run.ai/v2",
+                "kind": "Queue",
+                "metadata": {"name": "team-a"},
+                "spec": {"parentQueue": "research", "resources": {"gpu": {"quota": 8}}},
+            }
+        ],
+    }
+    (outputs / "kaiqueues.json").write_text(json.dumps(kai))
+
+    run = collect(FAKE_CLUSTER_OUTPUTS=str(outputs))
+
+    assert run.returncode == 0, run.stderr
+    assert any("queues.scheduling.run.ai" in argv for argv in run.argv("kubectl"))
+    assert items(run.snapshot, "kaiqueues")["team-a"]["spec"]["parentQueue"] == "research"
+    assert "queues" not in run.snapshot  # Volcano is not installed in the recorded cluster
+    assert parse_snapshot(run.snapshot).items("kaiqueues")
+
+
 def test_it_works_without_helm(collect):
     run = collect(helm=False)
 
