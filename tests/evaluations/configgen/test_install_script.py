@@ -5,6 +5,7 @@ kubectl, every word quoted, only known charts."""
 from __future__ import annotations
 
 import shlex
+import subprocess
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -71,6 +72,38 @@ def test_tenant_namespaces_are_created_in_step_1s_order():
     created = [c[3] for c in commands if c[:3] == ["kubectl", "create", "namespace"]]
 
     assert created == [f"tenant-{number}" for number in range(1, 13)]
+
+
+@pytest.mark.parametrize(
+    "refs",
+    [
+        INFERENCE["candidates"],
+        TRAINING["candidates"],
+        [
+            "nvidia-gpu-operator/clusterpolicy",
+            "nvidia-device-plugin/whole-gpu",
+            "volcano/scheduler",
+        ],
+        [
+            "nvidia-gpu-operator/clusterpolicy",
+            "nvidia-device-plugin/whole-gpu",
+            "kai-scheduler/scheduler",
+        ],
+    ],
+    ids=["inference", "training", "volcano", "kai"],
+)
+def test_the_generated_script_is_shellcheck_clean_posix_sh(refs):
+    """install.sh runs under `sh` (the README's `sh install.sh`): shellcheck as POSIX sh, every
+    finding, warnings and style included, is a defect."""
+    result = subprocess.run(  # noqa: S603 - a linter on generated text
+        ["/usr/bin/shellcheck", "--shell=sh", "--severity=style", "-"],
+        input=_script(refs).content,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stdout
 
 
 def test_a_project_without_a_verified_chart_is_left_to_its_documentation():

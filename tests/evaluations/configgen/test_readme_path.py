@@ -112,3 +112,17 @@ def test_install_sh_stops_before_anything_when_a_pools_nodes_are_not_named(
     assert result.returncode != 0
     assert "NODES_SHARED" in result.stderr
     assert calls == []
+
+
+def test_a_node_pattern_is_passed_as_written_never_expanded_to_file_names(
+    demo_member, approved, client, tmp_path
+):
+    """`set -f` in install.sh: `gpu-*` reaches kubectl as typed, even with files named gpu-...
+    in the directory the script runs in."""
+    directory = _unpacked(client, demo_member, approved, tmp_path)
+    (directory / "gpu-values.yaml").write_text("")
+
+    result, calls = _run(directory, tmp_path, NODES_SHARED="gpu-* gpu-node-2")
+
+    assert result.returncode == 0, result.stderr
+    assert calls[0][4:6] == ["gpu-*", "gpu-node-2"]
