@@ -100,6 +100,17 @@ CHARTS: dict[str, Chart] = {
             "https://github.com/volcano-sh/volcano/blob/v1.15.1/README.md",
             ("volcano-sh", "https://volcano-sh.github.io/helm-charts"),
         ),
+        Chart(
+            # README v0.17.0 "Install from Production": release kai-scheduler in namespace
+            # kai-scheduler from the OCI chart, --version v<release> (its migration guides
+            # spell versions with the v, e.g. --version v0.14.0).
+            "kai-scheduler",
+            "kai-scheduler",
+            "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler",
+            "kai-scheduler",
+            "https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/README.md#L67-L88",
+            v_prefix=True,
+        ),
     )
 }
 # Helm installs in a working order: operators and device plugins, then schedulers and queues.
@@ -109,6 +120,7 @@ ORDER = (
     "nvidia-device-plugin",
     "hami",
     "volcano",
+    "kai-scheduler",
     "kueue",
 )
 # Files of objects whose CRDs (DeviceConfig) and reader (the Device Config Manager) come with the

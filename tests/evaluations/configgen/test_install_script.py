@@ -106,6 +106,29 @@ def test_the_generated_script_is_shellcheck_clean_posix_sh(refs):
     assert result.returncode == 0, result.stdout
 
 
+def test_a_kai_decision_installs_kai_before_its_queues_are_applied():
+    # KAI Scheduler v0.17.0 README, "Install from Production": helm upgrade -i kai-scheduler
+    # oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler -n kai-scheduler
+    # --create-namespace --version <VERSION>; the catalog row pins v0.17.0.
+    refs = [
+        "nvidia-gpu-operator/clusterpolicy",
+        "nvidia-device-plugin/whole-gpu",
+        "kai-scheduler/scheduler",
+    ]
+    commands = _commands(_script(refs))
+    kai = next(
+        i
+        for i, c in enumerate(commands)
+        if c[:4] == ["helm", "upgrade", "--install", "kai-scheduler"]
+    )
+    install = commands[kai]
+
+    assert install[4] == "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler"
+    assert install[install.index("--version") + 1] == "v0.17.0"
+    assert install[install.index("-n") + 1] == "kai-scheduler"
+    assert commands.index(["kubectl", "apply", "-f", "kai-scheduler/queues.yaml"]) > kai
+
+
 def test_a_project_without_a_verified_chart_is_left_to_its_documentation():
     script = _script([*INFERENCE["candidates"], "opencost/cost-model"])
 
