@@ -1,4 +1,4 @@
-"""GPU models as catalog facts: memory, sharing features, MIG profiles and AMD partition modes.
+"""GPU models as catalog facts: memory, sharing, MIG profiles, AMD partition modes and counts.
 
 The facts live in catalog/data/facts/gpus.yaml (format ecomap.gpus/v1, every model sourced). This
 module loads and validates them once, finds the model a team means from what it types ("nvidia
