@@ -1,4 +1,4 @@
-"""GPU models as catalog facts: memory, sharing features, MIG profiles and AMD partition modes.
+"""GPU models as catalog facts: memory, sharing, MIG profiles, AMD partition modes and counts.
 
 The facts live in catalog/data/facts/gpus.yaml (format ecomap.gpus/v1, every model sourced). This
 module loads and validates them once, finds the model a team means from what it types ("nvidia
@@ -64,6 +64,10 @@ class GpuModel:
     mig_max_instances: int | None = None
     amd_compute_partitions: tuple[str, ...] = ()
     amd_memory_partitions: tuple[str, ...] = ()
+    # Logical GPUs per physical GPU in each compute mode that has a sourced count, and the
+    # (compute, memory) pairs AMD documents for the model, in file order.
+    amd_logical_gpus: tuple[tuple[str, int], ...] = ()
+    amd_combinations: tuple[tuple[str, str], ...] = ()
     sources: tuple[str, ...] = ()
     verified_at: str = ""
     unverified: tuple[str, ...] = ()
@@ -75,6 +79,10 @@ class GpuModel:
     @property
     def has_mig(self) -> bool:
         return "mig" in self.sharing
+
+    def amd_partitions_per_gpu(self, compute: str) -> int | None:
+        """Logical GPUs one GPU shows in compute mode `compute`; None without a sourced count."""
+        return dict(self.amd_logical_gpus).get(compute)
 
     def mig_profile(self, name: str) -> MigProfile | None:
         """The profile called `name` on this model ("1g.10gb"; a "MIG " prefix is tolerated)."""
@@ -145,6 +153,36 @@ def _mig_profile(path: Path, where: str, data: Any) -> MigProfile:
     )
 
 
+def _logical_gpus(section: _Fields, compute: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """`logical_gpus`: compute mode -> logical GPUs per GPU, each mode one of `compute`."""
+    raw = section.data.get("logical_gpus") or {}
+    if not isinstance(raw, Mapping):
+        raise section.fail("logical_gpus", "must map compute modes to counts")
+    counts = []
+    for mode, count in raw.items():
+        if mode not in compute:
+            raise section.fail("logical_gpus", f"{mode!r} is not one of the compute modes")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise section.fail("logical_gpus", f"{mode}: must be an integer >= 1, got {count!r}")
+        counts.append((mode, count))
+    return tuple(counts)
+
+
+def _combinations(
+    section: _Fields, compute: tuple[str, ...], memory: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """`combinations`: "COMPUTE-MEMORY" pairs, each mode one of the model's modes."""
+    pairs = []
+    for text in section.texts("combinations"):
+        mode, _dash, nps = text.partition("-")
+        if mode not in compute or nps not in memory:
+            raise section.fail(
+                "combinations", f"{text!r} is not a compute-memory pair of the model's modes"
+            )
+        pairs.append((mode, nps))
+    return tuple(pairs)
+
+
 def _model(path: Path, index: int, data: Any) -> GpuModel:
     key = data.get("key") if isinstance(data, Mapping) else None
     fields = _Fields(path, f"model {key!r}" if key else f"model #{index + 1}", data)
@@ -182,12 +220,14 @@ def _model(path: Path, index: int, data: Any) -> GpuModel:
             raise section.fail("profiles", f"duplicate profile name(s) {', '.join(twice)}")
 
     partitions = data.get("amd_partitions")
-    compute, memory = (), ()
+    compute, memory, logical, pairs = (), (), (), ()
     if partitions is not None:
         if vendor != "amd":
             raise fields.fail("amd_partitions", "only AMD models have amd_partitions")
         section = _Fields(path, f"{fields.where} amd_partitions", partitions)
         compute, memory = section.texts("compute"), section.texts("memory")
+        logical = _logical_gpus(section, compute)
+        pairs = _combinations(section, compute, memory)
     for feature, modes in (("amd_compute_partition", compute), ("amd_memory_partition", memory)):
         if bool(modes) != (feature in sharing):
             raise fields.fail("amd_partitions", f"modes and the {feature} feature go together")
@@ -203,6 +243,8 @@ def _model(path: Path, index: int, data: Any) -> GpuModel:
         mig_max_instances=max_instances,
         amd_compute_partitions=compute,
         amd_memory_partitions=memory,
+        amd_logical_gpus=logical,
+        amd_combinations=pairs,
         sources=sources,
         verified_at=fields.text("verified_at"),
         unverified=fields.texts("unverified"),

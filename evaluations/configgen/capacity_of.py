@@ -169,7 +169,9 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
         return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name}"
     if hami and resource in ("nvidia.com/gpucores", "nvidia.com/gpumem-percentage"):
         return gpus * PERCENT, f"{base}; {PERCENT} per GPU"
-    layout = amd_layout(pool)  # AMD partitions under the mixed naming strategy (generate_amd.py)
+    # AMD partitions under the mixed naming strategy: the layout and its count per GPU come from
+    # the GPU facts (generate_amd.layout_of, catalog/data/facts/gpus.yaml)
+    layout = amd_layout(pool)
     if layout is not None and resource.startswith("amd.com/"):
         if resource == layout.resource:
             return gpus * layout.per_gpu, f"{base}; {layout.cites()}"

@@ -30,8 +30,10 @@ Sources, at the catalog's pins (AMD GPU Operator v1.5.1, AMD GPU device plugin v
 - mixed naming: a partitioned GPU is reported as `amd.com/<compute>_<memory>` (8 GPUs in CPX-NPS4
   report `amd.com/cpx_nps4: 64`, 5 in SPX-NPS1 `amd.com/spx_nps1: 5`), never as `amd.com/gpu`
   https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/docs/user-guide/configuration.md#L183-L199
-- partitions per MI300X: CPX makes each of its 8 XCDs a GPU, SPX keeps one
-  https://rocm.docs.amd.com/projects/amdsmi/en/docs-10.2.0/conceptual/partition.html
+- partitions per GPU and the compute-memory pairs AMD documents per model: the GPU facts
+  (catalog/data/facts/gpus.yaml, `amd_partitions.logical_gpus` and `.combinations`, each sourced
+  there: amd-smi and the Instinct partitioning matrix for MI300X, the ROCm Compute Profiler's spec
+  file and AMD Accelerator Cloud's partitioning page for MI325X and MI355X)
 """
 
 from __future__ import annotations
@@ -39,8 +41,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+from catalog.engine.gpus import GpuModel
+from catalog.engine.text import _
 from evaluations.configgen.model import (
     POOL_LABEL,
+    ConfigRefused,
     DecisionFacts,
     Document,
     GeneratedFile,
@@ -64,14 +69,14 @@ AMD_VALUES_KIND = "amd-gpu-operator-values"
 DCM_PATH = "amd-gpu-operator/dcm-config.yaml"
 DEVICE_CONFIGS_PATH = "amd-gpu-operator/device-configs.yaml"
 VALUES_PATH = "amd-gpu-operator/values.yaml"
-# Logical GPUs per physical GPU in each compute partition, by EcoMap GPU model key (amdsmi
-# partition guide: MI300X has 8 XCDs; CPX = one per XCD, SPX = the whole GPU). Models not listed
-# get no layout: their partition counts are not in EcoMap's facts.
-PARTITIONS_PER_GPU: dict[str, dict[str, int]] = {"mi300x": {"SPX": 1, "CPX": 8}}
-# The layout a partitioned pool gets: the recommender decides partitions-mixed for pools of
-# inference-sized tasks; CPX-NPS4 gives the most (and smallest) partitions DCM documents for the
-# MI300X, and is AMD's own `cpx-profile` example. Whole-GPU work belongs on a whole-gpu pool.
-COMPUTE, MEMORY = "CPX", "NPS4"
+# What DCM applies, as its ConfigMap page documents it at v1.5.1 ("Supported Partition Modes",
+# device-config-manager-configmap.md#L132-L138; schemas.DCM_PROFILE checks the same): compute SPX
+# and CPX, memory NPS1 and NPS4, NPS4 only with CPX. A pair the facts give outside these (DPX-NPS2,
+# CPX-NPS2) is not generated.
+DCM_COMPUTE = ("SPX", "CPX")
+DCM_MEMORY = ("NPS1", "NPS4")
+# Step 1 names a model that partitions: a sentence names the models the facts give counts for.
+PARTITIONED_MODELS = "MI300X, MI325X, MI355X"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,15 +105,86 @@ def partitioned(pool: Pool) -> bool:
     return any(row.ref == PARTITIONED_ROW for row in pool.data_plane)
 
 
+def dcm_applies(compute: str, memory: str) -> bool:
+    """Whether DCM v1.5.1 documents this compute/memory pair (DCM_COMPUTE, DCM_MEMORY)."""
+    if compute not in DCM_COMPUTE or memory not in DCM_MEMORY:
+        return False
+    return memory != "NPS4" or compute == "CPX"
+
+
+def layout_of(model: GpuModel) -> AmdLayout | None:
+    """The finest layout the model's facts give that DCM applies: the documented pair whose
+    compute mode gives the most logical GPUs per GPU, then the finer memory mode (NPS4 before
+    NPS1, as AMD's own `cpx-profile` example). The recommender decides partitions-mixed for pools
+    of inference-sized tasks; whole-GPU work belongs on a whole-gpu pool. With the facts as they
+    stand: MI300X CPX-NPS4 (the Instinct partitioning matrix), MI325X CPX-NPS4 (the ROCm Compute
+    Profiler's spec file), MI355X CPX-NPS1 (the same file, the amdgpu driver; its CPX-NPS2 is an
+    SR-IOV pair DCM does not document). None when no documented pair has a sourced count."""
+    candidates = [
+        (per_gpu, int(memory.removeprefix("NPS")), compute, memory)
+        for compute, memory in model.amd_combinations
+        if dcm_applies(compute, memory) and (per_gpu := model.amd_partitions_per_gpu(compute))
+    ]
+    if not candidates:
+        return None
+    per_gpu, _nps, compute, memory = max(candidates)
+    return AmdLayout(compute, memory, per_gpu, model.name)
+
+
 def amd_layout(pool: Pool) -> AmdLayout | None:
-    """The pool's partition layout, or None when it has no partitions-mixed row or step 1's
-    model has no known partition counts (or lacks CPX/NPS4)."""
+    """The pool's partition layout, or None when it has no partitions-mixed row or its model has
+    no layout (generate() refuses such a pool first: refuse_partitions_without_layout)."""
     model = pool.cluster.model
-    if not partitioned(pool) or model is None or model.key not in PARTITIONS_PER_GPU:
+    if not partitioned(pool) or model is None:
         return None
-    if COMPUTE not in model.amd_compute_partitions or MEMORY not in model.amd_memory_partitions:
-        return None
-    return AmdLayout(COMPUTE, MEMORY, PARTITIONS_PER_GPU[model.key][COMPUTE], model.name)
+    return layout_of(model)
+
+
+def refuse_partitions_without_layout(pool: Pool, said: str | None) -> None:
+    """A pool decided for AMD partitions whose GPUs the facts give no layout: files for it would
+    present something else than what was decided, so nothing is generated (ConfigRefused says
+    why). `said` is step 1's GPU model as typed."""
+    if not partitioned(pool) or amd_layout(pool) is not None:
+        return
+    model = pool.cluster.model
+    if model is None:
+        why = (
+            _(
+                "step 1 names GPU model %(model)s, which is not in EcoMap's GPU facts",
+                model=repr(said),
+            )
+            if said
+            else _("step 1 names no GPU model")
+        )
+        raise ConfigRefused(
+            _(
+                "pool %(pool)s is decided for AMD GPU partitions, and a partition layout depends "
+                "on the GPU model: %(why)s. Name an AMD Instinct model that partitions in step 1 "
+                "(%(models)s) and generate again.",
+                pool=pool.name,
+                why=why,
+                models=PARTITIONED_MODELS,
+            )
+        )
+    if not model.amd_compute_partitions:
+        raise ConfigRefused(
+            _(
+                "pool %(pool)s is decided for AMD GPU partitions, but the %(model)s has no compute "
+                "partitions (EcoMap's GPU facts): decide another resource unit for this pool.",
+                pool=pool.name,
+                model=model.name,
+            )
+        )
+    raise ConfigRefused(
+        _(
+            "pool %(pool)s is decided for AMD GPU partitions, but EcoMap's GPU facts give the "
+            "%(model)s no verified count of logical GPUs for a partition layout the Device Config "
+            "Manager applies (compute SPX or CPX, memory NPS1 or NPS4, NPS4 only with CPX): "
+            "partition its GPUs with amd-smi, or decide another resource unit for this pool.",
+            pool=pool.name,
+            model=model.name,
+        )
+    )
 
 
 def _profile_name(pool: Pool, layout: AmdLayout) -> str:
@@ -142,23 +218,16 @@ def amd_files(
         "(AMD GPU Operator docs, Applying partition profiles)"
     )
     node_files = {f.documents[0].data["pool"]: f for f in files if f.kind == "node-pool"}
-    profiles, skipped = {}, []
+    profiles = {}
     for pool in pools:
-        layout = amd_layout(pool)
+        layout = amd_layout(pool)  # a partitioned pool without one was refused by generate()
         if layout is None:
-            if partitioned(pool):
-                skipped.append(pool.name)
             continue
         name = _profile_name(pool, layout)
         profiles[name] = (pool, layout)
         doc = node_files[pool.name].documents[0]
         doc.data["labels"][PROFILE_LABEL] = doc.note(
             f"labels.{PROFILE_LABEL}", name, f"DCM profile of {DCM_PATH}: {layout.cites()}"
-        )
-    if skipped:
-        notes.append(
-            f"pools {', '.join(skipped)}: step 1's GPU model ({pools[0].cluster.model_name}) "
-            "has no partition counts in EcoMap's facts, so no DCM profile is generated for them"
         )
     result = [_dcm_file(profiles, notes)] if profiles else []
     result.append(_device_configs_file(facts, _amd_pools(pools), notes, bool(profiles)))

@@ -6,9 +6,19 @@ Expectations cite the vendor pages the facts file cites:
   MIG-LGIPP    https://docs.nvidia.com/datacenter/tesla/mig-user-guide/getting-started-with-mig.html
   MIG-CONCEPTS https://docs.nvidia.com/datacenter/tesla/mig-user-guide/concepts.html
   AMD-PROFILER https://rocm.docs.amd.com/projects/rocprofiler-compute/en/develop/conceptual/cdna/compute-memory-partition.html
+  AMD-SMI      https://rocm.docs.amd.com/projects/amdsmi/en/docs-7.1.1/doxygen/docBin/html/structamdsmi__accelerator__partition__profile__t.html
+               ("On MI300X: SPX=>1, DPX=>2, QPX=>4, CPX=>8")
+  AMD-MATRIX   https://instinct.docs.amd.com/projects/amdgpu-docs/en/latest/gpu-partitioning/index.html
+               (MI300X: SPX + NPS1 and CPX + NPS4 validated)
+  AMD-AAC      https://aac.amd.com/help/bare-metal/gpu-partitioning/ (MI325X, MI355X: 1, 2, 4, 8
+               logical GPUs per physical GPU in SPX, DPX, QPX, CPX)
+  AMD-SPEC     https://github.com/ROCm/rocm-systems/blob/1b1610fc2b2ab32af71e6e04e4d4a6a4ae597992/projects/rocprofiler-compute/src/utils/mi_gpu_spec.yaml
+               (XCDs per partition and the compute modes under each memory mode, per model)
 """
 
 from __future__ import annotations
+
+from datetime import date
 
 import pytest
 
@@ -58,7 +68,8 @@ def test_the_facts_file_loads_with_the_models_teams_ask_about():
 @pytest.mark.parametrize("gpu", gpu_models(), ids=lambda m: m.key)
 def test_every_model_is_sourced_and_dated(gpu):
     assert gpu.sources and all(s.startswith("https://") for s in gpu.sources)
-    assert gpu.verified_at == "2026-12-01"
+    # checked in the facts round that began 2026-12-01 (AMD partition counts re-checked later)
+    assert date.fromisoformat(gpu.verified_at) >= date(2026, 12, 1)
     assert gpu.vendor in GPU_VENDORS
     assert gpu.sharing <= set(SHARING_FEATURES)
     assert gpu.has_mig == bool(gpu.mig_profiles)
@@ -103,6 +114,25 @@ def test_amd_models_are_amd_and_have_no_mig():
     assert "CPX" in model("mi300x").amd_compute_partitions
     assert "NPS4" in model("mi300x").amd_memory_partitions
     assert model("mi210").sharing == frozenset()
+    assert model("mi210").amd_logical_gpus == () and model("mi210").amd_combinations == ()
+
+
+@pytest.mark.parametrize("key", ["mi300x", "mi325x", "mi355x"])
+def test_each_partitioning_amd_model_shows_one_two_four_or_eight_gpus_per_compute_mode(key):
+    # AMD-SMI (MI300X), AMD-AAC (MI325X, MI355X), AMD-SPEC (all three: 8 XCDs; 8/4/2/1 per mode)
+    gpu = model(key)
+    assert dict(gpu.amd_logical_gpus) == {"SPX": 1, "DPX": 2, "QPX": 4, "CPX": 8}
+    assert gpu.amd_partitions_per_gpu("CPX") == 8
+    assert gpu.amd_partitions_per_gpu("TPX") is None  # no sourced count: not used
+
+
+def test_the_documented_compute_memory_pairs_are_the_models_own():
+    # AMD-MATRIX for MI300X; AMD-SPEC for MI325X (CPX under NPS1 and NPS4) and MI355X (CPX under
+    # NPS1; its CPX-NPS2 is the SR-IOV pair of AMD's GIM notes)
+    assert model("mi300x").amd_combinations == (("SPX", "NPS1"), ("CPX", "NPS4"))
+    assert {("CPX", "NPS1"), ("CPX", "NPS4")} <= set(model("mi325x").amd_combinations)
+    assert ("CPX", "NPS1") in model("mi355x").amd_combinations
+    assert not any(memory == "NPS4" for _c, memory in model("mi355x").amd_combinations)
 
 
 @pytest.mark.parametrize(
@@ -184,6 +214,24 @@ models:
         ("nvidia", "[mps]", "mig: {max_instances: 7, profiles: []}", "mig"),
         ("nvidia", "[mig]", "", "mig"),
         ("nvidia", "[]", "amd_partitions: {compute: [SPX], memory: []}", "amd_partitions"),
+        (
+            "amd",
+            "[amd_compute_partition, amd_memory_partition]",
+            "amd_partitions: {compute: [SPX], memory: [NPS1], logical_gpus: {CPX: 8}}",
+            "logical_gpus",
+        ),
+        (
+            "amd",
+            "[amd_compute_partition, amd_memory_partition]",
+            "amd_partitions: {compute: [CPX], memory: [NPS1], logical_gpus: {CPX: 0}}",
+            "logical_gpus",
+        ),
+        (
+            "amd",
+            "[amd_compute_partition, amd_memory_partition]",
+            "amd_partitions: {compute: [CPX], memory: [NPS1], combinations: [CPX-NPS4]}",
+            "combinations",
+        ),
     ],
 )
 def test_a_bad_file_names_the_model_and_the_field(tmp_path, vendor, sharing, extra, field):

@@ -14,6 +14,12 @@ Expected values come from AMD's documentation at the catalog's pinned releases:
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/docs/device_plugin/device-plugin.md
 - mixed naming: 8 GPUs partitioned CPX-NPS4 report `amd.com/cpx_nps4: 64`
   https://github.com/ROCm/k8s-device-plugin/blob/v1.31.0.10/docs/user-guide/configuration.md#L183-L199
+- logical GPUs per GPU and the compute-memory pairs per model: catalog/data/facts/gpus.yaml,
+  which cites them. MI300X CPX + NPS4 (AMD GPU partitioning compatibility matrix,
+  https://instinct.docs.amd.com/projects/amdgpu-docs/en/latest/gpu-partitioning/index.html);
+  MI325X and MI355X: 8 logical GPUs per GPU in CPX (https://aac.amd.com/help/bare-metal/gpu-partitioning/),
+  CPX under NPS4 on MI325X and under NPS1 on MI355X (ROCm Compute Profiler's spec file,
+  https://github.com/ROCm/rocm-systems/blob/1b1610fc2b2ab32af71e6e04e4d4a6a4ae597992/projects/rocprofiler-compute/src/utils/mi_gpu_spec.yaml#L246-L325)
 - the operator's chart: `helm repo add rocm https://rocm.github.io/gpu-operator`,
   `rocm/gpu-operator-charts` in `kube-amd-gpu`, versions spelled `v1.5.1`; `crds.defaultCR.install`
   https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md ,
@@ -24,14 +30,21 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 
+import pytest
 import yaml
+from django.utils import translation
 
 from catalog.engine.cluster import parse_snapshot
+from catalog.engine.gpus import gpu_model_find
 from catalog.engine.profile import Profile
+from catalog.engine.text import render
+from evaluations.configgen.capacity_of import sized_pools
 from evaluations.configgen.config_drift import config_drift
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import DecisionFacts
+from evaluations.configgen.generate_amd import layout_of, refuse_partitions_without_layout
+from evaluations.configgen.model import ConfigRefused, DecisionFacts
 from evaluations.configgen.roundtrip import round_trip, snapshot_of
 from evaluations.configgen.schemas import check_files
 from tests.evaluations.configgen.builtin import catalog_rows, signatures
@@ -63,13 +76,14 @@ def decision(*refs: str, pools=None, **profile) -> DecisionFacts:
     )
 
 
-def two_pools(*common: str) -> DecisionFacts:
+def two_pools(*common: str, **profile) -> DecisionFacts:
     return decision(
         *common,
         WHOLE,
         PARTITIONED,
         pools={"training": [WHOLE], "inference": [PARTITIONED]},
         workload_types=["training", "online_inference"],
+        **profile,
     )
 
 
@@ -252,15 +266,117 @@ def test_drift_names_nodes_whose_gpus_are_not_partitioned_as_the_dcm_profile_say
     ] == [False]
 
 
-def test_a_model_without_known_partition_counts_gets_no_dcm_profile_and_says_so():
-    files = generate(decision(PARTITIONED, OPERATOR, KUEUE, gpu_model="MI355X"))
+def dcm_profiles(files):
+    [configmap] = documents(files, DCM)
+    return json.loads(configmap["data"]["config.json"])["gpu-config-profiles"]
+
+
+def nominal_quotas(files):
+    quotas = {}
+    for queue in documents(files, "kueue/cluster-queues.yaml"):
+        for resource in queue["spec"]["resourceGroups"][0]["flavors"][0]["resources"]:
+            quotas[resource["name"]] = quotas.get(resource["name"], 0) + resource["nominalQuota"]
+    return quotas
+
+
+# (model, the layout the facts give, its device plugin resource): MI325X CPX under NPS4 and MI355X
+# CPX under NPS1 (ROCm Compute Profiler's spec file; DCM v1.5.1 documents NPS1 and NPS4 only, so
+# the MI355X's SR-IOV pair CPX-NPS2 is not used); 8 logical GPUs per GPU in CPX (AMD Accelerator
+# Cloud's partitioning page).
+NEWER = [("MI325X", "NPS4", "amd.com/cpx_nps4"), ("MI355X", "NPS1", "amd.com/cpx_nps1")]
+
+
+@pytest.mark.parametrize(("gpu_model", "memory", "resource"), NEWER)
+def test_a_newer_instinct_pool_gets_cpx_with_the_memory_mode_documented_for_its_model(
+    gpu_model, memory, resource
+):
+    files = generate(decision(PARTITIONED, OPERATOR, KUEUE, gpu_model=gpu_model))
+
+    [(name, profile)] = dcm_profiles(files).items()
+    assert profile["profiles"] == [
+        {"computePartition": "CPX", "memoryPartition": memory, "numGPUsAssigned": 8}
+    ]
+    assert name == f"shared-cpx-{memory.lower()}"
+    [node_file] = documents(files, "nodes/shared.yaml")
+    assert node_file["labels"][PROFILE_LABEL] == name
+    assert check_files(files) == []
+
+
+@pytest.mark.parametrize(("gpu_model", "memory", "resource"), NEWER)
+def test_quotas_count_eight_partitions_per_gpu_of_a_newer_instinct_pool(
+    gpu_model, memory, resource
+):
+    files = generate(decision(PARTITIONED, OPERATOR, KUEUE, gpu_model=gpu_model))
+
+    quotas = nominal_quotas(files)
+    # 2 nodes x 8 GPUs x 8 logical GPUs in CPX: the mixed strategy reports them under the layout's
+    # name only (k8s-device-plugin configuration.md), every other AMD name is 0
+    assert quotas[resource] == 2 * 8 * 8
+    for other in ("amd.com/gpu", "amd.com/spx_nps1", "amd.com/cpx_nps1", "amd.com/cpx_nps4"):
+        if other != resource:
+            assert quotas.get(other, 0) == 0
+
+
+@pytest.mark.parametrize(("gpu_model", "memory", "resource"), NEWER)
+def test_the_round_trip_of_a_newer_instinct_fleet_has_no_error(gpu_model, memory, resource):
+    facts = two_pools(OPERATOR, KUEUE, gpu_model=gpu_model)
+    files = generate(facts)
+
+    snapshot = snapshot_of(facts, files, catalog_rows(), signatures())
+    inference = [
+        n for n in snapshot["nodes"]["items"] if n["metadata"]["name"].startswith("inference-")
+    ]
+    assert inference
+    for node in inference:
+        assert node["metadata"]["labels"][PROFILE_LABEL] == f"inference-cpx-{memory.lower()}"
+        assert node["status"]["allocatable"] == {resource: "64"}  # 8 GPUs x 8
+    report = round_trip(facts, rows=catalog_rows(), signatures=signatures(), files=files)
+    assert [f"{f.code}: {f.message}" for f in report.findings if f.severity == "error"] == []
+    assert check_files(files) == []
+
+
+def test_the_finest_layout_prefers_the_most_partitions_then_the_finer_memory_mode():
+    mi325x = gpu_model_find("MI325X")
+    # the facts give CPX with NPS1 and with NPS4: both 8 per GPU, NPS4 is the finer memory mode
+    assert (layout_of(mi325x).compute, layout_of(mi325x).memory) == ("CPX", "NPS4")
+    # without a sourced CPX count the finest counted pair DCM applies is SPX-NPS1, 1 per GPU
+    spx_only = replace(mi325x, amd_logical_gpus=(("SPX", 1),))
+    layout = layout_of(spx_only)
+    assert (layout.compute, layout.memory, layout.per_gpu) == ("SPX", "NPS1", 1)
+    assert layout.resource == "amd.com/spx_nps1"
+
+
+def test_a_model_without_a_verified_count_is_refused_with_the_reason():
+    facts = decision(PARTITIONED, OPERATOR, KUEUE, gpu_model="MI355X")
+    [pool], _notes = sized_pools(facts)
+    no_counts = replace(pool.cluster.model, amd_logical_gpus=())
+    pool.cluster = replace(pool.cluster, model=no_counts)
+
+    assert layout_of(no_counts) is None
+    with pytest.raises(ConfigRefused, match="no verified count of logical GPUs") as refused:
+        refuse_partitions_without_layout(pool, "MI355X")
+    assert "AMD Instinct MI355X" in str(refused.value)
+    with translation.override("zh-hans"):
+        said = render(refused.value.args[0], translation.gettext)
+    assert "经过核实的逻辑 GPU 数量" in said and "AMD Instinct MI355X" in said
+
+
+def test_an_amd_model_without_partitions_is_refused_and_nothing_is_generated():
+    # the MI210 has no compute partitions (ROCm Compute Profiler: MI200-series do not use them)
+    with pytest.raises(ConfigRefused, match="MI210 has no compute partitions"):
+        generate(decision(PARTITIONED, OPERATOR, KUEUE, gpu_model="MI210"))
+
+
+def test_a_partitioned_pool_without_a_gpu_model_is_refused_naming_what_to_say():
+    with pytest.raises(ConfigRefused, match="step 1 names no GPU model") as refused:
+        generate(decision(PARTITIONED, OPERATOR, KUEUE, gpu_model=None))
+    assert "MI300X, MI325X, MI355X" in str(refused.value)
+
+
+def test_a_whole_gpu_amd_pool_needs_no_partition_counts():
+    files = generate(decision(WHOLE, OPERATOR, KUEUE, gpu_model="MI210"))
 
     assert DCM not in [f.path for f in files]
-    [node_file] = documents(files, "nodes/shared.yaml")
-    assert PROFILE_LABEL not in node_file["labels"]
-    [device_config] = documents(files, DEVICE_CONFIGS)
-    assert device_config["spec"]["configManager"] == {"enable": False}
-    assert "no partition counts" in file_of(files, DEVICE_CONFIGS).content
     assert check_files(files) == []
 
 
