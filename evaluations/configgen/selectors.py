@@ -86,12 +86,14 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
 @functools.cache
 def _generators_digest() -> str:
     """A digest of the code that turns facts into files (this package, the capacity sizing, the
-    GPU facts): a deploy that changes any of it never serves files the old code generated."""
+    GPU facts and the file they are read from): a deploy that changes any of it never serves
+    files the old code generated."""
     digest = hashlib.sha256()
     sources = [
         *sorted(Path(__file__).parent.glob("*.py")),
         *sorted((Path(__file__).parents[1] / "capacity").rglob("*.py")),
         Path(gpus.__file__),
+        Path(gpus.GPUS_PATH),
     ]
     for source in sources:
         digest.update(source.read_bytes())
