@@ -268,7 +268,7 @@ class PlacementRowAdminForm(forms.ModelForm):
             placement["verified_at"] = data["verified_at"].isoformat()
         # The form does not edit detection signatures or versions; a save keeps the stored ones.
         if self.instance.pk:
-            for name in ("detect", "versions", "contract_versions"):
+            for name in ("detect", "config", "versions", "contract_versions"):
                 if getattr(self.instance, name):
                     placement[name] = getattr(self.instance, name)
         return {key: value for key, value in placement.items() if value not in ("", [], {})}

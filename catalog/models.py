@@ -250,6 +250,9 @@ class PlacementRow(models.Model):
     # How to recognise the component in a cluster snapshot (docs/cluster-snapshot.md): Helm chart,
     # CRD, image, workload, label, resource, DRA driver and webhook names, with their evidence.
     detect = models.JSONField(_("detection signatures"), default=dict, blank=True)
+    # How generated configuration installs the component: {"helm": {chart, repository, release,
+    # namespace, version_prefix}, "evidence": [...]} (bundle `config`), {} when not stated.
+    config = models.JSONField(_("installation"), default=dict, blank=True)
     # The project versions the row's claims hold for: a range (">=2.9", ">=0.15,<0.20") or a
     # list ("0.19.2, 0.19.3"); empty means not stated. Per contract, `since` / `until` versions.
     versions = models.CharField(_("versions the claims hold for"), max_length=120, blank=True)

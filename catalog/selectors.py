@@ -14,7 +14,13 @@ from django.db.models import Count, Max, Q, QuerySet
 
 from catalog.engine import kubernetes
 from catalog.engine.baseline import feature_interface
-from catalog.engine.bundle import COST_ASPECTS, Vocabulary, normalize_detect, normalize_vendors
+from catalog.engine.bundle import (
+    COST_ASPECTS,
+    Vocabulary,
+    normalize_config,
+    normalize_detect,
+    normalize_vendors,
+)
 from catalog.engine.rows import Row
 from catalog.models import (
     CatalogChange,
@@ -200,6 +206,7 @@ ROW_VALUE_FIELDS = (
     "evidence",
     "unverified",
     "detect",
+    "config",
     "versions",
     "contract_versions",
     "project_version",
@@ -307,6 +314,7 @@ def stored_projects(
             "unverified": list(row["unverified"]),
             # jsonb keeps no key order: the export's comes from the bundle format.
             "detect": normalize_detect(row["detect"] or {}),
+            "config": normalize_config(row["config"] or {}),
             "versions": row["versions"],
             "contract_versions": dict(sorted((row["contract_versions"] or {}).items())),
         }

@@ -145,6 +145,7 @@ def _row_fields(placement: dict[str, Any], layer_ids: dict[str, int]) -> dict[st
         "evidence": placement["evidence"],
         "unverified": placement["unverified"],
         "detect": placement["detect"],
+        "config": placement["config"],
         "versions": placement["versions"],
         "contract_versions": placement["contract_versions"],
         "project_version": placement["project_version"],
@@ -167,7 +168,7 @@ ROW_FIELD_NAMES = tuple(
     _row_fields(
         {
             "component": "", "layer": "x", "promise": "", "non_promise": "",
-            "failure_modes": [], "evidence": [], "unverified": [], "detect": {},
+            "failure_modes": [], "evidence": [], "unverified": [], "detect": {}, "config": {},
             "versions": "", "contract_versions": {}, "project_version": "", "reviewed": "",
             "verified_at": "", "functions": [], "functions_inferred": False, "vendors": [],
             "isolation": {"memory": "", "compute": "", "fault": ""}, "costs": {},

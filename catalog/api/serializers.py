@@ -105,6 +105,10 @@ class PlacementSerializer(serializers.ModelSerializer):
     detect = serializers.DictField(
         read_only=True, help_text="How the component is recognised in a cluster snapshot."
     )
+    config = serializers.DictField(
+        read_only=True,
+        help_text="How generated configuration installs the component: its Helm chart.",
+    )
     contract_versions = serializers.DictField(
         read_only=True, help_text="Per interface: the project version it holds since / until."
     )
@@ -116,7 +120,7 @@ class PlacementSerializer(serializers.ModelSerializer):
             "functions", "functions_inferred", "vendors", "isolation", "promise", "non_promise",
             "costs", "signals", "provides", "requires", "accepts", "exclusive", "failure_modes",
             "evidence", "project_version", "reviewed", "verified_at", "unverified", "detect",
-            "versions", "contract_versions", "updated_at",
+            "config", "versions", "contract_versions", "updated_at",
         ]  # fmt: skip
 
     @extend_schema_field(

@@ -54,6 +54,7 @@ PLACEMENT_KEYS = (
     "verified_at",
     "unverified",
     "detect",
+    "config",
     "versions",
     "contract_versions",
 )
@@ -394,6 +395,7 @@ def normalize_placement(placement: dict[str, Any], vocabulary: Vocabulary) -> di
         "verified_at": placement.get("verified_at", ""),
         "unverified": list(placement.get("unverified") or []),
         "detect": normalize_detect(placement.get("detect") or {}),
+        "config": normalize_config(placement.get("config") or {}),
         "versions": placement.get("versions", ""),
         "contract_versions": {
             identifier: {bound: value for bound, value in sorted(span.items()) if value}
@@ -421,6 +423,21 @@ def normalize_detect(detect: dict[str, Any]) -> dict[str, Any]:
     if detect.get("note"):
         normal["note"] = detect["note"]
     return normal
+
+
+HELM_KEYS = ("chart", "repository", "release", "namespace", "version_prefix")
+
+
+def normalize_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A `config` mapping (how generated configuration installs the row's component) in a fixed
+    key order, empty values left out; an empty mapping: the row names no chart."""
+    helm = config.get("helm") or {}
+    if not helm:
+        return {}
+    return {
+        "helm": {key: helm[key] for key in HELM_KEYS if helm.get(key)},
+        "evidence": _unique(config.get("evidence") or []),
+    }
 
 
 def normalize_project(project: dict[str, Any], vocabulary: Vocabulary) -> dict[str, Any]:
