@@ -168,6 +168,7 @@ def _device_class(api: str, why_api: str, name: str, pool: Pool, row: RowFacts) 
             "spec": {"selectors": [{"cel": {"expression": expression}}]},
         }
     )
+    doc.about = {"pool": pool.name, "drivers": drivers}
     doc.note("apiVersion", api, why_api)
     doc.note("metadata.name", name, f"pool {pool.name}'s devices")
     doc.note(
@@ -203,6 +204,13 @@ def _claim_template(
             "spec": {"spec": {"devices": {"requests": [request]}}},
         }
     )
+    doc.about = {
+        "pool": pool.name,
+        "drivers": row.dra_drivers,
+        "device_class": device_class,
+        # The row whose chart installs the class; empty: generated in dra/device-classes.yaml.
+        "installed_by": row.cites() if device_class in row.device_classes else "",
+    }
     doc.note("apiVersion", api, why_api)
     doc.note("metadata.name", name, f"pool {pool.name}'s device claim")
     doc.note("metadata.namespace", tenant, "the tenant's namespace")
