@@ -121,11 +121,11 @@ def _slice_drift(
     members: Mapping[str, PoolNodes],
 ) -> list[Drift]:
     """An error when none of the pool's nodes has a ResourceSlice of the driver, a warning
-    naming the nodes without one when some have; nothing for a pool with no nodes found (its
-    node file says so) or when a slice of the driver selects nodes by a selector (not read)."""
+    naming the nodes without one when some have. A pool whose nodes are not found (its node file
+    says so; a single unlabelled pool is matched by NVIDIA extended resources, which DRA-only
+    nodes do not advertise) is an error only when the driver has no slice in the whole cluster.
+    Nothing is said when a slice of the driver selects its nodes otherwise (not resolved here)."""
     nodes = [str(as_mapping(n.get("metadata")).get("name")) for n in members[pool].nodes]
-    if not nodes:
-        return []
     published: set[str] = set()
     for item in snapshot.items("resourceslices"):
         spec = as_mapping(item.get("spec"))
@@ -134,8 +134,18 @@ def _slice_drift(
         if not spec.get("nodeName"):
             return []  # allNodes, a node selector or per-device nodes: not resolved here
         published.add(str(spec["nodeName"]))
-    without = [name for name in nodes if name not in published]
     driver = ", ".join(drivers)
+    if not nodes:
+        if published:
+            return []
+        message = _(
+            "No ResourceSlice of DRA driver %(driver)s in the cluster: its kubelet plugin "
+            "publishes no devices, so the claims of pool %(pool)s cannot be allocated.",
+            driver=driver,
+            pool=pool,
+        )
+        return [Drift(path, message, ERROR)]
+    without = [name for name in nodes if name not in published]
     if len(without) == len(nodes):
         message = _(
             "No ResourceSlice of DRA driver %(driver)s on the %(count)s nodes of pool "

@@ -226,3 +226,23 @@ def test_a_dra_difference_reads_in_chinese_too():
         said = render(item.message, translation.gettext)
 
     assert said.startswith("集群中缺少 DeviceClass gpu.nvidia.com")
+
+
+def test_unfound_pool_nodes_are_an_error_only_when_the_driver_publishes_nowhere():
+    # DRA-only nodes advertise no nvidia.com/ extended resource and carry no pool label yet, so
+    # the single pool's nodes are not found; the driver's slices anywhere still say it runs.
+    files = nvidia_files()
+    document = nvidia_cluster(files)
+    for node in document["nodes"]["items"]:
+        del node["metadata"]["labels"]["ecomap.io/pool"]
+        node["status"]["allocatable"] = {"cpu": "96"}
+    assert [item for item in drift(files, document) if item[0] == TEMPLATES] == []
+
+    document["resourceslices"]["items"] = []
+
+    assert (
+        TEMPLATES,
+        "error",
+        "No ResourceSlice of DRA driver gpu.nvidia.com in the cluster: its kubelet plugin "
+        "publishes no devices, so the claims of pool shared cannot be allocated.",
+    ) in drift(files, document)
