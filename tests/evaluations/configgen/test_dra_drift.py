@@ -17,15 +17,24 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import pytest
+from django.core.management import call_command
+from django.test import Client
 from django.utils import translation
 
 from catalog.engine.cluster import parse_snapshot
 from catalog.engine.text import render
+from evaluations.clusters.services import cluster_snapshot_upload
 from evaluations.configgen.config_drift import config_drift
 from evaluations.configgen.generate import generate
-from tests.evaluations.cluster_factories import snapshot_as_generated
+from evaluations.configgen.selectors import evaluation_config
+from evaluations.decisions.drift import rows_as_stored
+from evaluations.management.commands.seed_demo_team import INFERENCE
+from evaluations.models import Decision, Evaluation, Team
+from tests.evaluations.cluster_factories import body, snapshot_as_generated
 from tests.evaluations.configgen.catalog_rows import bundle_row
 from tests.evaluations.configgen.test_dra import CLASSES, NVIDIA_DRA, TEMPLATES, decision
+from tests.factories import make_user
 
 NVIDIA_GPU_CLASS = (
     "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"
@@ -246,3 +255,33 @@ def test_unfound_pool_nodes_are_an_error_only_when_the_driver_publishes_nowhere(
         "No ResourceSlice of DRA driver gpu.nvidia.com in the cluster: its kubelet plugin "
         "publishes no devices, so the claims of pool shared cannot be allocated.",
     ) in drift(files, document)
+
+
+@pytest.mark.django_db
+def test_the_api_and_page_show_a_missing_driver_class_of_a_stored_decision(builtin_catalog):
+    # The demo's approved evaluation decided on NVIDIA's DRA driver, read as pinned; the files
+    # come from the configuration cache (pickled), so what drift needs survives it.
+    user = make_user("demo")
+    call_command("seed_demo_team", "demo", verbosity=0)
+    evaluation = Evaluation.objects.get(
+        state="approved", team__slug="platform-team", title=INFERENCE["title"]
+    )
+    rows = ["nvidia-gpu-operator/clusterpolicy", *NVIDIA_DRA]
+    Decision.objects.filter(evaluation=evaluation).update(
+        rows=rows, pools={}, approved_rows=rows_as_stored(rows)
+    )
+    document = nvidia_cluster(evaluation_config(evaluation))
+    document["deviceclasses"]["items"] = []
+    team = Team.objects.get(pk=evaluation.team_id)
+    snapshot = cluster_snapshot_upload(team=team, actor=user, body=body(document), role="admin")
+    client = Client()
+    client.force_login(user)
+
+    data = client.get(f"/api/v1/clusters/{snapshot.pk}/?evaluation={evaluation.pk}").json()
+    client.cookies["django_language"] = "zh-hans"
+    page = client.get(f"/evaluations/{evaluation.pk}/cluster/?snapshot={snapshot.pk}")
+
+    [error] = [d for d in data["config_drift"] if d["severity"] == "error"]
+    assert error["path"] == TEMPLATES
+    assert error["message"].startswith("DeviceClass gpu.nvidia.com is missing from the cluster")
+    assert "集群中缺少 DeviceClass gpu.nvidia.com" in page.content.decode()
