@@ -92,7 +92,7 @@ def _claim_template_drift(
         for kind, had in (("deviceclasses", classes), ("resourceslices", slices))
         if not had
     ]
-    about = [document.about for document in file.documents]
+    about = [document.about for document in file.documents if document.about]
     if classes:
         cluster = _cluster_classes(snapshot)
         installed = {(a["device_class"], a["installed_by"], a["drivers"]) for a in about}
@@ -125,7 +125,8 @@ def _slice_drift(
     says so; a single unlabelled pool is matched by NVIDIA extended resources, which DRA-only
     nodes do not advertise) is an error only when the driver has no slice in the whole cluster.
     Nothing is said when a slice of the driver selects its nodes otherwise (not resolved here)."""
-    nodes = [str(as_mapping(n.get("metadata")).get("name")) for n in members[pool].nodes]
+    found = members.get(pool)
+    nodes = [str(as_mapping(n.get("metadata")).get("name")) for n in (found.nodes if found else ())]
     published: set[str] = set()
     for item in snapshot.items("resourceslices"):
         spec = as_mapping(item.get("spec"))
