@@ -24,6 +24,7 @@ from catalog.engine.cluster.detect import as_list, as_mapping, node_labels, node
 from catalog.engine.cluster.report import INFO, WARNING
 from catalog.engine.cluster.snapshot import Snapshot
 from catalog.engine.text import Text, _
+from evaluations.configgen.dra_drift import dra_drift
 from evaluations.configgen.generate import MIG_CONFIG_LABEL
 from evaluations.configgen.generate_amd import (
     AMD_VALUES_KIND,
@@ -76,6 +77,8 @@ def config_drift(files: Sequence[GeneratedFile], snapshot: Snapshot) -> list[Dri
             found += volcano_queue_drift(file, snapshot)
         elif file.path == "kai-scheduler/queues.yaml":
             found += kai_queue_drift(file, snapshot)
+        elif file.kind == "dra":
+            found += dra_drift(file, snapshot, members)
         elif file.kind in NOT_COLLECTED or file.path in NOT_COLLECTED:
             found.append(Drift(file.path, NOT_COLLECTED_TEXT, INFO, compared=False))
         else:  # a newer kind of file than this comparison knows

@@ -20,10 +20,24 @@ written again. Rows whose devices no GPU claim asks for are skipped: the NVIDIA 
 controller writes its channel claim templates itself (ComputeDomain
 spec.channel.resourceClaimTemplate.name, api/nvidia.com/resource/v1beta1/computedomain.go#L97 at
 v0.4.1), and the kubernetes-dra rows name no driver.
+
+Each decided driver release is looked up in catalog/data/facts/dra-drivers.yaml (catalog.engine.
+dra_releases): when it documents a newer minimum Kubernetes than step 1's (NVIDIA v0.4.1: 1.34.2,
+docs/prerequisites.md at v0.4.1), or step 1 gives the minor without the patch that minimum names,
+the files' headers warn, naming the source and, where its chart's kubeVersion refuses that
+release, that too. Only what no cluster of step 1's version can serve (no resource.k8s.io before
+1.32) is refused.
 """
 
 from __future__ import annotations
 
+from catalog.engine.dra_releases import (
+    BELOW,
+    UNSURE,
+    chart_refuses,
+    driver_release,
+    kubernetes_support,
+)
 from catalog.engine.kubernetes import format_minor, parse_version
 from catalog.engine.text import _
 from evaluations.configgen.model import (
@@ -73,6 +87,46 @@ def dra_api_version(facts: DecisionFacts) -> tuple[str, str]:
     )
 
 
+def release_warnings(version: str | None, rows: list[RowFacts]) -> list[str]:
+    """Header lines for each decided driver release that documents a newer minimum Kubernetes
+    than step 1's, or one step 1 cannot be told to meet (no version; a minor without the patch
+    the minimum names). A warning, not a refusal: the files are right for the API the cluster
+    serves, the cluster or the pinned release is what must change (docs/configgen.md, "DRA")."""
+    releases = {}
+    for row in rows:
+        release = driver_release(row.project, row.version)
+        if release is not None:
+            releases.setdefault((release.project, release.release), (row, release))
+    lines = []
+    for row, release in releases.values():
+        needs = (
+            f"{row.cites()} supports Kubernetes {release.kubernetes} or later "
+            f"({release.sources[0]}, read {release.verified_at})"
+        )
+        if not version:
+            lines.append(f"{needs}: make sure the cluster runs it.")
+            continue
+        support = kubernetes_support(release, version)
+        if support == UNSURE:
+            lines.append(
+                f"WARNING: {needs}; step 1 says {version} without the patch release: make sure "
+                f"the cluster runs {release.kubernetes} or later."
+            )
+        elif support == BELOW:
+            refused = (
+                f" Helm refuses to install its chart there (kubeVersion "
+                f"{release.chart_kube_version})."
+                if chart_refuses(release, version)
+                else ""
+            )
+            lines.append(
+                f"WARNING: {needs}, but step 1's Kubernetes is {version}: upgrade the cluster "
+                f"to {release.kubernetes} or later, or decide a driver release that supports "
+                f"{version}.{refused} {release.note}".rstrip()
+            )
+    return lines
+
+
 def presenters(pool: Pool) -> list[RowFacts]:
     """The pool's data-plane rows that hand out devices by DRA claim and name their driver."""
     return [row for row in pool.data_plane if "dra_claim" in row.units and row.dra_drivers]
@@ -93,6 +147,7 @@ def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> lis
         return []
     api, why_api = dra_api_version(facts)
     notes = [] if facts.profile.kubernetes_version else [why_api]
+    notes += release_warnings(facts.profile.kubernetes_version, [row for _p, row in served])
     classes, claims = [], []  # (pool, row, class name, why)
     for pool, row in served:
         same_pool = [r for p, r in served if p is pool]
@@ -168,6 +223,7 @@ def _device_class(api: str, why_api: str, name: str, pool: Pool, row: RowFacts) 
             "spec": {"selectors": [{"cel": {"expression": expression}}]},
         }
     )
+    doc.about = {"pool": pool.name, "drivers": drivers}
     doc.note("apiVersion", api, why_api)
     doc.note("metadata.name", name, f"pool {pool.name}'s devices")
     doc.note(
@@ -203,6 +259,13 @@ def _claim_template(
             "spec": {"spec": {"devices": {"requests": [request]}}},
         }
     )
+    doc.about = {
+        "pool": pool.name,
+        "drivers": row.dra_drivers,
+        "device_class": device_class,
+        # The row whose chart installs the class; empty: generated in dra/device-classes.yaml.
+        "installed_by": row.cites() if device_class in row.device_classes else "",
+    }
     doc.note("apiVersion", api, why_api)
     doc.note("metadata.name", name, f"pool {pool.name}'s device claim")
     doc.note("metadata.namespace", tenant, "the tenant's namespace")

@@ -135,6 +135,9 @@ class Document:
 
     data: dict[str, Any]
     why: list[tuple[str, Any, str]] = field(default_factory=list)
+    # What the document is for where its YAML cannot say it (a claim template's pool and DRA
+    # driver): read by the drift compare, never written to the file.
+    about: dict[str, Any] = field(default_factory=dict)
 
     def note(self, path: str, value: Any, source: str) -> Any:
         self.why.append((path, value, source))

@@ -93,7 +93,7 @@ def _generators_digest() -> str:
         *sorted(Path(__file__).parent.glob("*.py")),
         *sorted((Path(__file__).parents[1] / "capacity").rglob("*.py")),
         Path(gpus.__file__),
-        Path(gpus.GPUS_PATH),
+        *sorted(Path(gpus.GPUS_PATH).parent.glob("*.yaml")),  # GPU and DRA driver facts
     ]
     for source in sources:
         digest.update(source.read_bytes())

@@ -176,3 +176,50 @@ def test_the_check_refuses_the_v1beta1_request_shape_under_v1():
     requests[0] = {"name": "gpu", "deviceClassName": "gpu.nvidia.com"}
 
     assert check_files([file])
+
+
+# The pinned driver release against step 1's Kubernetes (catalog/data/facts/dra-drivers.yaml):
+# NVIDIA's DRA driver v0.4.1 supports Kubernetes v1.34.2 or later
+# https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/docs/prerequisites.md#L8-L11
+# while its chart installs from 1.32 (Chart.yaml#L29-L34, kubeVersion ">=1.32.0-0") and its
+# prerequisites explain enabling DRA on 1.32 and 1.33 (#L43-L56): a warning, not a refusal.
+RELEASE_WARNING = "row nvidia-dra-driver-gpu/gpu-kubelet-plugin v0.4.1 supports Kubernetes 1.34.2"
+
+
+def header(files, path) -> str:
+    file = next(f for f in files if f.path == path)
+    return "\n".join(line for line in file.content.splitlines() if line.startswith("#"))
+
+
+def test_a_driver_release_newer_than_step_1s_kubernetes_is_warned_in_the_header_not_refused():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.33"))
+
+    assert check_files(files) == []
+    said = header(files, TEMPLATES)
+    assert f"WARNING: {RELEASE_WARNING} or later" in said
+    assert "step 1's Kubernetes is 1.33: upgrade the cluster to 1.34.2 or later" in said
+    assert documents(files, TEMPLATES)[0]["apiVersion"] == "resource.k8s.io/v1beta2"
+
+
+@pytest.mark.parametrize("version", ["1.34.2", "v1.35.0"])
+def test_a_kubernetes_the_driver_release_supports_gets_no_warning(version):
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version=version))
+
+    assert RELEASE_WARNING not in header(files, TEMPLATES)
+
+
+def test_a_minor_without_the_patch_the_release_needs_is_asked_to_be_checked():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.34"))
+
+    said = header(files, TEMPLATES)
+    assert "step 1 says 1.34 without the patch release: make sure the cluster runs 1.34.2" in said
+
+
+def test_a_chart_that_refuses_the_kubernetes_release_is_said_so():
+    # HAMi's k8s-dra-driver v0.1.0: Kubernetes >= 1.34 (README.md#L11-L18), chart kubeVersion
+    # ">=1.34.0-0" (chart/hami-dra-driver/Chart.yaml#L8).
+    files = generate(decision("hami-dra-driver/kubelet-plugin", kubernetes_version="1.33"))
+
+    said = header(files, TEMPLATES)
+    assert "row hami-dra-driver/kubelet-plugin v0.1.0 supports Kubernetes 1.34 or later" in said
+    assert "Helm refuses to install its chart there (kubeVersion >=1.34.0-0)" in said
