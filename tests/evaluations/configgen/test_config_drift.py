@@ -257,10 +257,10 @@ def test_kubernetes_quantities_compare_as_numbers():
 
 def test_a_kind_of_file_the_comparison_does_not_know_is_said_not_to_be_compared():
     files = generate(hami_decision())
-    newer = GeneratedFile("kai-scheduler/queues.yaml", "kai-scheduler", [])
+    newer = GeneratedFile("future/objects.yaml", "future-kind", [])
 
     items = config_drift([*files, newer], parse_snapshot(snapshot_as_generated(files)))
 
-    [said] = [item for item in items if item.path == "kai-scheduler/queues.yaml"]
+    [said] = [item for item in items if item.path == "future/objects.yaml"]
     assert (said.severity, said.compared) == ("info", False)
     assert str(said.message) == "EcoMap does not compare this file with a snapshot yet."
