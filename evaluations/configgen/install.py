@@ -2,10 +2,10 @@
 round trip installs the same Helm releases) and rendered with every argument shell-quoted.
 
 Order: node labels and taints, the ConfigMaps the device plugin and the MIG manager read, one
-`helm upgrade --install` per decided project with a verified chart (operators and device
-plugins first, then schedulers and queues, then the rest), then `kubectl apply -f` of every
-generated Kubernetes object (its CRDs are in by then). A decided project whose chart was not
-verified gets a comment: install it as its documentation says."""
+`helm upgrade --install` per decided project whose catalog row states its chart (`config.helm`,
+catalog data: operators and device plugins first, then schedulers and queues, then the rest),
+then `kubectl apply -f` of every generated Kubernetes object (its CRDs are in by then). A
+decided project whose row states no chart gets a comment: install it as its documentation says."""
 
 from __future__ import annotations
 
@@ -14,106 +14,28 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from evaluations.configgen.model import DecisionFacts, GeneratedFile
+from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile
 
 INSTALL_SCRIPT = "install-script"
 INSTALL_PATH = "install.sh"
 
 
-@dataclass(frozen=True, slots=True)
-class Chart:
-    """A project's Helm chart as its documentation installs it, at the decided release."""
-
-    project: str
-    release: str
-    chart: str  # repo/chart or an oci:// reference
-    namespace: str
-    source: str  # where the documentation says so, at the release
-    repository: tuple[str, str] | None = None  # (name, URL) for `helm repo add`
-    v_prefix: bool = False  # chart versions spelled with a leading v (the GPU Operator's)
-    values_kind: str = ""  # the generated values file's kind, passed with -f
-    settings: tuple[tuple[str, str], ...] = ()  # --set KEY=VALUE (string values)
-
-    def version(self, row_version: str) -> str:
-        bare = row_version.removeprefix("v")
-        return f"v{bare}" if self.v_prefix else bare
-
-
-# Chart repositories and charts as each project's documentation gives them (cited per entry).
-CHARTS: dict[str, Chart] = {
-    chart.project: chart
-    for chart in (
-        Chart(
-            "nvidia-gpu-operator",
-            "gpu-operator",
-            "nvidia/gpu-operator",
-            "gpu-operator",
-            "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/getting-started.html",
-            ("nvidia", "https://helm.ngc.nvidia.com/nvidia"),
-            v_prefix=True,
-            values_kind="gpu-operator-values",
-        ),
-        Chart(
-            "nvidia-device-plugin",
-            "nvdp",
-            "nvdp/nvidia-device-plugin",
-            "nvidia-device-plugin",
-            # README "Deployment via helm" and "Multiple Config File Example" (config.name).
-            "https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/README.md",
-            ("nvdp", "https://nvidia.github.io/k8s-device-plugin"),
-            settings=(("config.name", "ecomap-device-plugin-config"),),
-        ),
-        Chart(
-            "hami",
-            "hami",
-            "hami-charts/hami",
-            "kube-system",
-            "https://github.com/Project-HAMi/HAMi/blob/v2.10.0/README.md",
-            ("hami-charts", "https://project-hami.github.io/HAMi/"),
-            values_kind="hami-values",
-        ),
-        Chart(
-            "kueue",
-            "kueue",
-            "oci://registry.k8s.io/kueue/charts/kueue",
-            "kueue-system",
-            "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/"
-            "site/content/en/docs/installation/_index.md",
-        ),
-        Chart(
-            # README v1.5.1 "Quick Start" (helm repo add rocm ..., rocm/gpu-operator-charts in
-            # kube-amd-gpu, --version v1.x; it needs cert-manager, which its README installs).
-            "amd-gpu-operator",
-            "amd-gpu-operator",
-            "rocm/gpu-operator-charts",
-            "kube-amd-gpu",
-            "https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md",
-            ("rocm", "https://rocm.github.io/gpu-operator"),
-            v_prefix=True,
-            values_kind="amd-gpu-operator-values",
-        ),
-        Chart(
-            "volcano",
-            "volcano",
-            "volcano-sh/volcano",
-            "volcano-system",
-            "https://github.com/volcano-sh/volcano/blob/v1.15.1/README.md",
-            ("volcano-sh", "https://volcano-sh.github.io/helm-charts"),
-        ),
-        Chart(
-            # README v0.17.0 "Install from Production": release kai-scheduler in namespace
-            # kai-scheduler from the OCI chart, --version v<release> (its migration guides
-            # spell versions with the v, e.g. --version v0.14.0).
-            "kai-scheduler",
-            "kai-scheduler",
-            "oci://ghcr.io/kai-scheduler/kai-scheduler/kai-scheduler",
-            "kai-scheduler",
-            "https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/README.md#L67-L88",
-            v_prefix=True,
-        ),
-    )
+# How EcoMap's generated files reach a chart: the values file of that kind with -f, and
+# --set-string settings (the NVIDIA device plugin reads the generated ConfigMap by name, README
+# v0.20.0 "Multiple Config File Example"). The charts themselves are catalog data (rows' `config`).
+VALUES_KIND = {
+    "nvidia-gpu-operator": "gpu-operator-values",
+    "hami": "hami-values",
+    "amd-gpu-operator": "amd-gpu-operator-values",
 }
-# Helm installs in a working order: operators and device plugins, then schedulers and queues.
+SETTINGS = {"nvidia-device-plugin": (("config.name", "ecomap-device-plugin-config"),)}
+# Where the NVIDIA ConfigMaps go when the decided row states no chart (the charts' namespaces).
+CONFIGMAP_NAMESPACE = {
+    "nvidia-gpu-operator": "gpu-operator",
+    "nvidia-device-plugin": "nvidia-device-plugin",
+}
+# Helm installs in a working order: operators and device plugins, then schedulers and queues;
+# a charted project not named here (a vendor's, imported) comes after these, by name.
 ORDER = (
     "nvidia-gpu-operator",
     "amd-gpu-operator",
@@ -239,15 +161,26 @@ def _configmap_steps(files: Sequence[GeneratedFile], namespace: str) -> list[Ste
     return steps
 
 
+def charts_of(facts: DecisionFacts) -> dict[str, Chart]:
+    """Each decided project's chart, as the first of its decided rows that states one names it."""
+    charts: dict[str, Chart] = {}
+    for row in facts.rows:
+        if row.chart is not None:
+            charts.setdefault(row.project, row.chart)
+    return charts
+
+
 def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[Step]:
     """Every step of install.sh, in order, and a comment step for each decided project whose
     chart EcoMap did not verify."""
     projects = facts.projects()
+    charts = charts_of(facts)
     operator = "nvidia-gpu-operator" in projects
-    plugin_namespace = CHARTS["nvidia-gpu-operator" if operator else "nvidia-device-plugin"]
+    plugin = "nvidia-gpu-operator" if operator else "nvidia-device-plugin"
+    plugin_namespace = charts[plugin].namespace if plugin in charts else CONFIGMAP_NAMESPACE[plugin]
     steps = _node_steps(files)
     namespaces = (
-        {plugin_namespace.namespace}
+        {plugin_namespace}
         if any(f.kind in ("device-plugin-config", "mig-parted-config") for f in files)
         else set()
     )
@@ -255,21 +188,31 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         steps.append(
             Step(("kubectl", "create", "namespace", namespace), "for the ConfigMaps", apply=True)
         )
-    steps += _configmap_steps(files, plugin_namespace.namespace)
+    steps += _configmap_steps(files, plugin_namespace)
     values = {f.kind: f.path for f in files}
-    installed = [p for p in ORDER if p in projects]
+    rank = {project: index for index, project in enumerate(ORDER)}
+    installed = sorted(charts, key=lambda p: (rank.get(p, len(ORDER)), p))
     if operator and "nvidia-device-plugin" in installed:
         installed.remove("nvidia-device-plugin")  # the operator runs it (its values say how)
     for project in installed:
-        chart = CHARTS[project]
-        row = next(r for r in facts.rows if r.project == project)
+        chart = charts[project]
+        row = next(r for r in facts.rows if r.project == project and r.chart == chart)
         version = chart.version(row.version)
         if project in PREREQUISITES:
             steps.append(Step((), PREREQUISITES[project]))
         if chart.repository:
-            name, url = chart.repository
             steps.append(
-                Step(("helm", "repo", "add", "--force-update", name, url), f"{chart.source}")
+                Step(
+                    (
+                        "helm",
+                        "repo",
+                        "add",
+                        "--force-update",
+                        chart.repository_name,
+                        chart.repository,
+                    ),
+                    f"{chart.source}",
+                )
             )
         argv = [
             "helm",
@@ -284,9 +227,9 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
             "--create-namespace",
             "--wait",
         ]
-        if chart.values_kind in values:
-            argv += ["-f", values[chart.values_kind]]
-        for key, value in chart.settings:
+        if VALUES_KIND.get(project) in values:
+            argv += ["-f", values[VALUES_KIND[project]]]
+        for key, value in SETTINGS.get(project, ()):
             argv += ["--set-string", f"{key}={value}"]
         steps.append(
             Step(
@@ -301,7 +244,7 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
                 },
             )
         )
-    for project in sorted(projects - set(CHARTS)):
+    for project in sorted(projects - set(charts)):
         row = next(r for r in facts.rows if r.project == project)
         docs = row.docs or f"the {project} project's documentation"
         steps.append(Step((), f"{row.cites()}: install as {docs} says"))
@@ -315,7 +258,7 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
                     "decision does not name (the file says why)",
                 )
             )
-    made = {CHARTS[p].namespace for p in installed}  # helm --create-namespace made these
+    made = {charts[p].namespace for p in installed}  # helm --create-namespace made these
     namespaces = [  # in the files' order: tenant-1, tenant-2, ... tenant-10, as step 1 counts
         namespace
         for namespace in dict.fromkeys(
@@ -367,9 +310,13 @@ def _comment(text: str) -> str:
 SPLIT_ON_PURPOSE = "# shellcheck disable=SC2086 # NODES_* give one argument per node, on purpose"
 SET_OPTIONS = "set -euf"
 GUARD = re.compile(r'^: "\$\{(NODES_[A-Z0-9_]+):\?set \1 to the names of its nodes\}"$')
-KNOWN_REFERENCES = {c.chart for c in CHARTS.values()} | {
-    url for c in CHARTS.values() if c.repository for _name, url in [c.repository]
-}
+# A chart reference and a chart repository as the bundle schema lets a catalog row state them
+# (catalog/schemas/bundle-v1.schema.json, placement `config.helm`): the check holds install.sh to
+# the same shapes, whatever wrote it.
+CHART_REFERENCE = re.compile(
+    r"oci://[a-z0-9.-]+(:[0-9]+)?(/[a-z0-9._-]+)+|[a-z0-9]([a-z0-9-]*[a-z0-9])?/[a-z0-9]([a-z0-9._-]*[a-z0-9])?"
+)
+CHART_REPOSITORY = re.compile(r"https://[A-Za-z0-9.-]+(:[0-9]+)?(/[A-Za-z0-9._~%/-]*)?")
 
 
 def node_variables(files: Sequence[GeneratedFile]) -> list[str]:
@@ -381,7 +328,8 @@ def node_variables(files: Sequence[GeneratedFile]) -> list[str]:
 
 def check_install_script(file: GeneratedFile) -> list[str]:
     """install.sh holds only comments, its header, node-variable guards and helm/kubectl
-    commands whose words are quoted as `shlex` quotes them, installing only known charts."""
+    commands whose words are quoted as `shlex` quotes them, installing only chart references and
+    repositories of the shapes a catalog row may state."""
     problems = []
     for number, line in enumerate((file.text or "").splitlines(), start=1):
         where = f"{file.path} line {number}"
@@ -400,11 +348,11 @@ def check_install_script(file: GeneratedFile) -> list[str]:
             if shlex.quote(shlex.split(word)[0] if word else "") != word:
                 problems.append(f"{where}: {word!r} is not quoted")
         if words[:3] == ["helm", "upgrade", "--install"] and (
-            len(words) < 5 or shlex.split(words[4])[0] not in KNOWN_REFERENCES
+            len(words) < 5 or not CHART_REFERENCE.fullmatch(shlex.split(words[4])[0])
         ):
-            problems.append(f"{where}: not a chart EcoMap knows")
-        if words[:3] == ["helm", "repo", "add"] and shlex.split(words[-1])[0] not in (
-            KNOWN_REFERENCES
+            problems.append(f"{where}: not a chart reference")
+        if words[:3] == ["helm", "repo", "add"] and not CHART_REPOSITORY.fullmatch(
+            shlex.split(words[-1])[0]
         ):
-            problems.append(f"{where}: not a chart repository EcoMap knows")
+            problems.append(f"{where}: not a chart repository URL")
     return problems

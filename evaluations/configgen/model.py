@@ -23,6 +23,41 @@ class ConfigRefused(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Chart:
+    """A project's Helm chart as its catalog row states it (bundle `config.helm`, validated by
+    the bundle schema: no word of it can carry shell or YAML)."""
+
+    chart: str  # REPO/CHART or an oci:// reference
+    release: str
+    namespace: str
+    source: str  # where the project's documentation installs it so
+    repository: str = ""  # the URL `helm repo add REPO` adds (REPO: the chart's first part)
+    version_prefix: str = ""  # "v" when the chart's versions carry it (v26.7.0)
+
+    @classmethod
+    def of(cls, config: Any) -> Chart | None:
+        """The chart a row's stored `config` names; None when it names none."""
+        helm = (config or {}).get("helm") if isinstance(config, dict) else None
+        if not helm or not all(helm.get(key) for key in ("chart", "release", "namespace")):
+            return None
+        return cls(
+            chart=str(helm["chart"]),
+            release=str(helm["release"]),
+            namespace=str(helm["namespace"]),
+            source=str(next(iter(config.get("evidence") or []), "")),
+            repository=str(helm.get("repository") or ""),
+            version_prefix=str(helm.get("version_prefix") or ""),
+        )
+
+    @property
+    def repository_name(self) -> str:
+        return "" if self.chart.startswith("oci://") else self.chart.split("/", 1)[0]
+
+    def version(self, row_version: str) -> str:
+        return self.version_prefix + row_version.removeprefix("v")
+
+
+@dataclass(frozen=True, slots=True)
 class RowFacts:
     """A decided catalog row as it was pinned (or as it stands, before approval)."""
 
@@ -33,6 +68,7 @@ class RowFacts:
     docs: str = ""  # the project's homepage, where install.sh sends a reader it has no chart for
     version: str = ""
     dra_drivers: tuple[str, ...] = ()  # the DRA driver names it publishes (detect.dra_drivers)
+    chart: Chart | None = None  # how install.sh installs it (the row's `config.helm`)
 
     @property
     def project(self) -> str:

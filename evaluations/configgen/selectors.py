@@ -13,7 +13,7 @@ from catalog.engine import gpus
 from catalog.engine.text import _
 from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import DecisionFacts, GeneratedFile, RowFacts
+from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile, RowFacts
 from evaluations.configgen.schemas import check_files
 from evaluations.errors import EvaluationError
 from evaluations.models import Decision, Evaluation
@@ -32,7 +32,10 @@ def _said(error: Exception) -> str:
     return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
 
 
-def _row(ref: str, stored: dict[str, Any]) -> RowFacts:
+def _row(ref: str, stored: dict[str, Any], current: dict[str, Any]) -> RowFacts:
+    # A decision approved before rows stated their chart pinned no `config`: the chart is then
+    # read from the catalog as it stands (the version install.sh uses is still the pinned one).
+    config = stored["config"] if "config" in stored else (current.get(ref) or {}).get("config")
     return RowFacts(
         ref=ref,
         layer=str(stored.get("layer") or ""),
@@ -41,6 +44,7 @@ def _row(ref: str, stored: dict[str, Any]) -> RowFacts:
         docs=str((stored.get("project") or {}).get("homepage") or ""),
         version=str(stored.get("project_version") or ""),
         dra_drivers=tuple((stored.get("detect") or {}).get("dra_drivers") or ()),
+        chart=Chart.of(config),
     )
 
 
@@ -64,6 +68,8 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
                 rows=", ".join(sorted(missing)),
             )
         )
+    unstated = [ref for ref in decision.rows if "config" not in stored[ref]]
+    current = rows_as_stored(unstated) if unstated else {}
     try:
         profile = evaluation.engine_profile()
     except ValueError as exc:
@@ -75,7 +81,7 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
             approved += f", catalog revision {decision.approved_catalog_revision}"
     return DecisionFacts(
         evaluation_id=evaluation.pk,
-        rows=tuple(_row(ref, stored[ref]) for ref in decision.rows),
+        rows=tuple(_row(ref, stored[ref], current) for ref in decision.rows),
         profile=profile,
         pools={str(k): list(v) for k, v in (decision.pools or {}).items()},
         pool_tenant_sharing=dict(decision.pool_tenant_sharing or {}),

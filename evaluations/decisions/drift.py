@@ -62,6 +62,7 @@ FIELD_LABELS = {
     "verified_at": gettext_lazy("last verified"),
     "unverified": gettext_lazy("unverified claims"),
     "detect": gettext_lazy("detection signatures"),
+    "config": gettext_lazy("Helm chart"),
     "versions": gettext_lazy("versions the claims hold for"),
     "contract_versions": gettext_lazy("contract versions"),
     "project.name": gettext_lazy("project name"),
@@ -161,7 +162,7 @@ def decisions_pin_unpinned() -> int:
 def _row_changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, dict[str, Any]]:
     changes = {}
     for name in sorted(set(old) | set(new)):
-        if name == "project":
+        if name == "project" or name not in old:  # a field rows gained after the pin
             continue
         if old.get(name) != new.get(name):
             changes[name] = {"old": old.get(name), "new": new.get(name)}

@@ -12,7 +12,7 @@ from django.conf import settings
 
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
-from evaluations.configgen.model import DecisionFacts, RowFacts
+from evaluations.configgen.model import Chart, DecisionFacts, RowFacts
 from tests.factories import builtin_rows
 
 
@@ -45,6 +45,7 @@ def row_facts(ref: str) -> RowFacts:
         provides=tuple(placement.get("provides") or ()),
         version=str(placement.get("project_version") or ""),
         docs=str(placement.get("homepage") or ""),
+        chart=Chart.of(placement.get("config")),
     )
 
 

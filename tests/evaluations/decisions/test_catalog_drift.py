@@ -348,3 +348,22 @@ def test_a_drift_check_lost_with_the_broker_is_sent_again_by_the_sweep(
     # Checked now: the next sweep has nothing to send.
     with django_capture_on_commit_callbacks(execute=True):
         assert jobs_recover(now=now)["catalog_drift"] == {"republished": 0}
+
+
+def test_a_pin_older_than_a_field_rows_gained_is_not_a_change(approved):
+    """Rows gained `config` (their Helm chart) after decisions were pinned: a pin without the
+    field compares as it did, with no change and no re-review."""
+    from evaluations.models import Decision
+
+    decision = Decision.objects.get(evaluation=approved)
+    old = {
+        ref: {k: v for k, v in row.items() if k != "config"}
+        for ref, row in decision.approved_rows.items()
+    }
+    Decision.objects.filter(pk=decision.pk).update(approved_rows=old)
+
+    catalog_drift_check()
+
+    evaluation = Evaluation.objects.get(pk=approved.pk)
+    assert evaluation.state == State.APPROVED
+    assert evaluation.catalog_drift == {}
