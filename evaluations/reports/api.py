@@ -12,6 +12,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 
 from catalog.api.serializers import ErrorSerializer
+from ecomap.parsers import BoundedJSONParser
 from evaluations import selectors
 from evaluations.errors import EvaluationError
 from evaluations.reports import services as reports
@@ -98,6 +99,9 @@ class ReportViewSet(mixins.ListModelMixin, mixins.RetrieveModelMixin, viewsets.G
 
     serializer_class = ReportSerializer
     filter_backends: list = []
+    # JSON only: a form or multipart body that parses to nothing would pass for "no options"
+    # (schemathesis sent `None` as multipart and got 202); no body at all still asks a report.
+    parser_classes = [BoundedJSONParser]
 
     def evaluation(self):
         if not hasattr(self, "_evaluation"):

@@ -39,7 +39,10 @@ from evaluations.services import evaluation_create
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 
-pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
+# reset_sequences: the ids the stateful phase follows (evaluation 100, report 13, ...) start from
+# 1 whatever ran before, so which operations the run reaches does not depend on the suite's order
+# (a CI run once reached POST /evaluations/100/reports/ and another did not).
+pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True, reset_sequences=True)]
 
 SCHEMATHESIS = Path(sys.executable).with_name("schemathesis")
 MAX_EXAMPLES = int(os.environ.get("SCHEMATHESIS_MAX_EXAMPLES", "20"))

@@ -408,6 +408,20 @@ def test_the_api_builds_with_the_placement_cards_on_request(
     assert Report.objects.get(pk=response.json()["id"]).with_cards
 
 
+def test_the_api_refuses_a_body_that_is_not_a_json_object(evaluation, cast):
+    """The request body is an object of options (OpenAPI); `null`, or a form that parses to
+    nothing, is not one and is refused, not taken for "no options" (schemathesis ST201)."""
+    client = api(cast.bob)
+    url = f"/api/v1/evaluations/{evaluation.pk}/reports/"
+
+    null = client.post(url, data="null", content_type="application/json")
+    multipart = client.post(url, {"with_cards": "yes"}, format="multipart")
+
+    assert null.status_code == 400
+    assert multipart.status_code == 415
+    assert not Report.objects.exists()
+
+
 def test_the_api_refuses_a_build_to_a_viewer(evaluation, cast):
     response = api(cast.dave).post(f"/api/v1/evaluations/{evaluation.pk}/reports/")
 
