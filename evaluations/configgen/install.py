@@ -18,6 +18,8 @@ from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile
 
 INSTALL_SCRIPT = "install-script"
 INSTALL_PATH = "install.sh"
+DEVICE_PLUGIN_CONFIGMAP = "ecomap-device-plugin-config"
+MIG_PARTED_CONFIGMAP = "ecomap-mig-parted-config"
 
 
 # How EcoMap's generated files reach a chart: the values file of that kind with -f, and
@@ -28,7 +30,7 @@ VALUES_KIND = {
     "hami": "hami-values",
     "amd-gpu-operator": "amd-gpu-operator-values",
 }
-SETTINGS = {"nvidia-device-plugin": (("config.name", "ecomap-device-plugin-config"),)}
+SETTINGS = {"nvidia-device-plugin": (("config.name", DEVICE_PLUGIN_CONFIGMAP),)}
 # Where the NVIDIA ConfigMaps go when the decided row states no chart (the charts' namespaces).
 CONFIGMAP_NAMESPACE = {
     "nvidia-gpu-operator": "gpu-operator",
@@ -53,8 +55,6 @@ PREREQUISITES = {
     "amd-gpu-operator": "the AMD GPU Operator needs cert-manager: install it first as "
     "https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md#L40-L56 says",
 }
-DEVICE_PLUGIN_CONFIGMAP = "ecomap-device-plugin-config"
-MIG_PARTED_CONFIGMAP = "ecomap-mig-parted-config"
 
 
 @dataclass(frozen=True, slots=True)

@@ -239,3 +239,20 @@ def test_round_trip_config_says_why_a_cluster_past_the_checks_limits_is_not_chec
 
     with pytest.raises(CommandError, match="cannot be checked: .*30,000 nodes; at most 20,000"):
         call_command("round_trip_config", str(evaluation.pk))
+
+
+def test_the_namespaces_the_generators_write_into_are_the_charts_namespaces():
+    """The ConfigMaps and DeviceConfigs are written into the namespace the chart installs into,
+    as the catalog rows state it; the constants used when a row states no chart agree."""
+    from evaluations.configgen.generate_amd import AMD_NAMESPACE
+    from evaluations.configgen.install import CONFIGMAP_NAMESPACE
+
+    assert row_facts("amd-gpu-operator/deviceconfig").chart.namespace == AMD_NAMESPACE
+    assert (
+        row_facts("nvidia-gpu-operator/clusterpolicy").chart.namespace
+        == (CONFIGMAP_NAMESPACE["nvidia-gpu-operator"])
+    )
+    assert (
+        row_facts("nvidia-device-plugin/whole-gpu").chart.namespace
+        == (CONFIGMAP_NAMESPACE["nvidia-device-plugin"])
+    )
