@@ -80,6 +80,22 @@ def test_the_project_page_shows_each_row_as_a_template_card_with_evidence(bob_cl
     assert "Main promise" in content
 
 
+def test_the_project_page_says_how_generated_configuration_installs_a_row(
+    bob_client, builtin_catalog
+):
+    """HAMi's rows state the chart its v2.10.0 README installs (hami-charts/hami, kube-system)."""
+    content = bob_client.get(reverse("catalog:project-detail", args=["hami"])).content.decode()
+
+    assert "Installed by generated configuration" in content
+    assert "helm upgrade --install hami hami-charts/hami -n kube-system" in content
+    assert 'href="https://github.com/Project-HAMi/HAMi/blob/v2.10.0/README.md"' in content
+    bob_client.cookies["django_language"] = "zh-hans"
+    chinese = bob_client.get(reverse("catalog:project-detail", args=["hami"])).content.decode()
+    assert "生成的部署配置如何安装它" in chinese
+    opencost = bob_client.get(reverse("catalog:project-detail", args=["opencost"])).content
+    assert "helm upgrade" not in opencost.decode()  # a row without a chart says nothing
+
+
 def test_an_unknown_project_is_404(bob_client):
     assert bob_client.get(reverse("catalog:project-detail", args=["nope"])).status_code == 404
 
