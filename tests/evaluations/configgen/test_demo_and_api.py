@@ -131,3 +131,20 @@ def test_the_schema_documents_the_config_endpoint_and_its_errors(demo, client):
 
     operation = schema["paths"]["/api/v1/evaluations/{id}/config/"]["get"]
     assert {"200", "401", "404", "409"} <= set(operation["responses"])
+
+
+def test_a_decision_pinned_before_rows_stated_their_chart_still_installs_them(demo):
+    """Approved before catalog rows had `config`: its pinned rows carry none, and install.sh
+    reads the charts from the catalog as it stands, at the pinned versions."""
+    evaluation = Evaluation.objects.get(state="approved", title=INFERENCE["title"])
+    decision = Decision.objects.get(evaluation=evaluation)
+    pinned = {
+        ref: {k: v for k, v in row.items() if k != "config"}
+        for ref, row in decision.approved_rows.items()
+    }
+    Decision.objects.filter(pk=decision.pk).update(approved_rows=pinned)
+
+    script = next(f for f in evaluation_config(evaluation) if f.path == "install.sh").content
+
+    assert "helm upgrade --install hami hami-charts/hami --version 2.10.0" in script
+    assert "helm upgrade --install gpu-operator nvidia/gpu-operator --version v26.7.0" in script
