@@ -156,7 +156,7 @@ def config_drift_of(snapshot: Snapshot, evaluation: Evaluation) -> ConfigDrift |
     try:
         files = evaluation_config(evaluation)
     except ConfigUnavailable as error:
-        return ConfigDrift(unavailable=error.message)
+        return ConfigDrift(unavailable=error.reason)
     return ConfigDrift(items=config_drift(files, snapshot))
 
 

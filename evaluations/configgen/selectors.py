@@ -22,9 +22,14 @@ CONFIG_CACHE_SECONDS = 24 * 3600
 
 
 class ConfigUnavailable(EvaluationError):
-    """No decision yet, or one that cannot be turned into configuration (the message says why)."""
+    """No decision yet, or one that cannot be turned into configuration (the message says why;
+    `reason`, the why alone, for a page whose heading already says there is no configuration)."""
 
     status = 409
+
+    def __init__(self, message: str, *, reason: str = "") -> None:
+        super().__init__(message)
+        self.reason = reason or message
 
 
 def _said(error: Exception) -> str:
@@ -140,7 +145,7 @@ def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
         cache.set(key, outcome, CONFIG_CACHE_SECONDS)
     kind, value = outcome
     if kind == "refused":
-        raise ConfigUnavailable(_("No configuration: %(reason)s", reason=value))
+        raise ConfigUnavailable(_("No configuration: %(reason)s", reason=value), reason=value)
     if kind == "failed":
         raise ConfigUnavailable(
             _("The generated configuration failed its checks: %(problem)s", problem=value)

@@ -26,7 +26,7 @@ def evaluation_configuration_view(request, pk: int):
     try:
         files = evaluation_config(evaluation)
     except ConfigUnavailable as exc:  # the API's 409: shown as the page's message
-        reason = exc.message  # an engine sentence: the template says it in the reader's language
+        reason = exc.reason  # an engine sentence: the template says it in the reader's language
     archive = reverse("evaluations-api:evaluation-config-archive", args=[evaluation.pk])
     return render(
         request,
