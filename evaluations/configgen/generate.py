@@ -28,6 +28,7 @@ from evaluations.configgen.model import (
     Document,
     GeneratedFile,
     Pool,
+    unknown_model,
 )
 from evaluations.configgen.names import k8s_name
 
@@ -99,14 +100,7 @@ def _refuse_mig_without_geometry(facts: DecisionFacts, pool: Pool) -> None:
         return
     said = facts.profile.gpu_model
     if pool.cluster.model is None:
-        why = (
-            _(
-                "step 1 names GPU model %(model)s, which is not in EcoMap's GPU facts",
-                model=repr(said),
-            )
-            if said
-            else _("step 1 names no GPU model")
-        )
+        why = unknown_model(said)
         raise ConfigRefused(
             _(
                 "pool %(pool)s is decided for MIG, and a MIG layout depends on the GPU model: "

@@ -50,6 +50,7 @@ from evaluations.configgen.model import (
     Document,
     GeneratedFile,
     Pool,
+    unknown_model,
 )
 from evaluations.configgen.names import k8s_name
 
@@ -148,14 +149,7 @@ def refuse_partitions_without_layout(pool: Pool, said: str | None) -> None:
         return
     model = pool.cluster.model
     if model is None:
-        why = (
-            _(
-                "step 1 names GPU model %(model)s, which is not in EcoMap's GPU facts",
-                model=repr(said),
-            )
-            if said
-            else _("step 1 names no GPU model")
-        )
+        why = unknown_model(said)
         raise ConfigRefused(
             _(
                 "pool %(pool)s is decided for AMD GPU partitions, and a partition layout depends "

@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 
 from catalog.engine.profile import Profile
-from catalog.engine.text import Text
+from catalog.engine.text import Text, _
 from evaluations.capacity.sizing import Cluster, PoolSize
 from evaluations.configgen.names import comment_text
 
@@ -20,6 +20,15 @@ GLOB = set("*?[")
 
 class ConfigRefused(ValueError):
     """The decision cannot be turned into configuration; the message says why."""
+
+
+def unknown_model(said: str | None) -> Text:
+    """Why step 1's GPU model gives no layout (MIG or AMD partitions): `said` as typed."""
+    if said:
+        return _(
+            "step 1 names GPU model %(model)s, which is not in EcoMap's GPU facts", model=repr(said)
+        )
+    return _("step 1 names no GPU model")
 
 
 @dataclass(frozen=True, slots=True)

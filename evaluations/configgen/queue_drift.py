@@ -5,14 +5,14 @@ Python, the quantities read as Kubernetes quantities."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any
 
 from catalog.engine.cluster.detect import as_list, as_mapping
 from catalog.engine.cluster.report import ERROR, INFO, WARNING
 from catalog.engine.cluster.snapshot import Snapshot
-from catalog.engine.text import _
+from catalog.engine.text import Text, _
 from evaluations.configgen.model import Drift, GeneratedFile
 
 _QUANTITY = re.compile(r"^(?P<number>\d+(?:\.\d+)?)(?P<suffix>[KMGTPE]i|[kMGTPE]|m)?$")
@@ -138,10 +138,37 @@ def volcano_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
     if not snapshot.collected("queues"):
         message = _("The snapshot holds no Volcano queues (not collected): not compared.")
         return [Drift(file.path, message, INFO, compared=False)]
+
+    def compare(name: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> list[Drift]:
+        return [
+            item
+            for field in ("deserved", "capability")
+            for item in _volcano_field_drift(file.path, name, field, data["spec"], spec)
+        ]
+
+    return _each_queue(
+        file,
+        snapshot.items("queues"),
+        "scheduling.volcano.sh/",
+        lambda name: _("Volcano queue %(queue)s is missing from the cluster.", queue=name),
+        compare,
+    )
+
+
+def _each_queue(
+    file: GeneratedFile,
+    cluster: Sequence[Mapping[str, Any]],
+    group: str,
+    missing: Callable[[str], Text],
+    compare: Callable[[str, Mapping[str, Any], Mapping[str, Any]], list[Drift]],
+) -> list[Drift]:
+    """Each generated Queue of `file`, in its order, against the cluster's of the same name in
+    API group `group`: an error `missing(name)` when the cluster lacks it, else what
+    `compare(name, generated data, cluster spec)` finds."""
     queues = {
         str(as_mapping(q.get("metadata")).get("name")): q
-        for q in snapshot.items("queues")
-        if str(q.get("apiVersion", "")).startswith("scheduling.volcano.sh/")
+        for q in cluster
+        if str(q.get("apiVersion", "")).startswith(group)
     }
     items = []
     for document in file.documents:
@@ -151,12 +178,9 @@ def volcano_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
         name = str(data["metadata"]["name"])
         have = queues.get(name)
         if have is None:
-            message = _("Volcano queue %(queue)s is missing from the cluster.", queue=name)
-            items.append(Drift(file.path, message, ERROR))
-            continue
-        spec = as_mapping(have.get("spec"))
-        for field in ("deserved", "capability"):
-            items += _volcano_field_drift(file.path, name, field, data["spec"], spec)
+            items.append(Drift(file.path, missing(name), ERROR))
+        else:
+            items += compare(name, data, as_mapping(have.get("spec")))
     return items
 
 
@@ -205,23 +229,9 @@ def kai_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
     if not snapshot.collected("kaiqueues"):
         message = _("The snapshot holds no KAI Scheduler queues (not collected): not compared.")
         return [Drift(file.path, message, INFO, compared=False)]
-    queues = {
-        str(as_mapping(q.get("metadata")).get("name")): q
-        for q in snapshot.items("kaiqueues")
-        if str(q.get("apiVersion", "")).startswith("scheduling.run.ai/")
-    }
-    items = []
-    for document in file.documents:
-        data = document.data
-        if data.get("kind") != "Queue":
-            continue
-        name = str(data["metadata"]["name"])
-        have = queues.get(name)
-        if have is None:
-            message = _("KAI queue %(queue)s is missing from the cluster.", queue=name)
-            items.append(Drift(file.path, message, ERROR))
-            continue
-        spec = as_mapping(have.get("spec"))
+
+    def compare(name: str, data: Mapping[str, Any], spec: Mapping[str, Any]) -> list[Drift]:
+        items = []
         wanted_parent = data["spec"].get("parentQueue") or ""
         parent = str(spec.get("parentQueue") or "")
         if parent != wanted_parent:
@@ -236,7 +246,15 @@ def kai_queue_drift(file: GeneratedFile, snapshot: Snapshot) -> list[Drift]:
         gpu = as_mapping(as_mapping(spec.get("resources")).get("gpu"))
         for field in KAI_GPU_FIELDS:
             items += _kai_gpu_drift(file.path, name, field, data["spec"]["resources"]["gpu"], gpu)
-    return items
+        return items
+
+    return _each_queue(
+        file,
+        snapshot.items("kaiqueues"),
+        "scheduling.run.ai/",
+        lambda name: _("KAI queue %(queue)s is missing from the cluster.", queue=name),
+        compare,
+    )
 
 
 def _kai_gpu_drift(path, queue, field, generated, have) -> list[Drift]:
