@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
 from catalog.engine.express import unexpressed, unexpressed_words
+from catalog.engine.fleet import Tenant
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
@@ -110,16 +111,21 @@ def may_share_across_tenants(rule: str, shared: Mapping[str, str]) -> bool:
 
 
 def tenant_fit(
-    pools: Mapping[str, list[Row]], profile: Profile, declared: Mapping[str, str]
+    pools: Mapping[str, list[Row]],
+    profile: Profile,
+    declared: Mapping[str, str],
+    pool_tenants: Mapping[str, Sequence[Tenant] | None] | None = None,
 ) -> list[Finding]:
     """Pools whose GPUs several tenants share against the profile's rule: a blocking gap.
 
-    A pool the decision does not declare as serving one tenant is taken to serve them all."""
+    A pool the decision does not declare as serving one tenant is taken to serve them all; a
+    pool serving named tenants follows the strictest rule among them."""
     if profile.tenancy != "multi":
         return []
-    rule = profile.tenant_rule
     findings = []
     for name, members in sorted(pools.items()):
+        tenants = (pool_tenants or {}).get(name)
+        rule = profile.rule_for(tenants) if tenants is not None else profile.tenant_rule
         sharers = [
             r for r in members if r.layer == "data_plane" and r.resource_units & SHARING_UNITS
         ]
@@ -184,6 +190,17 @@ def tenant_fit(
 
 # The sharing feature (gpus.yaml) a row presenting hardware partitions needs, per vendor.
 PARTITION_FEATURE = {"nvidia": "mig", "amd": "amd_compute_partition"}
+
+
+def fleet_gpu_fit(rows: Sequence[Row], models: Sequence[GpuModel]) -> list[Finding]:
+    """`gpu_fit` for a cluster of several GPU models whose pools are not tied to node groups:
+    a row is a gap only where no model could use it."""
+    findings = []
+    for row in rows:
+        each = [gpu_fit([row], model) for model in models]
+        if each and all(each):
+            findings.extend(each[0])
+    return findings
 
 
 def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:

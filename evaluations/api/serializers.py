@@ -535,6 +535,26 @@ class PoolDetailSerializer(serializers.Serializer):
     acceptance_checks = serializers.ListField(
         child=serializers.CharField(), help_text="the checks that test this pool"
     )
+    node_group = serializers.CharField(
+        allow_null=True, help_text="the node group the pool lives on (profile v2)"
+    )
+    gpu_model = serializers.CharField(
+        allow_null=True, help_text="that group's GPU model as the GPU facts name it, if known"
+    )
+    tenants = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the named tenants whose work the pool runs ([] when the profile names none)",
+    )
+    demand = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="the tenants' demand that lands in this pool: {tenant, workload, gpus | "
+        "replicas [+ gpus_per_replica | mig_profile], when}",
+    )
+
+
+class LeftOutSerializer(serializers.Serializer):
+    row = serializers.CharField(help_text="project/key of a row kept out of the search")
+    reason = serializers.CharField()
 
 
 class RecommendationSerializer(serializers.Serializer):
@@ -553,3 +573,19 @@ class RecommendationSerializer(serializers.Serializer):
         child=PoolDetailSerializer(), help_text="pool name → what the pool is"
     )
     report = RecommendationField()
+
+
+class RankingSerializer(serializers.Serializer):
+    """Ranked stacks and what the search left out (DESIGN.md, profile v2)."""
+
+    stacks = RecommendationSerializer(many=True)
+    left_out = LeftOutSerializer(many=True, help_text="rows kept out of the search, and why")
+    unknown_models = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="node groups' GPU models not in the GPU facts: vendor-specific rows withheld",
+    )
+    notes = serializers.ListField(
+        child=serializers.CharField(), help_text="what the page says above the list"
+    )
+    complete = serializers.BooleanField(help_text="false when the search budget stopped it")
+    examined = serializers.IntegerField(help_text="stacks drafted")

@@ -94,7 +94,8 @@ def _score_pool(
 
     cost = 0.0
     serving = [k for k in plan.workloads if k not in BATCH_KINDS]
-    if serving and (profile.tenancy == "multi" or weights["cost"] > 1.0):
+    shared_by_tenants = profile.tenancy == "multi" and plan.tenant_count(profile) > 1
+    if serving and (shared_by_tenants or weights["cost"] > 1.0):
         if facts.tenant_sharing == "across_tenants":
             cost += 1.0
             if out.words:
@@ -108,7 +109,7 @@ def _score_pool(
                 )
         elif facts.tenant_sharing == "within_tenant":
             cost += 1.0
-            if profile.tenancy == "multi":
+            if shared_by_tenants:
                 cost -= 1.0  # a pool per tenant: idle GPUs of one cannot serve another
                 if out.words:
                     out.notes.append(
@@ -116,7 +117,7 @@ def _score_pool(
                             "%(where)s is one pool per tenant%(count)s: GPUs idle in one tenant's "
                             "pool cannot serve another",
                             where=where,
-                            count=_(" (%(n)s pools)", n=profile.tenant_count)
+                            count=_(" (%(n)s pools)", n=plan.tenant_count(profile))
                             if profile.tenant_count
                             else "",
                         )
@@ -219,7 +220,7 @@ def _score_governor(
     governor = draft.governor
     if governor is None:
         return 0.0
-    score = 0.0
+    score = _installed_governor(index, governor, profile, weights, out)
     covered = needs.enforcement_points & governor.enforcement_points
     if needs.enforcement_points:
         score += 2.0 * len(covered) / len(needs.enforcement_points)
@@ -301,6 +302,37 @@ def _score_governor(
                 _("%(row)s places distributed training by topology", row=governor.label)
             )
     return score
+
+
+# Replacing the governor the cluster runs moves every queue, quota and workload to another
+# system: a migration, weighed like a strong compatibility cost (an equal stack keeping the
+# installed one always ranks above).
+MIGRATION_PENALTY = 1.5
+
+
+def _installed_governor(
+    index: _Index, governor: Row, profile: Profile, weights: dict[str, float], out: _Verdict
+) -> float:
+    """The installed governor is the default: keeping it is said, replacing it costs."""
+    versions = profile.installed_versions
+    installed = sorted(set(versions) & index.governing_projects)
+    if not installed:
+        return 0.0
+    named = ", ".join(f"{slug} {versions[slug]}" if versions[slug] else slug for slug in installed)
+    if governor.project in installed:
+        if out.words:
+            out.fits.append(_("keeps the installed %(installed)s", installed=named))
+        return 0.0
+    if out.words:
+        out.missing.append(
+            _(
+                "replaces the installed %(installed)s with %(row)s: a migration (queues, quotas "
+                "and running workloads move to the new system, and the old one is removed)",
+                installed=named,
+                row=governor.label,
+            )
+        )
+    return -MIGRATION_PENALTY * weights["compatibility"]
 
 
 def _isolation_breaches(draft: _Draft, profile: Profile, index: _Index) -> list[str]:
