@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from itertools import product
 from typing import Any
 
-from catalog.engine.fit import PARTITION_FEATURE
+from catalog.engine.fit import PARTITION_FEATURE, presents_other_devices
 from catalog.engine.gpus import GpuModel, gpu_model_find
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
@@ -314,11 +314,13 @@ def _gpu_filter(rows: Sequence[Row], model: GpuModel | None) -> tuple[list[Row],
     """The rows a stack for `model` may use, and what was left out with the model's fact."""
     if model is None:
         return list(rows), []
-    kept, wrong_vendor, no_partitions = [], {}, {}
+    kept, wrong_vendor, other_devices, no_partitions = [], {}, {}, {}
     feature = PARTITION_FEATURE.get(model.vendor)
     for row in rows:
         if not row.serves(model.vendor):
             wrong_vendor.setdefault(row.project, []).append(row.key)
+        elif presents_other_devices(row, model):
+            other_devices.setdefault(row.project, []).append(row.key)
         elif (
             row.layer == "data_plane"
             and feature is not None
@@ -339,6 +341,19 @@ def _gpu_filter(rows: Sequence[Row], model: GpuModel | None) -> tuple[list[Row],
                 vendor=VENDOR_NAMES.get(model.vendor, model.vendor),
                 rows="; ".join(
                     f"{p} ({', '.join(keys)})" for p, keys in sorted(wrong_vendor.items())
+                ),
+            )
+        )
+    if other_devices:
+        left_out.append(
+            _(
+                "Left out because %(model)s is presented as %(interfaces)s (GPU facts): rows "
+                "presenting other %(vendor)s devices: %(rows)s",
+                model=model.name,
+                interfaces=", ".join(model.presented_as),
+                vendor=VENDOR_NAMES.get(model.vendor, model.vendor),
+                rows="; ".join(
+                    f"{p} ({', '.join(keys)})" for p, keys in sorted(other_devices.items())
                 ),
             )
         )
@@ -427,7 +442,8 @@ def recommend(
 ) -> Ranking:
     """Stacks from `rows` ranked against `profile`, best first; each passes the stack check.
 
-    Rows for another vendor's GPUs, or presenting partitions the profile's GPU model lacks, never
+    Rows for another vendor's GPUs, presenting other devices of the model's vendor (the Intel GPU
+    device plugin for a Gaudi), or presenting partitions the profile's GPU model lacks, never
     enter the search (`Ranking.left_out` says which, with the model's fact). The list holds
     stacks different in kind (never two variants of one project), and its first three the best
     stack of each of METHOD's shapes that makes sense for the profile.

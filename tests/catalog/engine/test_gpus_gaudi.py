@@ -1,4 +1,4 @@
-"""Intel Gaudi facts: the models load, teams' names find them, and how Kubernetes presents them.
+"""Intel Gaudi facts: the models load, teams' names find them, and Intel GPU presenters do not fit.
 
 Expectations cite the sources the facts file cites:
   GAUDI-ARCH   https://docs.habana.ai/en/latest/Gaudi_Overview/Gaudi_Architecture.html
@@ -22,7 +22,10 @@ from __future__ import annotations
 
 import pytest
 
+from catalog.engine.fit import gpu_fit, presents_other_devices
 from catalog.engine.gpus import _load_models, gpu_model_find, gpu_models
+from catalog.engine.rows import Row
+from tests.factories import builtin_rows
 
 
 def gaudi(key):
@@ -69,6 +72,37 @@ def test_gaudi_is_presented_as_the_gaudi_plugin_resource_or_the_gaudi_device_cla
             "resource:habana.ai/gaudi",
             "deviceclass:gaudi.intel.com",
         )
+
+
+def test_the_intel_gpu_presenters_do_not_present_a_gaudi_but_the_gaudi_dra_driver_does():
+    # INTEL-GPU: gpu.intel.com/i915 and /xe only; GAUDI-DRA: gaudi.intel.com
+    rows = builtin_rows(maintained_only=True)
+    gaudi3 = gaudi("gaudi3")
+    for other in (
+        "intel-gpu-device-plugin/whole-gpu",
+        "intel-gpu-device-plugin/shared-dev",
+        "intel-resource-drivers/gpu-kubelet-plugin",
+    ):
+        assert presents_other_devices(rows[other], gaudi3), other
+    assert not presents_other_devices(rows["intel-resource-drivers/gaudi-kubelet-plugin"], gaudi3)
+    # a vendor-neutral row and another vendor's row are judged elsewhere (Row.serves), not here
+    assert not presents_other_devices(rows["kubernetes-dra/resource-api"], gaudi3)
+    assert not presents_other_devices(rows["nvidia-device-plugin/whole-gpu"], gaudi3)
+
+
+def test_the_stack_check_blocks_an_intel_gpu_plugin_on_gaudi_nodes():
+    plugin = Row.create(
+        "intel-gpu-device-plugin",
+        "whole-gpu",
+        "data_plane",
+        functions={"present"},
+        vendors={"intel"},
+        provides={"resource:gpu.intel.com/xe"},
+        name="Intel GPU device plugin",
+    )
+    findings = gpu_fit([plugin], gaudi("gaudi3"))
+    assert [(f.aspect, f.status, f.blocking) for f in findings] == [("gpu", "gap", True)]
+    assert "presented as resource:habana.ai/gaudi" in str(findings[0].message)
 
 
 def test_presented_as_names_only_resources_or_device_classes(tmp_path):
