@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
 from catalog.engine.express import unexpressed, unexpressed_words
@@ -203,6 +204,22 @@ def fleet_gpu_fit(rows: Sequence[Row], models: Sequence[GpuModel]) -> list[Findi
     return findings
 
 
+def presents_other_devices(row: Row, model: GpuModel) -> bool:
+    """Whether `row` presents devices of the model's vendor, but not this model: a data-plane
+    presenter naming the vendor that provides none of the interfaces the GPU facts say the model
+    is presented as (the Intel GPU device plugin on Gaudi nodes). Never for a model without
+    `presented_as` or a vendor-neutral row."""
+    return (
+        bool(model.presented_as)
+        and row.layer == "data_plane"
+        and "present" in row.functions
+        and model.vendor in row.vendors
+        and not any(
+            fnmatchcase(ident, pattern) for ident in row.provides for pattern in model.presented_as
+        )
+    )
+
+
 def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:
     """Rows for another vendor's GPUs, and partitions the GPU model lacks: blocking gaps."""
     if model is None:
@@ -220,6 +237,23 @@ def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:
                         vendors=", ".join(sorted(row.vendors)),
                         model=model.name,
                         vendor=model.vendor,
+                    ),
+                    blocking=True,
+                )
+            )
+            continue
+        if presents_other_devices(row, model):
+            findings.append(
+                Finding(
+                    "gpu",
+                    "gap",
+                    _(
+                        "%(row)s presents other %(vendor)s devices; %(model)s is presented as "
+                        "%(interfaces)s (GPU facts)",
+                        row=row.label,
+                        vendor=model.vendor,
+                        model=model.name,
+                        interfaces=", ".join(model.presented_as),
                     ),
                     blocking=True,
                 )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from catalog.engine.baseline import baseline_offers
-from catalog.engine.fit import PARTITION_FEATURE, may_share_across_tenants
+from catalog.engine.fit import PARTITION_FEATURE, may_share_across_tenants, presents_other_devices
 from catalog.engine.fleet import Tenant
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import OFF_HOURS, Profile
@@ -140,7 +140,7 @@ class _PoolPlan:
             return not row.vendors
         if self.model is None:
             return True
-        if not row.serves(self.model.vendor):
+        if not row.serves(self.model.vendor) or presents_other_devices(row, self.model):
             return False
         return not (
             "mig_slice" in row.resource_units

@@ -19,7 +19,7 @@ from dataclasses import replace as dataclass_replace
 from itertools import product
 from typing import Any
 
-from catalog.engine.fit import PARTITION_FEATURE
+from catalog.engine.fit import PARTITION_FEATURE, presents_other_devices
 from catalog.engine.fleet import NodeGroup
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
@@ -374,6 +374,12 @@ class _Filtered:
         self.left_out_rows.append({"row": row.id, "reason": reason})
 
 
+def _other_devices(row: Row, models: Sequence[GpuModel]) -> bool:
+    """Whether every model of the row's vendor is presented otherwise than the row presents."""
+    mine = [model for model in models if model.vendor in row.vendors]
+    return bool(mine) and all(presents_other_devices(row, model) for model in mine)
+
+
 def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
     """The rows a stack for the profile's node groups may use, and what was left out with each
     model's fact. A row is kept when some group can use it; which group may is each pool's own
@@ -392,6 +398,7 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
     }
     named = ", ".join(model.name for model in models)
     wrong_vendor: dict[str, list[str]] = {}
+    other_devices: dict[str, list[str]] = {}
     unknown: dict[str, list[str]] = {}
     no_partitions: dict[str, list[str]] = {}
     why_vendor = _(
@@ -407,6 +414,13 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
             out.drop(unknown, row, why_unknown)
         elif row.vendors and models and not row.vendors & vendors:
             out.drop(wrong_vendor, row, why_vendor)
+        elif _other_devices(row, models):
+            out.drop(
+                other_devices,
+                row,
+                _("presents other devices than %(models)s is presented as (GPU facts)",
+                  models=named),
+            )  # fmt: skip
         elif (
             models
             and _only_partitions(row)
@@ -455,6 +469,18 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
                 model=named,
                 vendor=", ".join(sorted({VENDOR_NAMES.get(m.vendor, m.vendor) for m in models})),
                 rows=_rows_named(wrong_vendor),
+            )
+        )
+    if other_devices:
+        model = next(m for m in models if m.presented_as)
+        out.left_out.append(
+            _(
+                "Left out because %(model)s is presented as %(interfaces)s (GPU facts): rows "
+                "presenting other %(vendor)s devices: %(rows)s",
+                model=model.name,
+                interfaces=", ".join(model.presented_as),
+                vendor=VENDOR_NAMES.get(model.vendor, model.vendor),
+                rows=_rows_named(other_devices),
             )
         )
     if no_partitions:
@@ -578,11 +604,12 @@ def recommend(
 ) -> Ranking:
     """Stacks from `rows` ranked against `profile`, best first; each passes the stack check.
 
-    Rows for another vendor's GPUs, or presenting partitions the node groups' GPU models lack,
-    never enter the search (`Ranking.left_out` says which, with the model's fact). The list
-    holds stacks different in kind (never two variants of one project), and its first three the
-    best stack of each of METHOD's shapes that makes sense for the profile, then other data
-    planes; when the profile leaves fewer sound data planes than that, `Ranking.alike` says so.
+    Rows for another vendor's GPUs, presenting other devices of a model's vendor (the Intel GPU
+    device plugin for a Gaudi), or presenting partitions the node groups' GPU models lack, never
+    enter the search (`Ranking.left_out` says which, with the model's fact). The list holds
+    stacks different in kind (never two variants of one project), and its first three the best
+    stack of each of METHOD's shapes that makes sense for the profile, then other data planes;
+    when the profile leaves fewer sound data planes than that, `Ranking.alike` says so.
     """
     filtered = _gpu_filter(rows, profile)
     rows, left_out = filtered.rows, filtered.left_out
