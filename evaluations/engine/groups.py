@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from itertools import permutations, product
+from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
 from catalog.engine.fit import PARTITION_FEATURE
@@ -157,22 +158,49 @@ def place_on_groups(plans: tuple[Plan, ...], profile: Profile) -> tuple[Plan, ..
     pairs = sorted(best[2])
     placed: list[Plan] = []
     taken: set[str] = set()
+    biggest = max(groups, key=_size)
     for p, g in pairs:
-        spread = sum(1 for q, _g in pairs if q == p) > 1
-        name = _pool_name(plans[p], groups[g], spread, taken)
+        hosts = [groups[h] for q, h in pairs if q == p]
+        name = _pool_name(plans[p], groups[g], len(hosts) > 1, taken)
         taken.add(name)
-        placed.append(_on(plans[p], groups[g], name))
+        kinds = plans[p].workloads
+        if len(hosts) > 1:
+            # A plan on several groups trains only where training suits best: a copy on an
+            # inference card (L40S beside H100s) serves its other work.
+            home = max(hosts, key=lambda h: _affinity(_Kinds(BATCH_KINDS), h, biggest))
+            kinds = tuple(k for k in kinds if k not in BATCH_KINDS or groups[g] is home)
+        placed.append(_on(plans[p], groups[g], name, kinds or plans[p].workloads))
     return tuple(placed)
 
 
-def _on(plan: Plan, group: NodeGroup, name: str) -> Plan:
+class _Kinds:
+    """Work of some kinds, for asking `_affinity` where it suits best."""
+
+    def __init__(self, kinds: Iterable[str]) -> None:
+        self.workloads = tuple(kinds)
+        self.name = ""
+        self.tenants = None
+
+
+def _on(plan: Plan, group: NodeGroup, name: str, kinds: tuple[str, ...] | None = None) -> Plan:
     model = group.model
+    changes: dict[str, Any] = {}
+    if kinds is not None and kinds != plan.workloads:
+        units = plan.units  # type: ignore[attr-defined]
+        changes = {
+            "workloads": kinds,
+            "units": MappingProxyType({kind: units[kind] for kind in kinds}),
+            "tenants": None
+            if plan.tenants is None
+            else tuple(t for t in plan.tenants if set(t.workloads) & set(kinds)),
+        }
     return replace(
         plan,  # type: ignore[type-var]
         name=name,
         group=group.name,
         model=model,
         unknown_model=bool(group.gpu_model) and model is None,
+        **changes,
     )
 
 

@@ -147,6 +147,18 @@ def pool_checks(plan: _PoolPlan, facts: PoolFacts, profile: Profile) -> list[str
             _("a distributed job starts all its workers or none (gang scheduling)"),
             _("effect of the preemption policy on job success rate"),
         ]
+    needs = plan.model.multi_node_requires if plan.model is not None else ()
+    if kinds & BATCH_KINDS and any("ComputeDomain" in pattern for pattern in needs):
+        checks += [
+            _(
+                "a job across nodes gets one ComputeDomain: its pods receive IMEX channels and "
+                "land in one NVLink partition (node label nvidia.com/gpu.clique)"
+            ),
+            _(
+                "NCCL all-reduce bandwidth between nodes of one NVLink domain against the "
+                "Multi-Node NVLink rate the hardware is sold for"
+            ),
+        ]
     if "online_inference" in kinds:
         checks += [
             _("P99 latency against %(target)s under co-located load", target=_target(profile)),

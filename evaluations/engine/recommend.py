@@ -581,7 +581,12 @@ def _with_alternatives(
     observe), then the rest by score."""
     best_of_shape: dict[str, tuple[Recommendation, tuple[object, ...]]] = {}
     for _order, rec, sound, plane, _alternative in ranked:
-        if sound and rec.shape not in best_of_shape:
+        # The same data plane is not another shape's answer (see `plane` in recommend).
+        if (
+            sound
+            and rec.shape not in best_of_shape
+            and plane not in {known for _rec, known in best_of_shape.values()}
+        ):
             best_of_shape[rec.shape] = (rec, plane)
     top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:ALTERNATIVES]
     rest = [(rec, plane) for _order, rec, _sound, plane, _alt in ranked if (rec, plane) not in top]
@@ -698,7 +703,10 @@ def recommend(
         # A plane that cannot meter its pools is no alternative when the profile asks to observe.
         meters = all(_pool_signals(index, draft, plan.name) for plan in draft.plans)
         alternative = sound and (meters or "observability" not in profile.priorities)
-        placed = (order(verdict.score, draft), recommendation, sound, kind[:2], alternative)
+        # On several node groups, a one-pool shape is a pool per group and may give each group
+        # what a split shape gives it: there the data plane alone tells answers apart.
+        plane = kind[1] if len(profile.groups) > 1 else kind[:2]
+        placed = (order(verdict.score, draft), recommendation, sound, plane, alternative)
         if kind not in kinds or placed[0] < kinds[kind][0]:
             kinds[kind] = placed
             presenting[kind] = tuple(
@@ -741,9 +749,9 @@ def recommend(
                 break
     ranked = _with_alternatives(sorted(kinds.values(), key=lambda item: item[0]), limit)
     quota_drops = _unquoted(unquoted, [item[0] for item in kinds.values()], limit)
-    planes = _alternative_planes(kinds)
+    planes = {item[3] for item in kinds.values() if item[2]}
     alike = None
-    if kinds and len(planes) < min(ALTERNATIVES, len(ranked)):
+    if planes and len(planes) < min(ALTERNATIVES, len(ranked)):
         alike = _(
             "Only %(count)s data plane(s) are sound for this profile: the other stacks listed "
             "differ from them only in the control plane, an exporter or a variant of a unit",

@@ -295,6 +295,26 @@ def _score_governor(
         out.notes.append(
             _("%(row)s is tied to %(ids)s", row=governor.label, ids=", ".join(coupling))
         )
+    nvlink = [
+        plan.name
+        for plan in draft.plans
+        if plan.model is not None
+        and plan.model.multi_node_requires
+        and set(plan.workloads) & BATCH_KINDS
+    ]
+    if nvlink and TOPOLOGY not in governor.provides:
+        # A job placed across NVLink domains loses the fabric it was bought for: never an equal
+        # choice to a governor that places by topology.
+        score -= NVLINK_TOPOLOGY_PENALTY
+        if out.words:
+            out.missing.append(
+                _(
+                    "%(row)s does not place jobs by topology: a job across nodes of pool "
+                    "%(pools)s may span NVLink domains",
+                    row=governor.label,
+                    pools=", ".join(nvlink),
+                )
+            )
     if "training" in profile.workload_types and TOPOLOGY in governor.provides:
         score += 0.5
         if out.words:
@@ -308,6 +328,8 @@ def _score_governor(
 # system: a migration, weighed like a strong compatibility cost (an equal stack keeping the
 # installed one always ranks above).
 MIGRATION_PENALTY = 1.5
+# Multi-node training on NVLink domains (GB200 NVL72) under a governor blind to topology.
+NVLINK_TOPOLOGY_PENALTY = 3.0
 
 
 def _installed_governor(
