@@ -254,6 +254,14 @@ class Profile:
         if tenants:
             tenant_count = len(tenants)
         tenancy = _one_of(data, "tenancy", TENANCIES)
+        if tenancy == "single" and len(tenants) > 1:
+            # Named here, so a step-1 save drops the tenancy and keeps the tenants.
+            raise ValueError(
+                _(
+                    "tenancy: single contradicts the %(count)s tenants named",
+                    count=len(tenants),
+                )
+            )
         if tenancy == "single" and tenant_count is not None and tenant_count > 1:
             raise ValueError(
                 _(

@@ -3,6 +3,8 @@ fits, what is missing, the acceptance checks of its shape)."""
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
+
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport
@@ -382,6 +384,32 @@ def _isolation_breaches(draft: _Draft, profile: Profile, index: _Index) -> list[
     return breaches
 
 
+def _uncosted(draft: _Draft) -> list[tuple[str, list[str]]]:
+    """(pool, resources) its presenters advertise that the cost row's accounting cannot read
+    (OpenCost costs nvidia.com/gpu requests, not MIG profiles or HAMi's memory shares)."""
+    watcher = draft.watcher
+    if watcher is None:
+        return []
+    reads = [a for a in watcher.accepts if a.startswith("resource:")]
+    if not reads:
+        return []
+    blind = []
+    for plan in draft.plans:
+        advertised = sorted(
+            {
+                ident.removeprefix("resource:")
+                for row in draft.bundles.get(plan.name) or [draft.presenters[plan.name]]
+                if row.layer == "data_plane"
+                for ident in row.provides
+                if ident.startswith("resource:")
+                and not any(fnmatchcase(ident, a) or fnmatchcase(a, ident) for a in reads)
+            }
+        )
+        if advertised:
+            blind.append((plan.name, advertised))
+    return blind
+
+
 def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) -> _Verdict:
     """Everything the score owes to the draft itself; the stack check can only lower it."""
     weights = _weights(profile)
@@ -397,8 +425,28 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     out.score += _score_cluster(draft, profile, weights, out)
     if needs.visibility:
         if draft.watcher is not None:
-            out.score += weights["cost"]
-            out.fits.append(_("%(row)s gives cost and usage visibility", row=draft.watcher.label))
+            blind = _uncosted(draft)
+            out.score += weights["cost"] * (0.5 if blind else 1.0)
+            if blind:
+                out.missing.extend(
+                    _(
+                        "%(row)s cannot cost pool %(pool)s's %(resources)s: its GPU accounting "
+                        "reads only %(reads)s, so that pool's use is not charged per tenant",
+                        row=draft.watcher.label,
+                        pool=pool,
+                        resources=", ".join(resources),
+                        reads=", ".join(
+                            a.removeprefix("resource:")
+                            for a in draft.watcher.accepts
+                            if a.startswith("resource:")
+                        ),
+                    )
+                    for pool, resources in blind
+                )
+            else:
+                out.fits.append(
+                    _("%(row)s gives cost and usage visibility", row=draft.watcher.label)
+                )
         else:
             out.missing.append(_("no platform row gives cost and usage visibility"))
     out.score -= _PER_COMPONENT * len(draft.rows())

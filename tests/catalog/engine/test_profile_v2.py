@@ -193,8 +193,11 @@ def test_named_tenants_contradict_a_different_count_and_a_single_tenancy():
     two = [{"name": "a", "workloads": ["training"]}, {"name": "b", "workloads": ["training"]}]
     with pytest.raises(ValueError, match="^tenant_count: 3 contradicts the 2 tenants named"):
         Profile.from_dict({"tenants": two, "tenant_count": 3})
-    with pytest.raises(ValueError, match="single-tenant"):
+    with pytest.raises(ValueError, match="^tenancy: single contradicts the 2 tenants named"):
         Profile.from_dict({"tenants": two, "tenancy": "single"})
+    # A step-1 save keeps the tenants and drops the tenancy they contradict.
+    valid, errors = profile_valid_fields({"tenants": two, "tenancy": "single"})
+    assert list(errors) == ["tenancy"] and valid == {"tenants": two}
 
 
 def test_a_pool_follows_the_strictest_rule_of_the_tenants_it_serves():
