@@ -291,17 +291,19 @@ class FleetForms:
     as the profile's `node_groups`, `tenants` and `installed`, with errors by row."""
 
     def __init__(self, data: Mapping[str, Any] | None, profile: Mapping[str, Any]) -> None:
+        # A POST is read as posted: with the stored rows as initial, Django would skip a posted
+        # row equal to its stored one (an extra form that "has not changed").
+        stored = {name: list(profile.get(name) or []) if data is None else None
+                  for name in FLEET_FIELDS}  # fmt: skip
         installed = list(profile.get("installed") or [])
         self.node_groups = NodeGroupFormSet(
-            data, prefix="node_groups", initial=list(profile.get("node_groups") or [])
+            data, prefix="node_groups", initial=stored["node_groups"]
         )
-        self.tenants = TenantFormSet(
-            data, prefix="tenants", initial=list(profile.get("tenants") or [])
-        )
+        self.tenants = TenantFormSet(data, prefix="tenants", initial=stored["tenants"])
         self.installed = InstalledFormSet(
             data,
             prefix="installed",
-            initial=installed,
+            initial=stored["installed"],
             form_kwargs={
                 "project_choices": project_choices([item.get("project") for item in installed])
             },
