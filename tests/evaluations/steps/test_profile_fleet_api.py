@@ -70,9 +70,7 @@ def test_a_tenant_name_that_is_not_a_kubernetes_name_answers_400(cast, evaluatio
     assert "tenants" in json.dumps(response.json())
 
 
-def test_a_demand_for_work_the_tenant_does_not_run_answers_400_naming_the_entry(
-    cast, evaluation
-):
+def test_a_demand_for_work_the_tenant_does_not_run_answers_400_naming_the_entry(cast, evaluation):
     line = {"workload": "training", "gpus": 4}
     tenants = [{**TENANTS[0], "demand": [line]}, *TENANTS[1:]]
 

@@ -60,7 +60,10 @@ ANSWERS = {
 
 def rows(prefix: str, items: list[dict[str, Any]]) -> dict[str, Any]:
     """`items` as the page posts a formset: the management form and one key per control."""
-    data: dict[str, Any] = {f"{prefix}-TOTAL_FORMS": str(len(items)), f"{prefix}-INITIAL_FORMS": "0"}
+    data: dict[str, Any] = {
+        f"{prefix}-TOTAL_FORMS": str(len(items)),
+        f"{prefix}-INITIAL_FORMS": "0",
+    }
     for index, item in enumerate(items):
         for key, value in item.items():
             if key == "demand":
@@ -266,12 +269,8 @@ def test_the_engine_error_is_said_in_chinese(client, cast, evaluation):
 # Rows added and removed without JavaScript
 
 
-def test_add_a_node_group_shows_a_new_empty_row_and_keeps_what_was_typed(
-    client, cast, evaluation
-):
-    response = post(
-        client, cast.bob, evaluation, {**page_data(), "fleet": "add:node_groups"}
-    )
+def test_add_a_node_group_shows_a_new_empty_row_and_keeps_what_was_typed(client, cast, evaluation):
+    response = post(client, cast.bob, evaluation, {**page_data(), "fleet": "add:node_groups"})
 
     assert response.status_code == 200
     groups = response.context["form"].fleet.node_groups
@@ -326,9 +325,7 @@ def test_remove_a_tenant_keeps_the_others_with_their_demand(client, cast, evalua
 
 
 def test_add_and_remove_a_demand_line_of_one_tenant(client, cast, evaluation):
-    response = post(
-        client, cast.bob, evaluation, {**page_data(), "fleet": "add:tenants-1-demand"}
-    )
+    response = post(client, cast.bob, evaluation, {**page_data(), "fleet": "add:tenants-1-demand"})
     assert len(response.context["form"].fleet.tenants.forms[1].demand.forms) == 2
 
     post(client, cast.bob, evaluation, {**page_data(), "fleet": "remove:tenants-1-demand-0"})
