@@ -129,7 +129,7 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
             (_("Workload mix"), workload_mix_in_words(profile.get("workload_mix"))),
             (_("When each workload runs"), time_windows_in_words(profile.get("time_windows"))),
             *(
-                (FLEET_LABELS[name], fleet_in_words(name, profile.get(name)))
+                (str(FLEET_LABELS[name]), fleet_in_words(name, profile.get(name)))
                 for name in ("node_groups", "tenants", "installed")
             ),
         )
