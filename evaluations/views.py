@@ -36,6 +36,8 @@ from evaluations.review.services import (
     submission_missing,
 )
 from evaluations.simulations.selectors import capacity_by_row, capacity_of_rows, capacity_panel
+from evaluations.steps.fleet_forms import FLEET_FIELDS
+from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
@@ -161,6 +163,7 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
     labels["time_windows"] = _("When each workload runs")
     labels["workload_isolation"] = _("Isolation per workload type")
     labels["gpu_memory_gb"] = _("Memory per GPU")  # the answer says GB
+    labels |= FLEET_LABELS
     # Answers are shown by their labels ("online inference"), not their stored keys.
     words = {
         name: {key: label for key, label in getattr(field, "choices", ()) if key}
@@ -179,6 +182,8 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
             shown = workload_isolation_in_words(value)
         elif key == "workload_mix":
             shown = workload_mix_in_words(value)
+        elif key in FLEET_FIELDS:
+            shown = fleet_in_words(key, value)
         elif key == "gpu_memory_gb":
             shown = _("{count} GB").format(count=value)
         elif key == "component_versions":
