@@ -51,19 +51,6 @@ def profile_missing(profile: dict[str, Any]) -> list[str]:
     return missing
 
 
-def _valid_fields(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """profile_valid_fields, where named tenants beside a single-tenant tenancy are the
-    tenancy's error: the engine names tenant_count, which named tenants leave unsaid, so it
-    could not keep the other fields apart."""
-    try:
-        return profile_valid_fields(data)
-    except ValueError as exc:
-        if "tenancy" not in data or not str(exc).startswith("tenant_count:"):
-            raise
-        valid, bad = _valid_fields({key: v for key, v in data.items() if key != "tenancy"})
-        return valid, {**bad, "tenancy": exc.args[0]}
-
-
 def _profile_answers(
     stored: dict[str, Any],
     data: dict[str, Any],
@@ -81,7 +68,7 @@ def _profile_answers(
             field_name = str(exc).split(":", 1)[0] if ":" in str(exc) else "profile"
             raise InvalidInput(str(exc), errors={field_name: [str(exc)]}) from exc
         return given
-    valid, bad = _valid_fields(given)
+    valid, bad = profile_valid_fields(given)
     for key, message in bad.items():
         errors.setdefault(key, [message])
     for key in keep | set(bad):
@@ -89,7 +76,7 @@ def _profile_answers(
         if key in PROFILE_FIELDS and stored.get(key) not in _EMPTY:
             valid[key] = stored[key]
     # A stored answer the new ones contradict is dropped, never stored alongside them.
-    return _valid_fields(valid)[0]
+    return profile_valid_fields(valid)[0]
 
 
 def _save_profile(
