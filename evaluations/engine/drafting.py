@@ -530,15 +530,16 @@ class _Slots:
 FEATURE_GATE = "api:kubernetes/feature/"
 
 
-def _runs_on(index: _Index, presenter: Row, version: str | None) -> bool:
-    """Whether the presenter's bundle needs no Kubernetes feature the cluster's release keeps
-    off (DRA on 1.31): such a stack fails the stack check, so it never takes a slot's place."""
+def _runs_on(presenter: Row, version: str | None) -> bool:
+    """Whether the presenter needs no Kubernetes feature the cluster's release keeps off (DRA
+    on 1.31): such a stack fails the stack check, so it never takes a slot's place. The
+    presenter's own requirements say it (its partners' are found only when a stack is drafted,
+    which on a big catalog costs more than the check saves)."""
     if version is None:
         return True
     return all(
         baseline_offers(pattern, version)
-        for row in index.bundle(presenter)
-        for pattern in row.requires
+        for pattern in presenter.requires
         if pattern.startswith(FEATURE_GATE)
     )
 
@@ -552,7 +553,7 @@ def _slots(profile: Profile, index: _Index) -> list[_Slots]:
             tuple(
                 row
                 for row in index.rows
-                if plan.suits(row) and _runs_on(index, row, profile.kubernetes_version)
+                if plan.suits(row) and _runs_on(row, profile.kubernetes_version)
             )
             for plan in plans
         )

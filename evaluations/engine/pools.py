@@ -160,12 +160,18 @@ def pool_checks(plan: _PoolPlan, facts: PoolFacts, profile: Profile) -> list[str
             ),
         ]
     if "online_inference" in kinds:
-        checks += [
-            _("P99 latency against %(target)s under co-located load", target=_target(profile)),
-            _("jitter while other work loads the same GPUs"),
-            _("blast radius of a failing or noisy neighbour"),
-            _("fault isolation and the rollback path"),
-        ]
+        if set(facts.units) & SHARING_UNITS:
+            checks += [
+                _(
+                    "P99 latency against %(target)s under co-located load",
+                    target=_target(profile),
+                ),
+                _("jitter while other work loads the same GPUs"),
+                _("blast radius of a failing or noisy neighbour"),
+            ]
+        else:  # whole devices: no neighbour on the same GPU to measure against
+            checks.append(_("P99 latency against %(target)s at peak load", target=_target(profile)))
+        checks.append(_("fault isolation and the rollback path"))
         if kinds & BATCH_KINDS and _time_shared(profile):
             checks.append(
                 _(
@@ -292,8 +298,15 @@ def _unit_words(units: Iterable[str]) -> str:
     return joined(", ", (_(unit) for unit in units))
 
 
-def trade_off(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: Profile) -> str:
-    """The stack's trade-off in one line: what it buys and what it costs."""
+def trade_off(
+    draft: _Draft,
+    details: Mapping[str, Mapping[str, Any]],
+    profile: Profile,
+    shape: str | None = None,
+) -> str:
+    """The stack's trade-off in one line: what it buys and what it costs (`shape`: the label
+    the stack is shown with, when it differs from the shape it was drafted as)."""
+    shape = shape or draft.shape
     units = {u for pool in details.values() for u in pool["units"]}
     plans = {plan.name: plan for plan in draft.plans}
     per_tenant = [
@@ -302,12 +315,12 @@ def trade_off(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: 
         if p["tenant_sharing"] == "within_tenant" and plans[n].tenant_count(profile) > 1
     ]
     per_tenant = per_tenant if profile.tenancy == "multi" else []
-    if draft.shape == "A":
+    if shape == "A":
         line = _(
             "One pool of whole devices: the simplest to run and isolate; small work holds "
             "whole GPUs, so capacity is wasted where a fraction would do"
         )
-    elif draft.shape == "B":
+    elif shape == "B":
         line = _(
             "One pool sharing GPUs through %(units)s: the most work per GPU; every workload "
             "meets the others on the same devices",
@@ -339,7 +352,7 @@ def trade_off(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: 
             line=line,
             pools=", ".join(per_tenant),
         )
-    if units <= WHOLE_UNITS and draft.shape != "A":
+    if units <= WHOLE_UNITS and shape != "A":
         line = _("%(line)s; every pod holds whole GPUs", line=line)
     return line
 
@@ -348,8 +361,14 @@ def ordered(rows: Iterable[Row]) -> list[str]:
     return [r.id for r in sorted(rows, key=lambda r: (LAYERS.index(r.layer), r.id))]
 
 
-def explanation(draft: _Draft, details: Mapping[str, Mapping[str, Any]], notes: list[str]) -> str:
-    parts = [_("Shape %(shape)s (%(name)s).", shape=draft.shape, name=SHAPES[draft.shape])]
+def explanation(
+    draft: _Draft,
+    details: Mapping[str, Mapping[str, Any]],
+    notes: list[str],
+    shape: str | None = None,
+) -> str:
+    shape = shape or draft.shape
+    parts = [_("Shape %(shape)s (%(name)s).", shape=shape, name=SHAPES[shape])]
     for plan in draft.plans:
         pool = details[plan.name]
         members = ", ".join(r.label for r in draft.pools[plan.name])

@@ -26,6 +26,7 @@ from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport, check_stack, governed
 from catalog.engine.text import Text, _
+from catalog.engine.units import SHARING_UNITS
 from evaluations.engine.drafting import (
     INFERENCE_POOL,
     INTERACTIVE_POOL,
@@ -37,6 +38,7 @@ from evaluations.engine.drafting import (
     _pool_signals,
     _Slots,
     _slots,
+    _time_shared,
     _weights,
 )
 from evaluations.engine.index import _Index
@@ -684,8 +686,9 @@ def recommend(
         sound = _sound(verdict, draft, profile)
         if sound:
             seen_shapes.add(draft.shape)
+        shape = _shape_label(draft, details, profile)
         recommendation = Recommendation(
-            shape=draft.shape,
+            shape=shape,
             pools={name: ordered(members) for name, members in draft.pools.items()},
             cluster_wide=ordered(draft.cluster_wide),
             rows=ordered(stack),
@@ -694,10 +697,10 @@ def recommend(
             fits=verdict.fits,
             missing=verdict.missing,
             acceptance_checks=acceptance_checks(draft, details, profile),
-            explanation=explanation(draft, details, verdict.notes),
+            explanation=explanation(draft, details, verdict.notes, shape),
             report=report,
             pool_details=details,
-            trade_off=trade_off(draft, details, profile),
+            trade_off=trade_off(draft, details, profile, shape),
         )
         kind = _kind(recommendation, by_id)
         # A plane that cannot meter its pools is no alternative when the profile asks to observe.
@@ -767,6 +770,18 @@ def recommend(
         unknown_models=filtered.unknown_models,
         alike=alike,
     )
+
+
+def _shape_label(draft: _Draft, details: dict[str, dict[str, Any]], profile: Profile) -> str:
+    """The method's shape the stack is: one pool that shares no GPU, by unit or by time window
+    (training borrowing the serving GPUs at night), is shape A (whole GPUs or hard partitions
+    with queues), never B, which is one *shared* pool for inference."""
+    units = {unit for pool in details.values() for unit in pool["units"]}
+    served = {kind for pool in details.values() for kind in pool["workloads"]}
+    borrowed = set(_time_shared(profile)) & served
+    if draft.shape == "B" and not units & SHARING_UNITS and not borrowed:
+        return "A"
+    return draft.shape
 
 
 def _alternative_planes(kinds: dict[tuple[object, ...], Any]) -> set[object]:

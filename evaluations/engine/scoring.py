@@ -92,7 +92,7 @@ def _score_pool(
             )
         )
 
-    fit = _score_gpu_fit(units, where, profile, out)
+    fit = _score_gpu_fit(units, where, profile, out, plan.model)
 
     cost = 0.0
     serving = [k for k in plan.workloads if k not in BATCH_KINDS]
