@@ -243,7 +243,8 @@ def check_stack(
         kubernetes_version = kubernetes_version or profile.kubernetes_version
         if component_versions is None:
             component_versions = dict(profile.component_versions)
-    rows, pins = pinned_rows(rows, component_versions or {})
+    installed = {s: v for s, v in profile.installed if v} if profile is not None else {}
+    rows, pins = pinned_rows(rows, component_versions or {}, installed)
     own, cluster_wide = _pool_members(rows, pools)
     present = {name: members + cluster_wide for name, members in own.items()}
     gaps = _gaps(own, cluster_wide, rows, kubernetes_version)

@@ -157,12 +157,34 @@ def feature_gap_messages(
     return messages
 
 
-def pinned_rows(rows: Sequence[Row], pinned: Mapping[str, str]) -> tuple[list[Row], list[Text]]:
+def pinned_rows(
+    rows: Sequence[Row], pinned: Mapping[str, str], installed: Mapping[str, str] | None = None
+) -> tuple[list[Row], list[Text]]:
     """Rows as their pinned versions have them (contracts outside their span dropped), and what
-    the pins say: claims verified for other versions, contracts the pinned release lacks."""
+    the pins say: claims verified for other versions, contracts the pinned release lacks.
+
+    `installed` (project -> the release the cluster runs) judges rows the same way where no pin
+    is said, and says it once per row: the release is kept, an upgrade is a step of its own."""
     adjusted, messages = [], []
     for row in rows:
         version = pinned.get(row.project)
+        kept = (installed or {}).get(row.project) if version is None else None
+        if kept:
+            row, dropped = _at_release(row, kept)
+            if dropped or version_matches(row.versions, kept) is False:
+                messages.append(
+                    _(
+                        "%(row)s: %(version)s is installed and kept; the catalog's claims are "
+                        "verified for %(versions)s, and the contracts that release adds are not "
+                        "counted (%(count)s): an upgrade is a step of its own",
+                        row=row.id,
+                        version=kept,
+                        versions=row.versions or "?",
+                        count=len(dropped),
+                    )
+                )
+            adjusted.append(row)
+            continue
         if version is None:
             adjusted.append(row)
             continue
@@ -198,3 +220,21 @@ def pinned_rows(rows: Sequence[Row], pinned: Mapping[str, str]) -> tuple[list[Ro
             )
         adjusted.append(row)
     return adjusted, messages
+
+
+def _at_release(row: Row, version: str) -> tuple[Row, list[str]]:
+    absent = sorted(
+        ident for ident, span in row.contract_versions.items() if not in_span(span, version)
+    )
+    if not absent:
+        return row, []
+    return (
+        replace(
+            row,
+            **{
+                name: getattr(row, name) - set(absent)
+                for name in ("provides", "requires", "accepts", "exclusive", "signals")
+            },
+        ),
+        absent,
+    )

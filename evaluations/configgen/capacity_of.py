@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from catalog.engine.fleet import NodeGroup
 from catalog.engine.gpus import gpu_model_find
 from catalog.engine.profile import WORKLOAD_TYPES
 from catalog.engine.text import _
@@ -56,6 +57,7 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
         raise ConfigRefused(
             _("configuration is generated for at most %(most)s tenants", most=MAX_TENANTS)
         )
+    groups = pool_groups(facts, names)
     try:
         cluster = cluster_of(profile)
     except ValueError:
@@ -66,26 +68,37 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
             gpus_per_node=profile.gpus_per_node or DEFAULT_GPUS_PER_NODE,
             tenants=tenant_count,
         )
-        notes.append(
-            "ASSUMED: step 1 does not say how many GPU nodes there are, so each pool is sized "
-            f"as one node of {cluster.gpus_per_node} GPUs: set the node count in step 1 and "
-            "generate again before applying these quotas"
-        )
+        if not groups:  # with node groups, each pool is sized on its group below
+            notes.append(
+                "ASSUMED: step 1 does not say how many GPU nodes there are, so each pool is "
+                f"sized as one node of {cluster.gpus_per_node} GPUs: set the node count in "
+                "step 1 and generate again before applying these quotas"
+            )
     cluster = replace(cluster, tenants=tenant_count)
-    if not profile.gpus_per_node:
+    if not profile.gpus_per_node and not groups:
         notes.append(
             f"step 1 does not say the GPUs per node: {DEFAULT_GPUS_PER_NODE} assumed (the "
             "capacity sizing's default, an HGX board)"
         )
-    if cluster.model is None:
+    if cluster.model is None and not groups:
         notes.append(
             f"step 1's GPU model ({profile.gpu_model or 'not said'}) is not in EcoMap's GPU "
             "facts: no MIG geometry, and GPU memory capacities are 0 until it is said"
         )
     tenants = tenants_of(facts, tenant_count)
     mix, _source = mix_of(profile)
-    shares = largest_remainder(cluster.nodes, [1.0] * len(names), minimum=1)
-    if len(names) > 1:
+    if groups:
+        shares, parts = _group_shares(names, groups, cluster)
+        notes += [
+            f"pool {name} lives on node group {groups[name].name} "
+            f"({groups[name].gpu_model or 'GPU model not said'}): {nodes} of its "
+            f"{groups[name].nodes or '?'} nodes"
+            for name, nodes in zip(names, shares, strict=True)
+        ]
+    else:
+        shares = largest_remainder(cluster.nodes, [1.0] * len(names), minimum=1)
+        parts = [cluster] * len(names)
+    if len(names) > len({group.name for group in groups.values()} or {""}):
         notes.append(
             "the decision does not say which work runs in which pool: the nodes are split "
             f"evenly between the {len(names)} pools ({', '.join(map(str, shares))})"
@@ -93,7 +106,7 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
     pooled = {ref for refs in facts.pools.values() for ref in refs}
     common = [row for row in facts.rows if row.ref not in pooled]
     pools = []
-    for name, nodes in zip(names, shares, strict=True):
+    for name, nodes, group_cluster in zip(names, shares, parts, strict=True):
         own = [row for ref in facts.pools.get(name, []) if (row := facts.row(ref)) is not None]
         rows = own + common if facts.pools else list(facts.rows)
         units = [u for row in rows if row.layer == "data_plane" for u in row.units]
@@ -109,12 +122,78 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
                 }
             },
         }
-        part = replace(cluster, nodes=nodes)
+        part = replace(group_cluster, nodes=nodes)
         size = size_pools(recommendation, part, mix)[0]
         by_default = tenant_names(tenant_count)
         quotas = {tenants[i]: size.quotas.get(by_default[i], 0) for i in range(tenant_count)}
         pools.append(Pool(name=name, rows=rows, size=size, cluster=part, quotas=quotas))
     return pools, notes
+
+
+def pool_groups(facts: DecisionFacts, names: list[str]) -> dict[str, NodeGroup]:
+    """Each pool's node group, for a profile of several groups: as the decision says, else the
+    group named by the pool (`a100`, `inference-a100`), else the only group whose GPU model can
+    run the pool's units (MIG slices only where the model has MIG). {} for one group."""
+    groups = {group.name: group for group in facts.profile.node_groups}
+    if len(groups) < 2:
+        return {}
+    placed: dict[str, NodeGroup] = {}
+    for name in names:
+        said = facts.pool_groups.get(name)
+        if said in groups:
+            placed[name] = groups[said]
+            continue
+        named = [g for g in groups.values() if name == g.name or name.endswith(f"-{g.name}")]
+        if len(named) == 1:
+            placed[name] = named[0]
+            continue
+        fit = [g for g in groups.values() if _can_run(facts, name, g)]
+        if len(fit) != 1:
+            raise ConfigRefused(
+                _(
+                    "pool %(pool)s: step 1 has %(count)s node groups and the decision does not "
+                    "say which one the pool lives on (%(groups)s): adopt a recommendation, "
+                    "which places each pool on a group, or name the group in the decision",
+                    pool=name,
+                    count=len(groups),
+                    groups=", ".join(groups),
+                )
+            )
+        placed[name] = fit[0]
+    return placed
+
+
+def _can_run(facts: DecisionFacts, pool: str, group: NodeGroup) -> bool:
+    model = group.model
+    units = {
+        unit
+        for ref in facts.pools.get(pool, [])
+        if (row := facts.row(ref)) is not None and row.layer == "data_plane"
+        for unit in row.units
+    }
+    return "mig_slice" not in units or (model is not None and model.has_mig)
+
+
+def _group_shares(
+    names: list[str], groups: dict[str, NodeGroup], cluster: Cluster
+) -> tuple[list[int], list[Cluster]]:
+    """Nodes per pool (each group's nodes split between the pools on it) and each pool's
+    cluster: its group's GPU model and node shape."""
+    shares: dict[str, int] = {}
+    for group in {g.name: g for g in groups.values()}.values():
+        on = [name for name in names if groups[name].name == group.name]
+        split = largest_remainder(group.nodes or len(on), [1.0] * len(on), minimum=1)
+        shares.update(zip(on, split, strict=True))
+    parts = [
+        replace(
+            cluster,
+            model=groups[name].model,
+            model_text=groups[name].gpu_model,
+            gpus_per_node=groups[name].gpus_per_node or DEFAULT_GPUS_PER_NODE,
+        )
+        for name in names
+    ]
+    return [shares[name] for name in names], parts
 
 
 def mig_instances(pool: Pool) -> Counter[str]:

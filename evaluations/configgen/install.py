@@ -200,6 +200,15 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         version = chart.version(row.version)
         if project in PREREQUISITES:
             steps.append(Step((), PREREQUISITES[project]))
+        if row.catalog_version and row.catalog_version != row.version:
+            steps.append(
+                Step(
+                    (),
+                    f"{project} {row.version} is installed (step 1) and kept at that release; the "
+                    f"catalog's row is verified at {row.catalog_version}. Upgrading is a step of "
+                    "its own: read the project's upgrade notes, then change the version below",
+                )
+            )
         if chart.repository:
             steps.append(
                 Step(

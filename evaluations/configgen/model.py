@@ -78,6 +78,9 @@ class RowFacts:
     version: str = ""
     dra_drivers: tuple[str, ...] = ()  # the DRA driver names it publishes (detect.dra_drivers)
     chart: Chart | None = None  # how install.sh installs it (the row's `config.helm`)
+    # Set when step 1 says the project is installed: `version` is then the installed release
+    # (the files target it) and this the release the catalog's row was verified at.
+    catalog_version: str = ""
 
     @property
     def project(self) -> str:
@@ -116,6 +119,9 @@ class DecisionFacts:
     pool_tenant_sharing: dict[str, str] = field(default_factory=dict)
     approved: str = ""  # "approved 2026-12-01, catalog revision 7" or "" (not approved yet)
     tenants: tuple[str, ...] | None = None  # None: tenant-1 … tenant-N of step 1's count
+    # pool -> the node group it lives on (profile v2); a pool not named is placed by
+    # capacity_of.pool_groups.
+    pool_groups: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -11,6 +11,7 @@ from django.core.cache import cache
 
 from catalog.engine import gpus
 from catalog.engine.text import _
+from catalog.engine.versions import in_span
 from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile, RowFacts
@@ -37,19 +38,34 @@ def _said(error: Exception) -> str:
     return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
 
 
-def _row(ref: str, stored: dict[str, Any], current: dict[str, Any]) -> RowFacts:
+def _row(
+    ref: str, stored: dict[str, Any], current: dict[str, Any], installed: dict[str, str | None]
+) -> RowFacts:
     # A decision approved before rows stated their chart pinned no `config`: the chart is then
     # read from the catalog as it stands (the version install.sh uses is still the pinned one).
     config = stored["config"] if "config" in stored else (current.get(ref) or {}).get("config")
+    version = str(stored.get("project_version") or "")
+    provides = tuple(stored.get("provides") or ())
+    catalog_version = ""
+    kept = installed.get(ref.split("/", 1)[0])
+    if kept:
+        # What the cluster runs is what the files target: never a silent upgrade. A contract
+        # the installed release does not serve yet (Kueue v1beta2 before 0.15.0) is not used.
+        spans = stored.get("contract_versions") or {}
+        provides = tuple(
+            item for item in provides if item not in spans or in_span(spans[item], kept)
+        )
+        catalog_version, version = version, kept
     return RowFacts(
         ref=ref,
         layer=str(stored.get("layer") or ""),
         units=tuple(stored.get("resource_units") or ()),
-        provides=tuple(stored.get("provides") or ()),
+        provides=provides,
         docs=str((stored.get("project") or {}).get("homepage") or ""),
-        version=str(stored.get("project_version") or ""),
+        version=version,
         dra_drivers=tuple((stored.get("detect") or {}).get("dra_drivers") or ()),
         chart=Chart.of(config),
+        catalog_version=catalog_version,
     )
 
 
@@ -86,7 +102,9 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
             approved += f", catalog revision {decision.approved_catalog_revision}"
     return DecisionFacts(
         evaluation_id=evaluation.pk,
-        rows=tuple(_row(ref, stored[ref], current) for ref in decision.rows),
+        rows=tuple(
+            _row(ref, stored[ref], current, profile.installed_versions) for ref in decision.rows
+        ),
         profile=profile,
         pools={str(k): list(v) for k, v in (decision.pools or {}).items()},
         pool_tenant_sharing=dict(decision.pool_tenant_sharing or {}),

@@ -327,9 +327,10 @@ def _score_governor(
 
 
 # Replacing the governor the cluster runs moves every queue, quota and workload to another
-# system: a migration, weighed like a strong compatibility cost (an equal stack keeping the
-# installed one always ranks above).
-MIGRATION_PENALTY = 1.5
+# system: a migration, weighed (times the compatibility weight) well above the version warning
+# that keeping an older installed release earns (1.5), so an equal or slightly weaker stack that
+# keeps it ranks above; a governor that cannot do what the profile needs still loses.
+MIGRATION_PENALTY = 3.0
 # Multi-node training on NVLink domains (GB200 NVL72) under a governor blind to topology.
 NVLINK_TOPOLOGY_PENALTY = 3.0
 
