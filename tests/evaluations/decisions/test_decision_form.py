@@ -9,7 +9,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from evaluations.models import Evaluation
+from evaluations.models import Decision, Evaluation
+from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import make_cast, make_evaluation
 
 pytestmark = pytest.mark.django_db
@@ -159,3 +160,135 @@ def test_a_pool_named_in_words_saves_through_the_form(client, cast, evaluation):
     decision = Evaluation.objects.get(pk=evaluation.pk).decision
     assert decision.pools == pools
     assert decision.pool_tenant_sharing == sharing
+
+
+@pytest.fixture
+def with_candidates(cast, evaluation):
+    evaluation_step_save(
+        evaluation=evaluation,
+        actor=cast.bob,
+        step="candidates",
+        data={"candidates": [{"row": ref} for ref in ROWS]},
+    )
+    return Evaluation.objects.get(pk=evaluation.pk)
+
+
+def decision_page(client, cast, evaluation):
+    client.force_login(cast.bob)
+    return reverse("evaluations:decision", args=[evaluation.pk])
+
+
+def test_a_new_multi_pool_decision_is_filed_through_the_form(client, cast, with_candidates):
+    url = decision_page(client, cast, with_candidates)
+    posted = as_rendered(client.get(url).content.decode())
+    posted |= {
+        "pool-0-name": ["training"],
+        "pool-0-tenant_sharing": ["none"],
+        "pool-0-rows": [EXPORTER, WHOLE_GPU],
+    }
+    # A second pool: "Add a pool" shows one more blank pool, and saves nothing yet.
+    more = client.post(url, {**posted, "add_pool": "1"})
+    assert more.status_code == 200
+    assert not Decision.objects.filter(evaluation=with_candidates).exists()
+    posted = as_rendered(more.content.decode())
+    assert posted["pool-0-name"] == ["training"]  # what was typed is still there
+    posted |= {
+        "pool-1-name": ["interactive"],
+        "pool-1-tenant_sharing": ["within_tenant"],
+        "pool-1-rows": [EXPORTER, MIG, MIG_MANAGER],
+        "cluster_wide": [GOVERNOR, OPERATOR],
+    }
+
+    saved = client.post(url, posted)
+
+    assert saved.status_code == 302, saved.context["form"].errors
+    decision = Evaluation.objects.get(pk=with_candidates.pk).decision
+    assert set(decision.rows) == {EXPORTER, WHOLE_GPU, MIG, MIG_MANAGER, GOVERNOR, OPERATOR}
+    assert decision.pools == {
+        "training": [EXPORTER, WHOLE_GPU],
+        "interactive": [EXPORTER, MIG, MIG_MANAGER],
+    }
+    assert decision.pool_tenant_sharing == {"training": "none", "interactive": "within_tenant"}
+
+
+def test_a_pool_removed_in_the_form_leaves_the_decision(client, cast, evaluation):
+    api_decide(cast, evaluation, rows=ROWS, pools=POOLS, pool_tenant_sharing=SHARING)
+    url = decision_page(client, cast, evaluation)
+    posted = as_rendered(client.get(url).content.decode())
+    assert posted["pool-1-name"] == ["inference"]
+
+    saved = client.post(url, {**posted, "pool-1-DELETE": "on"})
+
+    assert saved.status_code == 302, saved.context["form"].errors
+    decision = Evaluation.objects.get(pk=evaluation.pk).decision
+    assert list(decision.pools) == ["training", "interactive"]
+    assert decision.pool_tenant_sharing == {"training": "none", "interactive": "within_tenant"}
+
+
+def test_a_named_pool_without_rows_is_an_error_next_to_it_and_keeps_the_input(
+    client, cast, with_candidates
+):
+    url = decision_page(client, cast, with_candidates)
+    posted = as_rendered(client.get(url).content.decode())
+    posted |= {
+        "pool-0-name": ["notebooks"],
+        "pool-0-tenant_sharing": ["within_tenant"],
+        "cluster_wide": [GOVERNOR],
+        "rationale": ["Typed before the mistake."],
+    }
+
+    response = client.post(url, posted)
+
+    assert response.status_code == 400
+    assert not Decision.objects.filter(evaluation=with_candidates).exists()
+    page = response.content.decode()
+    pool_row = page.split('data-pool="1"', 1)[1].split("</tr>", 1)[0]
+    assert "Tick the rows that run in this pool, or remove it." in pool_row
+    again = as_rendered(page)
+    assert again["pool-0-name"] == ["notebooks"]
+    assert again["pool-0-tenant_sharing"] == ["within_tenant"]
+    assert again["cluster_wide"] == [GOVERNOR]
+    assert again["rationale"] == ["Typed before the mistake."]
+
+
+def test_a_row_ticked_cluster_wide_and_in_a_pool_is_an_error_naming_it(
+    client, cast, with_candidates
+):
+    url = decision_page(client, cast, with_candidates)
+    posted = as_rendered(client.get(url).content.decode())
+    posted |= {"pool-0-name": ["training"], "pool-0-rows": [WHOLE_GPU, GOVERNOR]}
+    posted |= {"cluster_wide": [GOVERNOR]}
+
+    response = client.post(url, posted)
+
+    assert response.status_code == 400
+    errors = response.content.decode().split('data-errors-for="cluster_wide"', 1)[1]
+    assert f"{GOVERNOR}: ticked cluster-wide and in pool training" in errors.split("</ul>")[0]
+    assert as_rendered(response.content.decode())["pool-0-rows"] == [WHOLE_GPU, GOVERNOR]
+
+
+def test_two_pools_of_one_name_are_an_error_next_to_the_second(client, cast, evaluation):
+    api_decide(cast, evaluation, rows=ROWS, pools=POOLS, pool_tenant_sharing=SHARING)
+    url = decision_page(client, cast, evaluation)
+    posted = as_rendered(client.get(url).content.decode())
+
+    response = client.post(url, {**posted, "pool-2-name": "inference"})
+
+    assert response.status_code == 400
+    third = response.content.decode().split('data-pool="3"', 1)[1].split("</tr>", 1)[0]
+    assert "Another pool has this name." in third
+    assert Evaluation.objects.get(pk=evaluation.pk).decision.pools == POOLS
+
+
+def test_a_stack_with_no_row_ticked_is_refused_in_the_services_words_keeping_the_input(
+    client, cast, with_candidates
+):
+    url = decision_page(client, cast, with_candidates)
+    posted = as_rendered(client.get(url).content.decode())
+    posted |= {"pool-0-tenant_sharing": ["none"], "rationale": ["Still here."]}
+
+    response = client.post(url, posted)
+
+    assert response.status_code == 400
+    assert "Choose at least one row for the stack." in response.content.decode()
+    assert as_rendered(response.content.decode())["rationale"] == ["Still here."]
