@@ -37,12 +37,6 @@ class PoolForm(forms.Form):
             widget=forms.CheckboxSelectMultiple,
             required=False,
         )
-        # The table's column heads are the visible labels; each input still names its pool.
-        number = {"number": self.number}
-        self.fields["name"].widget.attrs["aria-label"] = _("Name of pool %(number)s") % number
-        self.fields["tenant_sharing"].widget.attrs["aria-label"] = (
-            _("Tenant sharing of pool %(number)s") % number
-        )
 
     @property
     def number(self) -> str:
@@ -135,11 +129,6 @@ class DecisionForm(forms.Form):
             total = int(data.get(key, "0")) if str(data.get(key, "0")).isdigit() else 0
             data[key] = str(min(total + more_pools, MAX_POOLS))
         self.pools = PoolFormSet(data, prefix="pool", initial=initial, form_kwargs={"refs": refs})
-        for form in self.pools.forms:
-            form.fields["DELETE"].label = _("Remove")
-            form.fields["DELETE"].widget.attrs["aria-label"] = _("Remove pool %(number)s") % {
-                "number": form.number
-            }
 
     @staticmethod
     def initial_from(decision) -> dict[str, Any]:

@@ -242,7 +242,7 @@ def test_a_named_pool_without_rows_is_an_error_next_to_it_and_keeps_the_input(
     assert response.status_code == 400
     assert not Decision.objects.filter(evaluation=with_candidates).exists()
     page = response.content.decode()
-    pool_row = page.split('data-pool="1"', 1)[1].split("</tr>", 1)[0]
+    pool_row = page.split('data-pool="1"', 1)[1].split("</fieldset>", 1)[0]
     assert "Tick the rows that run in this pool, or remove it." in pool_row
     again = as_rendered(page)
     assert again["pool-0-name"] == ["notebooks"]
@@ -275,7 +275,7 @@ def test_two_pools_of_one_name_are_an_error_next_to_the_second(client, cast, eva
     response = client.post(url, {**posted, "pool-2-name": "inference"})
 
     assert response.status_code == 400
-    third = response.content.decode().split('data-pool="3"', 1)[1].split("</tr>", 1)[0]
+    third = response.content.decode().split('data-pool="3"', 1)[1].split("</fieldset>", 1)[0]
     assert "Another pool has this name." in third
     assert Evaluation.objects.get(pk=evaluation.pk).decision.pools == POOLS
 
