@@ -4,10 +4,9 @@ reloaded, submitted and approved by a second user (issue 38, item 6)."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from playwright.sync_api import expect
@@ -79,11 +78,7 @@ def evaluation(db):
 
 def open_as(browser, live_server, username: str, *, language: str = "en", width: int = 1366):
     client = Client()
-    client.force_login(
-        __import__("django.contrib.auth", fromlist=["get_user_model"])
-        .get_user_model()
-        .objects.get(username=username)
-    )
+    client.force_login(get_user_model().objects.get(username=username))
     context = browser.new_context(viewport={"width": width, "height": 900})
     context.add_cookies(
         [
@@ -135,7 +130,7 @@ def test_a_two_pool_decision_is_filed_in_the_form_saved_reviewed_and_approved(
     expect(erin.locator("#id_pool-1-name")).to_be_visible()
     expect(erin.locator("#id_pool-0-name")).to_have_value("training")
     expect(
-        erin.locator("form.step-form input[name='pool-0-rows'][value='%s']" % WHOLE_GPU)
+        erin.locator(f"form.step-form input[name='pool-0-rows'][value='{WHOLE_GPU}']")
     ).to_be_checked()
     erin.fill("#id_pool-1-name", "interactive notebooks")
     erin.select_option("#id_pool-1-tenant_sharing", "within_tenant")
