@@ -123,6 +123,17 @@ def test_a_two_pool_decision_is_filed_in_the_form_saved_reviewed_and_approved(
     # Pool 1: training on whole GPUs, each pod its own devices.
     erin.fill("#id_pool-0-name", "training")
     erin.select_option("#id_pool-0-tenant_sharing", "none")
+    # Saved before its rows are ticked: the error stands beside the pool, the input stays.
+    erin.click(".step-buttons button[type=submit]")
+    expect(erin.locator("fieldset[data-pool='1'] .field-errors")).to_contain_text(
+        "Tick the rows that run in this pool, or remove it."
+    )
+    expect(erin.locator("#id_pool-0-name")).to_have_value("training")
+    expect(erin.locator("#id_pool-0-tenant_sharing")).to_have_value("none")
+    shoot(erin, "form.step-form", "decision-form-error-en-1366")
+    # The page answered 400 (the browser logs that); nothing else went wrong.
+    assert [e for e in errors if "status of 400" not in e] == []
+    errors.clear()
     tick(erin, "pool-0-rows", WHOLE_GPU)
     tick(erin, "pool-0-rows", EXPORTER)
     # A second pool, without a script: "Add a pool" shows one more and keeps what was typed.

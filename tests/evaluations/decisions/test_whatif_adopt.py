@@ -151,3 +151,35 @@ def test_the_share_view_no_longer_lists_the_replaced_rows_risks(adopted, cast):
     assert OWN_RISK in page
     for mode in old_governor_risks():
         assert mode not in page
+
+
+def test_a_swap_in_one_pool_keeps_the_row_and_its_risks_where_it_still_runs(cast):
+    evaluation = make_evaluation(cast, profile=PROFILE)
+    rows = ["hami/device-plugin", "hami/scheduler-extender", "kueue/controller"]
+    pools = {"shared": ["hami/device-plugin"], "isolated": ["hami/device-plugin"]}
+    evaluation_decide(
+        evaluation=evaluation,
+        actor=cast.bob,
+        rows=rows,
+        pools=pools,
+        pool_tenant_sharing={"shared": "across_tenants", "isolated": "within_tenant"},
+        risks="\n".join(selectors.failure_modes_of(rows)),
+    )
+    evaluation = Evaluation.objects.get(pk=evaluation.pk)
+
+    adopted = evaluation_whatif_adopt(
+        evaluation=evaluation,
+        actor=cast.bob,
+        old="hami/device-plugin",
+        new=MIG,
+        pool="isolated",
+        revision=evaluation.revision,
+    )
+
+    decision = adopted.decision
+    assert decision.pools["shared"] == ["hami/device-plugin"]
+    assert (
+        MIG in decision.pools["isolated"] and "hami/device-plugin" not in decision.pools["isolated"]
+    )
+    assert decision.pool_tenant_sharing == {"shared": "across_tenants", "isolated": "within_tenant"}
+    assert "hami/device-plugin: " in decision.risks  # it still runs in the shared pool
