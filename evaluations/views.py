@@ -8,7 +8,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from catalog.engine.map_focus import map_focus_query
 from catalog.engine.profile import PROFILE_FIELDS
@@ -36,6 +36,8 @@ from evaluations.review.services import (
     submission_missing,
 )
 from evaluations.simulations.selectors import capacity_by_row, capacity_of_rows, capacity_panel
+from evaluations.steps.fleet_forms import FLEET_FIELDS
+from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
@@ -161,6 +163,7 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
     labels["time_windows"] = _("When each workload runs")
     labels["workload_isolation"] = _("Isolation per workload type")
     labels["gpu_memory_gb"] = _("Memory per GPU")  # the answer says GB
+    labels |= FLEET_LABELS
     # Answers are shown by their labels ("online inference"), not their stored keys.
     words = {
         name: {key: label for key, label in getattr(field, "choices", ()) if key}
@@ -179,6 +182,8 @@ def _profile_summary(profile: dict[str, Any]) -> list[tuple[str, str]]:
             shown = workload_isolation_in_words(value)
         elif key == "workload_mix":
             shown = workload_mix_in_words(value)
+        elif key in FLEET_FIELDS:
+            shown = fleet_in_words(key, value)
         elif key == "gpu_memory_gb":
             shown = _("{count} GB").format(count=value)
         elif key == "component_versions":
@@ -284,6 +289,28 @@ def _sentences(text: Any) -> bool:
     )
 
 
+def _demand_words(item: dict[str, Any]) -> str:
+    """One tenant's demand landing in a pool, in the reader's language."""
+    if item.get("gpus") is not None:
+        amount = ngettext("%(count)s GPU", "%(count)s GPUs", item["gpus"]) % {"count": item["gpus"]}
+    elif item.get("mig_profile"):
+        amount = _("%(count)s × MIG %(profile)s") % {
+            "count": item.get("replicas"),
+            "profile": item["mig_profile"],
+        }
+    else:
+        amount = _("%(count)s replicas × %(gpus)s GPU") % {
+            "count": item.get("replicas"),
+            "gpus": item.get("gpus_per_replica") or 1,
+        }
+    when = _("always on") if item.get("when") == "always" else _("in a time window")
+    return _("%(tenant)s: %(amount)s, %(when)s") % {
+        "tenant": item.get("tenant"),
+        "amount": amount,
+        "when": when,
+    }
+
+
 def _stack_view(recommendation) -> dict[str, Any]:
     """One recommended stack as its card shows it: a card per pool (label, units, isolation per
     aspect, tenant sharing, workloads, rows and checks), the trade-off, and what the pool cards
@@ -310,6 +337,10 @@ def _stack_view(recommendation) -> dict[str, Any]:
                 "workloads": list(pool.get("workloads") or ()),
                 "checks": list(pool.get("acceptance_checks") or ()),
                 "rows": list(rows),
+                "node_group": pool.get("node_group"),
+                "gpu_model": pool.get("gpu_model"),
+                "tenants": list(pool.get("tenants") or ()),
+                "demand": [_demand_words(item) for item in pool.get("demand") or ()],
             }
         )
     explanation = recommendation.explanation
@@ -357,6 +388,10 @@ def evaluation_recommendations_view(request, pk: int):
             stacks=stacks,
             # What the GPU model's facts kept out of the search, and why.
             left_out=getattr(recommendations, "left_out", None) or [],
+            # Node groups' models outside the GPU facts: vendor rows were withheld for them.
+            unknown_models=getattr(recommendations, "unknown_models", None) or [],
+            # Set when the profile leaves fewer sound data planes than three alternatives.
+            alike_note=getattr(recommendations, "alike", None),
             # Set when the search budget ran out: the stacks are the best found so far.
             search_note=getattr(recommendations, "note", None),
             profile_error=profile_error,

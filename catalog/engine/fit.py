@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from catalog.engine.baseline import KUBERNETES_BASELINE
 from catalog.engine.express import unexpressed, unexpressed_words
+from catalog.engine.fleet import Tenant
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
@@ -110,16 +112,21 @@ def may_share_across_tenants(rule: str, shared: Mapping[str, str]) -> bool:
 
 
 def tenant_fit(
-    pools: Mapping[str, list[Row]], profile: Profile, declared: Mapping[str, str]
+    pools: Mapping[str, list[Row]],
+    profile: Profile,
+    declared: Mapping[str, str],
+    pool_tenants: Mapping[str, Sequence[Tenant] | None] | None = None,
 ) -> list[Finding]:
     """Pools whose GPUs several tenants share against the profile's rule: a blocking gap.
 
-    A pool the decision does not declare as serving one tenant is taken to serve them all."""
+    A pool the decision does not declare as serving one tenant is taken to serve them all; a
+    pool serving named tenants follows the strictest rule among them."""
     if profile.tenancy != "multi":
         return []
-    rule = profile.tenant_rule
     findings = []
     for name, members in sorted(pools.items()):
+        tenants = (pool_tenants or {}).get(name)
+        rule = profile.rule_for(tenants) if tenants is not None else profile.tenant_rule
         sharers = [
             r for r in members if r.layer == "data_plane" and r.resource_units & SHARING_UNITS
         ]
@@ -186,6 +193,33 @@ def tenant_fit(
 PARTITION_FEATURE = {"nvidia": "mig", "amd": "amd_compute_partition"}
 
 
+def fleet_gpu_fit(rows: Sequence[Row], models: Sequence[GpuModel]) -> list[Finding]:
+    """`gpu_fit` for a cluster of several GPU models whose pools are not tied to node groups:
+    a row is a gap only where no model could use it."""
+    findings = []
+    for row in rows:
+        each = [gpu_fit([row], model) for model in models]
+        if each and all(each):
+            findings.extend(each[0])
+    return findings
+
+
+def presents_other_devices(row: Row, model: GpuModel) -> bool:
+    """Whether `row` presents devices of the model's vendor, but not this model: a data-plane
+    presenter naming the vendor that provides none of the interfaces the GPU facts say the model
+    is presented as (the Intel GPU device plugin on Gaudi nodes). Never for a model without
+    `presented_as` or a vendor-neutral row."""
+    return (
+        bool(model.presented_as)
+        and row.layer == "data_plane"
+        and "present" in row.functions
+        and model.vendor in row.vendors
+        and not any(
+            fnmatchcase(ident, pattern) for ident in row.provides for pattern in model.presented_as
+        )
+    )
+
+
 def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:
     """Rows for another vendor's GPUs, and partitions the GPU model lacks: blocking gaps."""
     if model is None:
@@ -203,6 +237,23 @@ def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:
                         vendors=", ".join(sorted(row.vendors)),
                         model=model.name,
                         vendor=model.vendor,
+                    ),
+                    blocking=True,
+                )
+            )
+            continue
+        if presents_other_devices(row, model):
+            findings.append(
+                Finding(
+                    "gpu",
+                    "gap",
+                    _(
+                        "%(row)s presents other %(vendor)s devices; %(model)s is presented as "
+                        "%(interfaces)s (GPU facts)",
+                        row=row.label,
+                        vendor=model.vendor,
+                        model=model.name,
+                        interfaces=", ".join(model.presented_as),
                     ),
                     blocking=True,
                 )

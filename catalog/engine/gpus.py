@@ -33,7 +33,7 @@ SHARING_FEATURES = (
 GPU_VENDORS = ("nvidia", "amd", "intel", "huawei")
 
 # Words teams add or drop at will; matching ignores them, and spaces, hyphens and underscores.
-_VENDOR_WORDS = frozenset({"nvidia", "amd", "instinct", "huawei", "ascend"})
+_VENDOR_WORDS = frozenset({"nvidia", "amd", "instinct", "huawei", "ascend", "intel", "habana"})
 _SEPARATORS = re.compile(r"[\s\-_]+")
 _KEY = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -75,6 +75,10 @@ class GpuModel:
     # several of these GPUs' nodes: a GB200 NVL72 rack shares GPU memory over Multi-Node NVLink
     # only inside a ComputeDomain.
     multi_node_requires: tuple[str, ...] = ()
+    # The interfaces (catalog identifiers, globs allowed) a device presenter offers this model as:
+    # a device plugin's extended resource or a DRA driver's DeviceClass. Stated only where one
+    # vendor makes devices that need different presenters (Intel GPUs and Intel Gaudi).
+    presented_as: tuple[str, ...] = ()
 
     @property
     def has_mig(self) -> bool:
@@ -183,6 +187,23 @@ def _combinations(
     return tuple(pairs)
 
 
+# What a device presenter offers a model as: an extended resource or a DRA DeviceClass.
+_PRESENTED_KINDS = ("resource", "deviceclass")
+
+
+def _presented_as(fields: _Fields) -> tuple[str, ...]:
+    """`presented_as`: interface identifiers of the kinds a device presenter provides."""
+    interfaces = fields.texts("presented_as")
+    for ident in interfaces:
+        kind, colon, name = ident.partition(":")
+        if not colon or not name or kind not in _PRESENTED_KINDS:
+            raise fields.fail(
+                "presented_as",
+                f"{ident!r} is not a {' or '.join(_PRESENTED_KINDS)} identifier (kind:name)",
+            )
+    return interfaces
+
+
 def _model(path: Path, index: int, data: Any) -> GpuModel:
     key = data.get("key") if isinstance(data, Mapping) else None
     fields = _Fields(path, f"model {key!r}" if key else f"model #{index + 1}", data)
@@ -249,6 +270,7 @@ def _model(path: Path, index: int, data: Any) -> GpuModel:
         verified_at=fields.text("verified_at"),
         unverified=fields.texts("unverified"),
         multi_node_requires=fields.texts("multi_node_requires"),
+        presented_as=_presented_as(fields),
     )
 
 

@@ -3,10 +3,19 @@ field."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from catalog.engine.fleet import (
+    NodeGroup,
+    Tenant,
+    installed_from_data,
+    node_groups_from_data,
+    tenants_from_data,
+)
+from catalog.engine.gpus import gpu_model_find
 from catalog.engine.text import _
 from catalog.engine.versions import (
     profile_component_versions,
@@ -70,7 +79,17 @@ PROFILE_FIELDS: tuple[str, ...] = (
     "kubernetes_version",
     "component_versions",
     "priorities",
+    # Profile v2 (DESIGN.md): the cluster as it is.
+    "node_groups",
+    "tenants",
+    "installed",
 )
+
+# The one node group a profile without node groups is read as.
+DEFAULT_GROUP = "gpu-nodes"
+
+# From the strictest: a pool serving several tenants follows the strictest of their rules.
+_RULE_ORDER = {"never": 0, "hard_partitions": 1, "allowed": 2}
 
 
 def _one_of(data: Mapping[str, Any], key: str, allowed: tuple[str, ...]) -> str | None:
@@ -188,6 +207,11 @@ class Profile:
     # What each tenant runs, in counts of tasks of one size (catalog.engine.workload_mix); empty:
     # capacity sizing uses the documented default per workload type.
     workload_mix: tuple[MixEntry, ...] = ()
+    # Profile v2: node groups, named tenants, what is installed (catalog.engine.fleet). Empty:
+    # read as one node group (`groups`) and tenants tenant-1..n (`tenant_list`).
+    node_groups: tuple[NodeGroup, ...] = ()
+    tenants: tuple[Tenant, ...] = ()
+    installed: tuple[tuple[str, str | None], ...] = ()  # (project slug, version)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Profile:
@@ -207,8 +231,37 @@ class Profile:
         ):
             raise ValueError(f"p99_target_ms: expected a positive number, got {target!r}")
         workload_types = _many_of(data, "workload_types", WORKLOAD_TYPES)
+        groups = node_groups_from_data(data.get("node_groups"))
+        tenants = tenants_from_data(
+            data.get("tenants"),
+            workload_types=workload_types,
+            all_workloads=WORKLOAD_TYPES,
+            sharing_rules=CROSS_TENANT_SHARING,
+            isolation_levels=ISOLATION_REQUIREMENTS,
+            groups=groups,
+        )
+        if tenants:
+            workload_types = _tenants_run_every_type(tenants, workload_types)
         tenant_count = _count(data, "tenant_count", TENANT_COUNT_MAX)
+        if tenants and tenant_count is not None and tenant_count != len(tenants):
+            raise ValueError(
+                _(
+                    "tenant_count: %(count)s contradicts the %(named)s tenants named",
+                    count=tenant_count,
+                    named=len(tenants),
+                )
+            )
+        if tenants:
+            tenant_count = len(tenants)
         tenancy = _one_of(data, "tenancy", TENANCIES)
+        if tenancy == "single" and len(tenants) > 1:
+            # Named here, so a step-1 save drops the tenancy and keeps the tenants.
+            raise ValueError(
+                _(
+                    "tenancy: single contradicts the %(count)s tenants named",
+                    count=len(tenants),
+                )
+            )
         if tenancy == "single" and tenant_count is not None and tenant_count > 1:
             raise ValueError(
                 _(
@@ -218,6 +271,7 @@ class Profile:
             )
         if tenancy is None:
             tenancy = "multi" if tenant_count is not None and tenant_count > 1 else "single"
+        gpu_model, node_count, gpus_per_node = _cluster_shape(data, groups)
         return cls(
             workload_types=workload_types,
             primary_objective=_one_of(data, "primary_objective", PRIMARY_OBJECTIVES),
@@ -227,10 +281,10 @@ class Profile:
             failure_semantics=_one_of(data, "failure_semantics", FAILURE_SEMANTICS),
             tenancy=tenancy,
             priorities=_many_of(data, "priorities", PRIORITIES),
-            gpu_model=_gpu_model(data),
+            gpu_model=gpu_model,
             gpu_memory_gb=_count(data, "gpu_memory_gb", GPU_MEMORY_MAX_GB),
-            node_count=_count(data, "node_count", NODE_COUNT_MAX),
-            gpus_per_node=_count(data, "gpus_per_node", GPUS_PER_NODE_MAX),
+            node_count=node_count,
+            gpus_per_node=gpus_per_node,
             tenant_count=tenant_count,
             time_windows=_time_windows(data, workload_types),
             kubernetes_version=profile_kubernetes_version(data.get("kubernetes_version")),
@@ -241,6 +295,9 @@ class Profile:
                 data.get("workload_mix"),
                 tenant_count=tenant_count or (1 if tenancy == "single" else None),
             ),
+            node_groups=groups,
+            tenants=tenants,
+            installed=installed_from_data(data.get("installed")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -251,7 +308,43 @@ class Profile:
         data["component_versions"] = dict(self.component_versions)
         data["workload_isolation"] = dict(self.workload_isolation)
         data["workload_mix"] = [entry.to_dict() for entry in self.workload_mix]
+        data["node_groups"] = [group.to_dict() for group in self.node_groups]
+        data["tenants"] = [tenant.to_dict() for tenant in self.tenants]
+        data["installed"] = [
+            {"project": slug, "version": version} for slug, version in self.installed
+        ]
         return data
+
+    @property
+    def groups(self) -> tuple[NodeGroup, ...]:
+        """The node groups, a v1 profile's cluster read as one group."""
+        if self.node_groups:
+            return self.node_groups
+        return (NodeGroup(DEFAULT_GROUP, self.gpu_model, self.node_count, self.gpus_per_node),)
+
+    @property
+    def tenant_list(self) -> tuple[Tenant, ...]:
+        """The tenants by name; a v1 profile's `tenant_count` read as tenant-1..n running every
+        workload type (one tenant when single-tenant and not counted)."""
+        if self.tenants:
+            return self.tenants
+        count = self.tenant_count or 1
+        return tuple(Tenant(f"tenant-{n}", self.workload_types) for n in range(1, count + 1))
+
+    def tenants_running(self, kinds: Iterable[str]) -> tuple[Tenant, ...]:
+        """The tenants that run any of the workload types `kinds`."""
+        kinds = set(kinds)
+        return tuple(tenant for tenant in self.tenant_list if kinds & set(tenant.workloads))
+
+    def rule_for(self, tenants: Iterable[Tenant]) -> str:
+        """The cross-tenant sharing rule of a pool serving `tenants`: the strictest of their
+        own rules and the profile's (a tenant that never shares binds the whole pool)."""
+        rules = [tenant.cross_tenant_sharing or self.tenant_rule for tenant in tenants]
+        return min(rules or [self.tenant_rule], key=_RULE_ORDER.__getitem__)
+
+    @property
+    def installed_versions(self) -> dict[str, str | None]:
+        return dict(self.installed)
 
     @property
     def tenant_rule(self) -> str:
@@ -263,13 +356,87 @@ class Profile:
             return "hard_partitions"
         return "allowed"
 
-    def isolation_for(self, kind: str) -> str:
-        """The isolation demanded for workload type `kind`."""
-        return dict(self.workload_isolation).get(kind, self.isolation)
+    def isolation_for(self, kind: str, tenants: Iterable[Tenant] = ()) -> str:
+        """The isolation demanded for workload type `kind`; with `tenants`, the strongest any of
+        them that runs `kind` demands of its own (a tenant's isolation binds its work)."""
+        level = dict(self.workload_isolation).get(kind, self.isolation)
+        own = [t.isolation for t in tenants if t.isolation and kind in t.workloads]
+        return max([level, *own], key=("none", "soft", "hard").index)
 
     def window(self, kind: str) -> str | None:
         """When workload type `kind` runs, if the profile says."""
         return dict(self.time_windows).get(kind)
+
+
+def _tenants_run_every_type(
+    tenants: tuple[Tenant, ...], workload_types: tuple[str, ...]
+) -> tuple[str, ...]:
+    """The workload types, said or (when step 1 names none) the tenants' together; every type
+    said must be run by a named tenant, or nobody's work would be served."""
+    run = {kind for tenant in tenants for kind in tenant.workloads}
+    if not workload_types:
+        return tuple(kind for kind in WORKLOAD_TYPES if kind in run)
+    idle = [kind for kind in workload_types if kind not in run]
+    if idle:
+        raise ValueError(
+            _(
+                "tenants: no tenant runs %(kinds)s (a workload type of step 1); name the "
+                "tenant that runs it",
+                kinds=", ".join(idle),
+            )
+        )
+    return workload_types
+
+
+def _cluster_shape(
+    data: Mapping[str, Any], groups: tuple[NodeGroup, ...]
+) -> tuple[str | None, int | None, int | None]:
+    """gpu_model, node_count and gpus_per_node: as said (v1), or from the node groups where
+    they agree. Said beside node groups, each must agree with them: one model per cluster
+    cannot describe an A100 + L4 fleet, so it is never taken for one."""
+    model = _gpu_model(data)
+    nodes = _count(data, "node_count", NODE_COUNT_MAX)
+    per_node = _count(data, "gpus_per_node", GPUS_PER_NODE_MAX)
+    if not groups:
+        return model, nodes, per_node
+    names = {group.gpu_model for group in groups}
+    keys = {_model_key(name) for name in names}
+    common = groups[0].gpu_model if len(keys) == 1 else None
+    if model is not None and (common is None or _model_key(model) != _model_key(common)):
+        raise ValueError(
+            _(
+                "gpu_model: %(model)s contradicts the node groups' models (%(models)s); with "
+                "node groups, give the model per group",
+                model=model,
+                models=", ".join(sorted(str(name) for name in names)),
+            )
+        )
+    counted = [group.nodes for group in groups]
+    total = sum(counted) if None not in counted else None  # type: ignore[arg-type]
+    if nodes is not None and nodes != total:
+        raise ValueError(
+            _(
+                "node_count: %(count)s contradicts the node groups' %(total)s nodes",
+                count=nodes,
+                total=total if total is not None else "?",
+            )
+        )
+    shapes = {group.gpus_per_node for group in groups}
+    shared = shapes.pop() if len(shapes) == 1 else None
+    if per_node is not None and per_node != shared:
+        raise ValueError(
+            _(
+                "gpus_per_node: %(count)s contradicts the node groups' GPUs per node",
+                count=per_node,
+            )
+        )
+    # A node count without one node shape would be sized at a default shape: left unsaid.
+    return common, total if shared is not None else None, shared
+
+
+def _model_key(name: str | None) -> str | None:
+    model = gpu_model_find(name)
+    return model.key if model is not None else (name or "").casefold() or None
 
 
 def profile_valid_fields(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -288,7 +455,8 @@ def profile_valid_fields(data: Mapping[str, Any]) -> tuple[dict[str, Any], dict[
             Profile.from_dict(valid)
         except ValueError as exc:
             message = exc.args[0] if exc.args else str(exc)
-            key = str(message).split(":", 1)[0]
+            # "tenants[2].name: ..." is the error of field tenants.
+            key = re.split(r"[:.\[]", str(message), maxsplit=1)[0]
             if key not in valid:  # not a field's own error: nothing can be kept apart
                 raise
             errors[key] = message

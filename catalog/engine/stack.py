@@ -11,14 +11,16 @@ from catalog.engine.baseline import baseline_offers
 from catalog.engine.fit import (
     Finding,
     capabilities_fit,
+    fleet_gpu_fit,
     gpu_fit,
     isolation_fit,
     quota_fit,
     signals_fit,
     tenant_fit,
 )
+from catalog.engine.fleet import Tenant
 from catalog.engine.functions import GOVERNANCE
-from catalog.engine.gpus import gpu_model_find
+from catalog.engine.gpus import GpuModel, gpu_model_find
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.text import _
@@ -194,6 +196,24 @@ def _missing_layers(
     return missing
 
 
+def _gpu_findings(
+    rows: Sequence[Row],
+    present: Mapping[str, list[Row]],
+    profile: Profile,
+    pool_models: Mapping[str, GpuModel | None] | None,
+) -> list[Finding]:
+    if pool_models:
+        found: dict[str, Finding] = {}
+        for name, members in present.items():
+            for finding in gpu_fit(members, pool_models.get(name)):
+                found.setdefault(finding.message, finding)
+        return list(found.values())
+    models = list({g.model.key: g.model for g in profile.groups if g.model is not None}.values())
+    if len(models) > 1:
+        return fleet_gpu_fit(rows, models)
+    return gpu_fit(rows, models[0] if models else gpu_model_find(profile.gpu_model))
+
+
 def check_stack(
     rows: Sequence[Row],
     pools: Mapping[str, Sequence[str]] | None = None,
@@ -202,6 +222,8 @@ def check_stack(
     kubernetes_version: str | None = None,
     component_versions: Mapping[str, str] | None = None,
     tenant_sharing: Mapping[str, str] | None = None,
+    pool_models: Mapping[str, GpuModel | None] | None = None,
+    pool_tenants: Mapping[str, Sequence[Tenant] | None] | None = None,
 ) -> StackReport:
     """Check a stack of rows, optionally split into node pools (row ids per pool name).
 
@@ -210,7 +232,9 @@ def check_stack(
     default to the profile's: a feature gate off by default at that version is a gap, and a
     contract outside its since/until span of the pinned release counts as absent.
     `tenant_sharing` says per pool whether it serves one tenant (TENANT_SHARING); a pool not
-    named serves every tenant.
+    named serves every tenant. `pool_models` ties each pool to its node group's GPU model (a
+    pool of L4s is judged against the L4), `pool_tenants` to the named tenants it serves.
+    Without them a profile of several models judges the stack against all of them.
     """
     ids = [r.id for r in rows]
     if len(set(ids)) != len(ids):
@@ -228,8 +252,8 @@ def check_stack(
         for message in feature_gap_messages([(g.row, g.pattern) for g in gaps], kubernetes_version)
     ] + [Finding("versions", "warning", message) for message in pins]
     if profile is not None:
-        fit.extend(gpu_fit(rows, gpu_model_find(profile.gpu_model)))
-        fit.extend(tenant_fit(present, profile, tenant_sharing or {}))
+        fit.extend(_gpu_findings(rows, present, profile, pool_models))
+        fit.extend(tenant_fit(present, profile, tenant_sharing or {}, pool_tenants))
         fit.append(isolation_fit(present, profile))
         fit.extend(signals_fit(list(rows), profile))
         fit.extend(capabilities_fit(list(rows), profile))

@@ -9,6 +9,18 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from catalog.engine.fit import TENANT_SHARING
+from catalog.engine.fleet import (
+    DEMANDS_MAX,
+    GPUS_MAX,
+    INSTALLED_MAX,
+    MIG_PROFILE_NAME,
+    NAME,
+    NODE_GROUPS_MAX,
+    NODES_MAX,
+    REPLICAS_MAX,
+    TENANTS_MAX,
+    WHEN,
+)
 from catalog.engine.profile import (
     CROSS_TENANT_SHARING,
     FAILURE_SEMANTICS,
@@ -25,6 +37,7 @@ from catalog.engine.profile import (
     TIME_WINDOWS,
     WORKLOAD_TYPES,
 )
+from catalog.engine.versions import SLUG, VERSION_TEXT
 from catalog.engine.workload_mix import MIX_MAX_ENTRIES
 from evaluations.api.mix_serializers import MixEntrySerializer, MixField
 from evaluations.models import (
@@ -313,6 +326,75 @@ class EditSerializer(serializers.Serializer):
     )
 
 
+# Profile v2 (DESIGN.md): the shapes and bounds; references between the lists (a demand's
+# workload, a MIG profile of a group's model, unique names) are the engine's rules
+# (catalog.engine.fleet), answered as a 400 naming the entry.
+KUBERNETES_NAME = NAME.pattern
+
+
+class NodeGroupSerializer(serializers.Serializer):
+    name = serializers.RegexField(
+        KUBERNETES_NAME, max_length=63, help_text="a Kubernetes name (RFC 1123 label), unique"
+    )
+    gpu_model = serializers.CharField(
+        required=False,
+        allow_null=True,
+        max_length=GPU_MODEL_MAX,
+        help_text="a model of EcoMap's GPU facts, or any text (kept, not checked)",
+    )
+    nodes = _count(NODES_MAX)
+    gpus_per_node = _count(GPUS_PER_NODE_MAX)
+
+
+class DemandSerializer(serializers.Serializer):
+    workload = serializers.ChoiceField(
+        choices=list(WORKLOAD_TYPES), help_text="one of the tenant's workloads"
+    )
+    gpus = _count(GPUS_MAX, help_text="whole GPUs; or give replicas instead")
+    replicas = _count(REPLICAS_MAX, help_text="copies of gpus_per_replica GPUs or of a MIG slice")
+    gpus_per_replica = _count(64, help_text="with replicas: whole GPUs per replica (1 if left out)")
+    mig_profile = serializers.RegexField(
+        MIG_PROFILE_NAME.pattern,
+        required=False,
+        allow_null=True,
+        max_length=20,
+        help_text="with replicas: a MIG profile of a node group's GPU model, e.g. 1g.10gb",
+    )
+    when = serializers.ChoiceField(choices=list(WHEN), required=False, default="always")
+
+
+class TenantSerializer(serializers.Serializer):
+    name = serializers.RegexField(
+        KUBERNETES_NAME, max_length=63, help_text="a Kubernetes name (RFC 1123 label), unique"
+    )
+    workloads = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(WORKLOAD_TYPES)),
+        min_length=1,
+        max_length=len(WORKLOAD_TYPES),
+        help_text="the work this tenant runs, among the profile's workload types",
+    )
+    cross_tenant_sharing = _choice(
+        CROSS_TENANT_SHARING, help_text="this tenant's own rule; left out: the profile's"
+    )
+    isolation = _choice(
+        ISOLATION_REQUIREMENTS, help_text="this tenant's own isolation; left out: the profile's"
+    )
+    demand = serializers.ListField(child=DemandSerializer(), required=False, max_length=DEMANDS_MAX)
+
+
+class InstalledSerializer(serializers.Serializer):
+    project = serializers.RegexField(
+        SLUG.pattern, max_length=100, help_text="a catalog project's slug"
+    )
+    version = serializers.RegexField(
+        VERSION_TEXT.pattern,
+        required=False,
+        allow_null=True,
+        max_length=41,
+        help_text="the version running now, e.g. 0.10.1",
+    )
+
+
 class ProfileSerializer(EditSerializer):
     """The step-1 profile of DESIGN.md; every field may be left out while it is being filled."""
 
@@ -386,6 +468,29 @@ class ProfileSerializer(EditSerializer):
         max_length=MIX_MAX_ENTRIES,
         help_text="what each tenant runs, for capacity sizing; left out or empty: the default "
         "per workload type (docs/capacity-sizing.md)",
+    )
+    node_groups = serializers.ListField(
+        child=NodeGroupSerializer(),
+        required=False,
+        allow_null=True,
+        max_length=NODE_GROUPS_MAX,
+        help_text="profile v2: nodes of one shape each; with groups, gpu_model, node_count and "
+        "gpus_per_node are left out or agree with them",
+    )
+    tenants = serializers.ListField(
+        child=TenantSerializer(),
+        required=False,
+        allow_null=True,
+        max_length=TENANTS_MAX,
+        help_text="profile v2: named tenants, the work each runs and its absolute demand; with "
+        "tenants, tenant_count is left out or equals their number",
+    )
+    installed = serializers.ListField(
+        child=InstalledSerializer(),
+        required=False,
+        allow_null=True,
+        max_length=INSTALLED_MAX,
+        help_text="profile v2: what runs in the cluster now, each project once",
     )
 
 
@@ -535,6 +640,26 @@ class PoolDetailSerializer(serializers.Serializer):
     acceptance_checks = serializers.ListField(
         child=serializers.CharField(), help_text="the checks that test this pool"
     )
+    node_group = serializers.CharField(
+        allow_null=True, help_text="the node group the pool lives on (profile v2)"
+    )
+    gpu_model = serializers.CharField(
+        allow_null=True, help_text="that group's GPU model as the GPU facts name it, if known"
+    )
+    tenants = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="the named tenants whose work the pool runs ([] when the profile names none)",
+    )
+    demand = serializers.ListField(
+        child=serializers.DictField(),
+        help_text="the tenants' demand that lands in this pool: {tenant, workload, gpus | "
+        "replicas [+ gpus_per_replica | mig_profile], when}",
+    )
+
+
+class LeftOutSerializer(serializers.Serializer):
+    row = serializers.CharField(help_text="project/key of a row kept out of the search")
+    reason = serializers.CharField()
 
 
 class RecommendationSerializer(serializers.Serializer):
@@ -553,3 +678,19 @@ class RecommendationSerializer(serializers.Serializer):
         child=PoolDetailSerializer(), help_text="pool name → what the pool is"
     )
     report = RecommendationField()
+
+
+class RankingSerializer(serializers.Serializer):
+    """Ranked stacks and what the search left out (DESIGN.md, profile v2)."""
+
+    stacks = RecommendationSerializer(many=True)
+    left_out = LeftOutSerializer(many=True, help_text="rows kept out of the search, and why")
+    unknown_models = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="node groups' GPU models not in the GPU facts: vendor-specific rows withheld",
+    )
+    notes = serializers.ListField(
+        child=serializers.CharField(), help_text="what the page says above the list"
+    )
+    complete = serializers.BooleanField(help_text="false when the search budget stopped it")
+    examined = serializers.IntegerField(help_text="stacks drafted")

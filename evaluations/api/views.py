@@ -31,7 +31,7 @@ from evaluations.api.serializers import (
     EvaluationSerializer,
     EvaluationSummarySerializer,
     ProfileSerializer,
-    RecommendationSerializer,
+    RankingSerializer,
     ReviewInputSerializer,
     UnitsSerializer,
 )
@@ -340,7 +340,7 @@ class EvaluationViewSet(
             ),
         ],
         responses={
-            200: RecommendationSerializer(many=True),
+            200: RankingSerializer,
             400: OpenApiResponse(ErrorSerializer, description="the step-1 profile is incomplete"),
             **READ_ERRORS,
         },
@@ -360,7 +360,7 @@ class EvaluationViewSet(
             ranked = selectors.recommendations_for(evaluation=evaluation, limit=limit)
         except ValueError as exc:
             raise EvaluationError(str(exc)) from exc
-        response = Response([item.to_dict() for item in ranked])
+        response = Response(ranked.envelope([item.to_dict() for item in ranked]))
         response["X-Search-Complete"] = "true" if ranked.complete else "false"
         response["X-Search-Examined"] = str(ranked.examined)
         if ranked.note:

@@ -19,6 +19,7 @@ from catalog.engine.text import render
 from catalog.evidence import evidence_label
 from evaluations import selectors
 from evaluations.models import Evaluation, Verdict
+from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
 from evaluations.steps.forms import (
     ISOLATION_CHOICES,
     LEVEL_CHOICES,
@@ -115,6 +116,12 @@ def _drivers(profile: dict[str, Any]) -> list[dict[str, Any]]:
     ]
     ranked = [str(PRIORITY_LABELS.get(p, p)) for p in profile.get("priorities") or []]
     drivers.append({"driver": _("Priorities, most important first"), "ranked": ranked})
+    # The cluster as it is (profile v2), when said: what the stack has to run on and serve.
+    drivers += [
+        {"driver": str(FLEET_LABELS[name]), "value": fleet_in_words(name, profile[name])}
+        for name in ("node_groups", "tenants", "installed")
+        if profile.get(name)
+    ]
     return drivers
 
 

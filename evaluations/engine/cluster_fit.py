@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from catalog.engine.gpus import gpu_model_find
+from catalog.engine.gpus import GpuModel, gpu_model_find
 from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _, joined
 from evaluations.engine.drafting import FAIR_SHARING, QUOTA, SERVING_KINDS, _Draft, _time_shared
@@ -55,22 +55,38 @@ class _Verdict:
     words: bool = True
 
 
-def _score_gpu_fit(units: list[str], where: Text, profile: Profile, out: _Verdict) -> float:
-    """What the profile's GPUs say of the pool's units: MIG on a GPU without it cannot work,
-    and memory-slicing units are sized from the GPU's memory."""
+def _score_gpu_fit(
+    units: list[str], where: Text, profile: Profile, out: _Verdict, model: GpuModel | None = None
+) -> float:
+    """What the pool's GPUs (its node group's `model`, else the profile's) say of its units:
+    MIG on a GPU without it cannot work, and memory-slicing units are sized from the GPU's
+    memory. An AMD model's partitions are compute partitions (CPX/NPS), not MIG."""
+    name = model.name if model is not None else profile.gpu_model
     memory = profile.gpu_memory_gb
+    if "mig_slice" in units and model is not None and model.vendor == "amd":
+        if model.amd_partitions_per_gpu("CPX"):
+            out.fits.append(
+                _(
+                    "%(where)s: %(model)s is split into compute partitions (up to %(count)s "
+                    "logical GPUs each, GPU facts), AMD's counterpart of MIG slices",
+                    where=where,
+                    model=model.name,
+                    count=model.amd_partitions_per_gpu("CPX"),
+                )
+            )
+        return 0.0
     if "mig_slice" in units:
-        if _mig_capable(profile.gpu_model) is False:
+        if _mig_capable(name) is False:
             out.missing.append(
                 _(
                     "%(where)s: MIG slices need a GPU with MIG (A30, A100, H100, H200, "
                     "Blackwell); %(model)s has none",
                     where=where,
-                    model=profile.gpu_model,
+                    model=name,
                 )
             )
             return -_FINDING_PENALTY["gap"]
-        known = gpu_model_find(profile.gpu_model)
+        known = model or gpu_model_find(profile.gpu_model)
         if known is not None and known.mig_profiles:
             smallest = min(known.mig_profiles, key=lambda p: (p.memory_gb, p.name))
             out.fits.append(

@@ -7,8 +7,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from catalog.engine.fit import may_share_across_tenants
-from catalog.engine.gpus import gpu_model_find
+from catalog.engine.baseline import baseline_offers
+from catalog.engine.fit import PARTITION_FEATURE, may_share_across_tenants, presents_other_devices
+from catalog.engine.fleet import Tenant
+from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import OFF_HOURS, Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import DEFAULT_POOL, governed
@@ -18,6 +20,7 @@ from catalog.engine.units import (
     SHARING_UNITS,
     WHOLE_UNITS,
 )
+from evaluations.engine.groups import BATCH_KINDS, SERVING_KINDS, place_on_groups
 from evaluations.engine.index import _Index
 
 # Pool keys (the JSON's); pages show POOL_LABELS.
@@ -66,8 +69,6 @@ UNIT_TRAITS: Mapping[str, UnitTraits] = MappingProxyType(
     }
 )
 
-BATCH_KINDS = frozenset({"training", "batch"})
-SERVING_KINDS = frozenset({"online_inference", "interactive"})
 _SOFT_SHARING = frozenset({"vgpu", "memory_compute_quota", "mps_share"})
 
 GANG, QUOTA, PREEMPTION, FAIR_SHARING, TOPOLOGY = (
@@ -82,15 +83,16 @@ GANG, QUOTA, PREEMPTION, FAIR_SHARING, TOPOLOGY = (
 _PRIORITY_WEIGHTS = (2.0, 1.6, 1.3, 1.1)
 
 
-def workload_units(kind: str, profile: Profile) -> frozenset[str]:
+def workload_units(kind: str, profile: Profile, tenants: Iterable[Tenant] = ()) -> frozenset[str]:
     """The units that suit a workload type (METHOD's shape table, sharpened by issue 26).
 
     Training and batch run on whole GPUs or whole-GPU claims unless the profile demands less
     than hard isolation for them by name (MIG has no GPU-to-GPU P2P; a slice is not a GPU).
     Online inference wants strong or at least provable isolation: whole GPUs or MIG, soft
     sharing only where its isolation is soft. Interactive work wants a fraction of a GPU: MIG,
-    soft sharing or, where nothing is demanded, time slices."""
-    level = profile.isolation_for(kind)
+    soft sharing or, where nothing is demanded, time slices. A tenant's own isolation binds the
+    work it runs (`tenants`: those the pool serves)."""
+    level = profile.isolation_for(kind, tenants)
     if kind in BATCH_KINDS:
         named_below_hard = dict(profile.workload_isolation).get(kind) in ("soft", "none")
         return WHOLE_UNITS | (_SOFT_SHARING | {"mig_slice"} if named_below_hard else frozenset())
@@ -112,11 +114,44 @@ class _PoolPlan:
     units: Mapping[str, frozenset[str]]  # workload type -> the units that may serve it here
     isolation: str  # the strongest isolation demanded of its work
     shares: bool = False  # shape B: the pool's serving work shares GPUs
+    # The node group it lives on and that group's GPU model (None: not said, or not in the GPU
+    # facts when `unknown_model`), and the named tenants it serves (None: every tenant of a
+    # profile that names none).
+    group: str | None = None
+    model: GpuModel | None = None
+    unknown_model: bool = False
+    tenants: tuple[Tenant, ...] | None = None
+
+    @property
+    def tenant_names(self) -> list[str]:
+        return [tenant.name for tenant in self.tenants or ()]
+
+    def tenant_count(self, profile: Profile) -> int:
+        """How many tenants this pool serves."""
+        if self.tenants is not None:
+            return len(self.tenants)
+        return profile.tenant_count or (2 if profile.tenancy == "multi" else 1)
+
+    def group_allows(self, row: Row) -> bool:
+        """Whether `row` may present this pool's GPUs: a row of the group's GPU vendor (or
+        vendor-neutral), never hardware partitions the model lacks, and on a model the GPU facts
+        do not know, no vendor-specific row at all (nothing is guessed)."""
+        if self.unknown_model:
+            return not row.vendors
+        if self.model is None:
+            return True
+        if not row.serves(self.model.vendor) or presents_other_devices(row, self.model):
+            return False
+        return not (
+            "mig_slice" in row.resource_units
+            and "whole_gpu" not in row.resource_units
+            and PARTITION_FEATURE.get(self.model.vendor) not in self.model.sharing
+        )
 
     def suits(self, row: Row) -> bool:
         """Whether `row` presents, to pods, a unit for every workload of the pool (and, for a
-        sharing pool, a shared unit to its serving work)."""
-        if not presents_to_pods(row):
+        sharing pool, a shared unit to its serving work), on the pool's node group."""
+        if not presents_to_pods(row) or not self.group_allows(row):
             return False
         if not all(row.resource_units & units for units in self.units.values()):
             return False
@@ -146,26 +181,35 @@ def presents_to_pods(row: Row) -> bool:
     )
 
 
-def tenant_sharing(units: Iterable[str], shared: Mapping[str, str], profile: Profile) -> str:
+def tenant_sharing(
+    units: Iterable[str],
+    shared: Mapping[str, str],
+    profile: Profile,
+    tenants: tuple[Tenant, ...] | None = None,
+) -> str:
     """none: each GPU serves one pod; within_tenant: one pool per tenant (or one tenant);
     across_tenants: pods of several tenants share GPUs, as the profile allows. `shared` is the
-    isolation the pool's shared units give."""
+    isolation the pool's shared units give; `tenants` those the pool serves by name (None: all),
+    whose strictest rule binds it."""
     if not set(units) & SHARING_UNITS:
         return "none"
-    if profile.tenancy != "multi":
+    if profile.tenancy != "multi" or (tenants is not None and len(tenants) <= 1):
         return "within_tenant"
-    rule = profile.tenant_rule
+    rule = profile.rule_for(tenants) if tenants is not None else profile.tenant_rule
     if may_share_across_tenants(rule, shared):
         return "across_tenants"
     return "within_tenant"
 
 
-def demanded_for(kind: str, profile: Profile, sharing: str) -> str:
+def demanded_for(kind: str, profile: Profile, sharing: str, tenants: Iterable[Tenant] = ()) -> str:
     """The isolation demanded for `kind` in a pool shared as `sharing`. Interactive work that
     shares GPUs only within a tenant is what METHOD's shared pool is for: soft there, unless the
-    profile names its isolation."""
-    level = profile.isolation_for(kind)
-    named = kind in dict(profile.workload_isolation)
+    profile (or a tenant the pool serves) names its isolation."""
+    tenants = tuple(tenants)
+    level = profile.isolation_for(kind, tenants)
+    named = kind in dict(profile.workload_isolation) or any(
+        t.isolation for t in tenants if kind in t.workloads
+    )
     if kind == "interactive" and sharing != "across_tenants" and not named and level == "hard":
         return "soft"
     return level
@@ -226,7 +270,7 @@ def _weights(profile: Profile) -> dict[str, float]:
     return weights
 
 
-def _needs(profile: Profile, shape: str) -> _Needs:
+def _needs(profile: Profile, shape: str, plans: Iterable[_PoolPlan] = ()) -> _Needs:
     kinds = set(profile.workload_types)
     batchy = bool(kinds & BATCH_KINDS)
     capabilities: list[str] = []
@@ -243,7 +287,9 @@ def _needs(profile: Profile, shape: str) -> _Needs:
     wants_visibility = (
         shape == "C" or profile.primary_objective == "cost" or "cost" in profile.priorities[:2]
     )
-    model = gpu_model_find(profile.gpu_model)
+    # What the training pool's GPU model needs for jobs across nodes (its node group's model).
+    trains = [plan for plan in plans if set(plan.workloads) & BATCH_KINDS]
+    model = trains[0].model if trains else None
     interfaces = model.multi_node_requires if model is not None and batchy else ()
     return _Needs(tuple(capabilities), frozenset(points), wants_visibility, interfaces)
 
@@ -252,13 +298,16 @@ def _plan(
     name: str, kinds: Iterable[str], profile: Profile, only=None, shares: bool = False
 ) -> _PoolPlan:
     kinds = tuple(kinds)
-    units = {kind: workload_units(kind, profile) for kind in kinds}
+    tenants = profile.tenants_running(kinds) if profile.tenants else None
+    units = {kind: workload_units(kind, profile, tenants or ()) for kind in kinds}
     if only is not None:
         units = {kind: allowed & only for kind, allowed in units.items()}
     isolation = max(
-        (profile.isolation_for(k) for k in kinds), key=_LEVEL.__getitem__, default=profile.isolation
+        (profile.isolation_for(k, tenants or ()) for k in kinds),
+        key=_LEVEL.__getitem__,
+        default=profile.isolation,
     )
-    return _PoolPlan(name, kinds, MappingProxyType(units), isolation, shares)
+    return _PoolPlan(name, kinds, MappingProxyType(units), isolation, shares, tenants=tenants)
 
 
 def _shapes(profile: Profile) -> list[tuple[str, tuple[_PoolPlan, ...]]]:
@@ -478,11 +527,36 @@ class _Slots:
     governors: tuple[Row | None, ...]
 
 
+FEATURE_GATE = "api:kubernetes/feature/"
+
+
+def _runs_on(presenter: Row, version: str | None) -> bool:
+    """Whether the presenter needs no Kubernetes feature the cluster's release keeps off (DRA
+    on 1.31): such a stack fails the stack check, so it never takes a slot's place. The
+    presenter's own requirements say it (its partners' are found only when a stack is drafted,
+    which on a big catalog costs more than the check saves)."""
+    if version is None:
+        return True
+    return all(
+        baseline_offers(pattern, version)
+        for pattern in presenter.requires
+        if pattern.startswith(FEATURE_GATE)
+    )
+
+
 def _slots(profile: Profile, index: _Index) -> list[_Slots]:
     slots = []
-    for shape, plans in _shapes(profile):
-        needs = _needs(profile, shape)
-        presenters = tuple(tuple(row for row in index.rows if plan.suits(row)) for plan in plans)
+    for shape, drafted in _shapes(profile):
+        plans = place_on_groups(drafted, profile)
+        needs = _needs(profile, shape, plans)
+        presenters = tuple(
+            tuple(
+                row
+                for row in index.rows
+                if plan.suits(row) and _runs_on(row, profile.kubernetes_version)
+            )
+            for plan in plans
+        )
         slots.append(_Slots(shape, plans, needs, presenters, tuple(_governors(needs, index))))
     return slots
 
@@ -498,6 +572,7 @@ def _draft(
     bundles = [index.bundle(presenter) for presenter in presenters]
     if (
         len(plans) > 1
+        and len({plan.group for plan in plans}) == 1
         and len(
             {(p.id, frozenset(_given(plan, p))) for plan, p in zip(plans, presenters, strict=True)}
         )

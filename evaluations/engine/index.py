@@ -10,6 +10,7 @@ from functools import lru_cache
 from catalog.engine.baseline import KUBERNETES_BASELINE, binds
 from catalog.engine.oracle import links_between
 from catalog.engine.rows import Row
+from catalog.engine.stack import governed
 from catalog.engine.units import (
     UNIT_CEILINGS,
 )
@@ -32,6 +33,8 @@ class _Index:
 
     def __init__(self, rows: Iterable[Row]) -> None:
         self.rows = sorted({r.id: r for r in rows}.values(), key=lambda r: r.id)
+        # Projects with a row that governs queues, quotas or priority (one governor per scope).
+        self.governing_projects = frozenset(r.project for r in self.rows if governed(r))
         self._signals = {
             r.id: frozenset(i for i in r.signals | r.provides if i.startswith("signal:"))
             for r in self.rows

@@ -29,6 +29,7 @@ from evaluations.engine.drafting import (
     presents_to_pods,
     tenant_sharing,
 )
+from evaluations.engine.groups import landed_demand
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,12 +104,15 @@ def _pool_facts(plan: _PoolPlan, rows: list[Row], profile: Profile) -> PoolFacts
                 if units & SHARING_UNITS:
                     shared.append(units_isolation(units & SHARING_UNITS, row.isolation))
         by_kind[kind] = weakest_per_aspect(levels)
-    sharing = tenant_sharing(given, weakest_per_aspect(shared), profile)
+    sharing = tenant_sharing(given, weakest_per_aspect(shared), profile, plan.tenants)
     return PoolFacts(
         units=tuple(sorted(given)),
         isolation=weakest_per_aspect(list(by_kind.values())),
         by_kind=by_kind,
-        demanded={kind: demanded_for(kind, profile, sharing) for kind in plan.workloads},
+        demanded={
+            kind: demanded_for(kind, profile, sharing, plan.tenants or ())
+            for kind in plan.workloads
+        },
         tenant_sharing=sharing,
     )
 
@@ -143,13 +147,31 @@ def pool_checks(plan: _PoolPlan, facts: PoolFacts, profile: Profile) -> list[str
             _("a distributed job starts all its workers or none (gang scheduling)"),
             _("effect of the preemption policy on job success rate"),
         ]
-    if "online_inference" in kinds:
+    needs = plan.model.multi_node_requires if plan.model is not None else ()
+    if kinds & BATCH_KINDS and any("ComputeDomain" in pattern for pattern in needs):
         checks += [
-            _("P99 latency against %(target)s under co-located load", target=_target(profile)),
-            _("jitter while other work loads the same GPUs"),
-            _("blast radius of a failing or noisy neighbour"),
-            _("fault isolation and the rollback path"),
+            _(
+                "a job across nodes gets one ComputeDomain: its pods receive IMEX channels and "
+                "land in one NVLink partition (node label nvidia.com/gpu.clique)"
+            ),
+            _(
+                "NCCL all-reduce bandwidth between nodes of one NVLink domain against the "
+                "Multi-Node NVLink rate the hardware is sold for"
+            ),
         ]
+    if "online_inference" in kinds:
+        if set(facts.units) & SHARING_UNITS:
+            checks += [
+                _(
+                    "P99 latency against %(target)s under co-located load",
+                    target=_target(profile),
+                ),
+                _("jitter while other work loads the same GPUs"),
+                _("blast radius of a failing or noisy neighbour"),
+            ]
+        else:  # whole devices: no neighbour on the same GPU to measure against
+            checks.append(_("P99 latency against %(target)s at peak load", target=_target(profile)))
+        checks.append(_("fault isolation and the rollback path"))
         if kinds & BATCH_KINDS and _time_shared(profile):
             checks.append(
                 _(
@@ -186,8 +208,11 @@ def _stack_checks(profile: Profile) -> list[str]:
 
 
 def pool_details(draft: _Draft, profile: Profile) -> dict[str, dict[str, Any]]:
-    """`pool_details` of the recommendation JSON (DESIGN.md): per pool name, what it is."""
+    """`pool_details` of the recommendation JSON (DESIGN.md): per pool name, what it is, the
+    node group it lives on, the tenants it serves by name ([] when the profile names none) and
+    the demand of theirs that lands there."""
     details = {}
+    landed = landed_demand(draft.plans, profile)
     for plan in draft.plans:
         facts = pool_facts(plan, draft.presenters[plan.name], profile, members(draft, plan))
         details[plan.name] = {
@@ -197,8 +222,59 @@ def pool_details(draft: _Draft, profile: Profile) -> dict[str, dict[str, Any]]:
             "tenant_sharing": facts.tenant_sharing,
             "workloads": list(plan.workloads),
             "acceptance_checks": pool_checks(plan, facts, profile),
+            "node_group": plan.group,
+            "gpu_model": plan.model.name if plan.model is not None else None,
+            "tenants": plan.tenant_names,
+            "demand": [
+                {"tenant": tenant.name, **item.to_dict()} for tenant, item in landed[plan.name]
+            ],
         }
     return details
+
+
+def demand_warnings(
+    draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: Profile
+) -> list[str]:
+    """Where the named tenants' demand does not fit the pools it lands in: always-on whole GPUs
+    beyond a node group's GPUs, and MIG instances of a profile the pool's GPUs do not have."""
+    warnings: list[str] = []
+    groups = {group.name: group for group in profile.groups}
+    held: dict[str, list[tuple[str, str, int]]] = {}
+    for plan in draft.plans:
+        for item in details[plan.name]["demand"]:
+            whole = item.get("gpus")
+            if whole is None and "mig_profile" not in item and "replicas" in item:
+                whole = item["replicas"] * item.get("gpus_per_replica", 1)
+            if whole and item["when"] == "always":
+                held.setdefault(plan.group or "", []).append((plan.name, item["tenant"], whole))
+            mig = item.get("mig_profile")
+            if mig and (plan.model is None or plan.model.mig_profile(mig) is None):
+                warnings.append(
+                    _(
+                        "pool %(pool)s: tenant %(tenant)s asks for MIG %(profile)s instances, "
+                        "which %(model)s does not have",
+                        pool=plan.name,
+                        tenant=item["tenant"],
+                        profile=mig,
+                        model=plan.model.name if plan.model else _("its GPU model"),
+                    )
+                )
+    for name, demands in held.items():
+        group = groups.get(name)
+        total = sum(gpus for _pool, _tenant, gpus in demands)
+        if group is None or group.gpus is None or total <= group.gpus:
+            continue
+        warnings.append(
+            _(
+                "node group %(group)s has %(gpus)s GPUs, but the always-on demand landing there "
+                "asks for %(total)s (%(who)s): add nodes, or move work to another group",
+                group=name,
+                gpus=group.gpus,
+                total=total,
+                who=", ".join(f"{tenant} {gpus} in pool {pool}" for pool, tenant, gpus in demands),
+            )
+        )
+    return warnings
 
 
 def acceptance_checks(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile):
@@ -222,17 +298,29 @@ def _unit_words(units: Iterable[str]) -> str:
     return joined(", ", (_(unit) for unit in units))
 
 
-def trade_off(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: Profile) -> str:
-    """The stack's trade-off in one line: what it buys and what it costs."""
+def trade_off(
+    draft: _Draft,
+    details: Mapping[str, Mapping[str, Any]],
+    profile: Profile,
+    shape: str | None = None,
+) -> str:
+    """The stack's trade-off in one line: what it buys and what it costs (`shape`: the label
+    the stack is shown with, when it differs from the shape it was drafted as)."""
+    shape = shape or draft.shape
     units = {u for pool in details.values() for u in pool["units"]}
-    per_tenant = [n for n, p in details.items() if p["tenant_sharing"] == "within_tenant"]
+    plans = {plan.name: plan for plan in draft.plans}
+    per_tenant = [
+        n
+        for n, p in details.items()
+        if p["tenant_sharing"] == "within_tenant" and plans[n].tenant_count(profile) > 1
+    ]
     per_tenant = per_tenant if profile.tenancy == "multi" else []
-    if draft.shape == "A":
+    if shape == "A":
         line = _(
             "One pool of whole devices: the simplest to run and isolate; small work holds "
             "whole GPUs, so capacity is wasted where a fraction would do"
         )
-    elif draft.shape == "B":
+    elif shape == "B":
         line = _(
             "One pool sharing GPUs through %(units)s: the most work per GPU; every workload "
             "meets the others on the same devices",
@@ -264,7 +352,7 @@ def trade_off(draft: _Draft, details: Mapping[str, Mapping[str, Any]], profile: 
             line=line,
             pools=", ".join(per_tenant),
         )
-    if units <= WHOLE_UNITS and draft.shape != "A":
+    if units <= WHOLE_UNITS and shape != "A":
         line = _("%(line)s; every pod holds whole GPUs", line=line)
     return line
 
@@ -273,8 +361,14 @@ def ordered(rows: Iterable[Row]) -> list[str]:
     return [r.id for r in sorted(rows, key=lambda r: (LAYERS.index(r.layer), r.id))]
 
 
-def explanation(draft: _Draft, details: Mapping[str, Mapping[str, Any]], notes: list[str]) -> str:
-    parts = [_("Shape %(shape)s (%(name)s).", shape=draft.shape, name=SHAPES[draft.shape])]
+def explanation(
+    draft: _Draft,
+    details: Mapping[str, Mapping[str, Any]],
+    notes: list[str],
+    shape: str | None = None,
+) -> str:
+    shape = shape or draft.shape
+    parts = [_("Shape %(shape)s (%(name)s).", shape=shape, name=SHAPES[shape])]
     for plan in draft.plans:
         pool = details[plan.name]
         members = ", ".join(r.label for r in draft.pools[plan.name])

@@ -15,15 +15,18 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import replace as dataclass_replace
 from itertools import product
 from typing import Any
 
-from catalog.engine.fit import PARTITION_FEATURE
-from catalog.engine.gpus import GpuModel, gpu_model_find
+from catalog.engine.fit import PARTITION_FEATURE, presents_other_devices
+from catalog.engine.fleet import NodeGroup
+from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport, check_stack, governed
 from catalog.engine.text import Text, _
+from catalog.engine.units import SHARING_UNITS
 from evaluations.engine.drafting import (
     INFERENCE_POOL,
     INTERACTIVE_POOL,
@@ -35,11 +38,13 @@ from evaluations.engine.drafting import (
     _pool_signals,
     _Slots,
     _slots,
+    _time_shared,
     _weights,
 )
 from evaluations.engine.index import _Index
 from evaluations.engine.pools import (
     acceptance_checks,
+    demand_warnings,
     explanation,
     ordered,
     pool_details,
@@ -88,7 +93,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # Part of the key rankings are cached under: bump it with any change to drafting, scoring or
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
-RANKING_VERSION = 5
+RANKING_VERSION = 6
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 # How many more drafts the ranking checks, once its list is full, to find the best stack of a
 # shape not shown yet.
@@ -107,7 +112,10 @@ class Ranking(list):
 
     examined: int
     complete: bool
-    left_out: list[str]  # what the GPU model's facts kept out of the search, and why
+    left_out: list[str]  # what the GPU models' facts kept out of the search, and why (texts)
+    left_out_rows: list[dict[str, str]]  # the same per row: {"row", "reason"}
+    unknown_models: list[str]  # node groups' models the GPU facts do not know
+    alike: Text | None  # said when fewer sound data planes exist than alternatives shown
 
     def __init__(
         self,
@@ -116,17 +124,45 @@ class Ranking(list):
         examined: int = 0,
         complete: bool = True,
         left_out: Iterable[str] = (),
+        left_out_rows: Iterable[dict[str, str]] = (),
+        unknown_models: Iterable[str] = (),
+        alike: Text | None = None,
     ):
         super().__init__(items)
         self.examined = examined
         self.complete = complete
         self.left_out = list(left_out)
+        self.left_out_rows = list(left_out_rows)
+        self.unknown_models = list(unknown_models)
+        # Set when the profile leaves fewer sound data planes than the three alternatives.
+        self.alike = alike
 
     def head(self, limit: int) -> Ranking:
         """The first `limit` stacks, with the same account of the search."""
         return Ranking(
-            self[:limit], examined=self.examined, complete=self.complete, left_out=self.left_out
+            self[:limit],
+            examined=self.examined,
+            complete=self.complete,
+            left_out=self.left_out,
+            left_out_rows=self.left_out_rows,
+            unknown_models=self.unknown_models,
+            alike=self.alike,
         )
+
+    def envelope(self, stacks: list[Any]) -> dict[str, Any]:
+        """The ranking as `recommend --json` and the API give it (DESIGN.md, profile v2):
+        `stacks` (each stack's dict), `left_out` per row with its reason, `unknown_models`,
+        and `notes` (the texts the page shows above the list)."""
+        notes = [*self.left_out, *([self.alike] if self.alike else [])]
+        notes += [self.note] if self.note else []
+        return {
+            "stacks": stacks,
+            "left_out": [dict(item) for item in self.left_out_rows],
+            "unknown_models": list(self.unknown_models),
+            "notes": notes,
+            "complete": self.complete,
+            "examined": self.examined,
+        }
 
     @property
     def note(self) -> Text | None:
@@ -310,52 +346,195 @@ def _governed_by(index: _Index, presenter: Row, governor: Row | None) -> bool:
 VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "huawei": "Huawei"}
 
 
-def _gpu_filter(rows: Sequence[Row], model: GpuModel | None) -> tuple[list[Row], list[str]]:
-    """The rows a stack for `model` may use, and what was left out with the model's fact."""
-    if model is None:
-        return list(rows), []
-    kept, wrong_vendor, no_partitions = [], {}, {}
-    feature = PARTITION_FEATURE.get(model.vendor)
+def _only_partitions(row: Row) -> bool:
+    return (
+        row.layer == "data_plane"
+        and "mig_slice" in row.resource_units
+        and "whole_gpu" not in row.resource_units
+    )
+
+
+def _rows_named(found: dict[str, list[str]]) -> str:
+    return "; ".join(f"{p} ({', '.join(keys)})" for p, keys in sorted(found.items()))
+
+
+def _partition_words(model: GpuModel) -> Text:
+    return _("MIG") if PARTITION_FEATURE.get(model.vendor) == "mig" else _("compute partitions")
+
+
+class _Filtered:
+    """What the node groups' GPU models let into the search, and what they kept out and why."""
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        self.left_out: list[str] = []
+        self.left_out_rows: list[dict[str, str]] = []
+        self.unknown_models: list[str] = []
+
+    def drop(self, found: dict[str, list[str]], row: Row, reason: Text) -> None:
+        found.setdefault(row.project, []).append(row.key)
+        self.left_out_rows.append({"row": row.id, "reason": reason})
+
+
+def _other_devices(row: Row, models: Sequence[GpuModel]) -> bool:
+    """Whether every model of the row's vendor is presented otherwise than the row presents."""
+    mine = [model for model in models if model.vendor in row.vendors]
+    return bool(mine) and all(presents_other_devices(row, model) for model in mine)
+
+
+def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
+    """The rows a stack for the profile's node groups may use, and what was left out with each
+    model's fact. A row is kept when some group can use it; which group may is each pool's own
+    check (drafting._PoolPlan.group_allows), said here per group. A model the GPU facts do not
+    know keeps every vendor-specific row out of its group, and out of the search when no known
+    model is beside it: nothing is guessed."""
+    out = _Filtered()
+    groups = profile.groups
+    models = list({g.model.key: g.model for g in groups if g.model is not None}.values())
+    out.unknown_models = list(
+        dict.fromkeys(g.gpu_model for g in groups if g.gpu_model and g.model is None)
+    )
+    vendors = {model.vendor for model in models}
+    partitioned = {
+        model.vendor for model in models if PARTITION_FEATURE.get(model.vendor) in model.sharing
+    }
+    named = ", ".join(model.name for model in models)
+    wrong_vendor: dict[str, list[str]] = {}
+    other_devices: dict[str, list[str]] = {}
+    unknown: dict[str, list[str]] = {}
+    no_partitions: dict[str, list[str]] = {}
+    why_vendor = _(
+        "serves other vendors' GPUs than %(models)s (GPU facts)",
+        models=named or ", ".join(out.unknown_models),
+    )
+    why_unknown = _(
+        "vendor-specific, and %(models)s is not in EcoMap's GPU facts",
+        models=", ".join(out.unknown_models),
+    )
     for row in rows:
-        if not row.serves(model.vendor):
-            wrong_vendor.setdefault(row.project, []).append(row.key)
+        if row.vendors and not models and out.unknown_models:
+            out.drop(unknown, row, why_unknown)
+        elif row.vendors and models and not row.vendors & vendors:
+            out.drop(wrong_vendor, row, why_vendor)
+        elif _other_devices(row, models):
+            out.drop(
+                other_devices,
+                row,
+                _("presents other devices than %(models)s is presented as (GPU facts)",
+                  models=named),
+            )  # fmt: skip
         elif (
-            row.layer == "data_plane"
-            and feature is not None
-            and feature not in model.sharing
-            and "mig_slice" in row.resource_units
-            and "whole_gpu" not in row.resource_units
+            models
+            and _only_partitions(row)
+            and row.vendors
+            and not row.vendors & partitioned
+            and row.vendors & vendors
         ):
-            no_partitions.setdefault(row.project, []).append(row.key)
+            model = next(m for m in models if m.vendor in row.vendors)
+            out.drop(
+                no_partitions,
+                row,
+                _("%(model)s has no %(feature)s (GPU facts)", model=model.name,
+                  feature=_partition_words(model)),
+            )  # fmt: skip
+        elif (
+            models
+            and _only_partitions(row)
+            and not row.vendors
+            and not partitioned & {m.vendor for m in models}
+            and all(PARTITION_FEATURE.get(m.vendor) for m in models)
+        ):
+            model = models[0]
+            out.drop(
+                no_partitions,
+                row,
+                _("%(model)s has no %(feature)s (GPU facts)", model=model.name,
+                  feature=_partition_words(model)),
+            )  # fmt: skip
         else:
-            kept.append(row)
-    left_out = []
+            out.rows.append(row)
+    if unknown:
+        out.left_out.append(
+            _(
+                "Left out because %(models)s is not in EcoMap's GPU facts, so no vendor-specific "
+                "row is proposed for it (add the model to the facts, or name a known one): "
+                "%(rows)s",
+                models=", ".join(out.unknown_models),
+                rows=_rows_named(unknown),
+            )
+        )
     if wrong_vendor:
-        left_out.append(
+        out.left_out.append(
             _(
                 "Left out because %(model)s is made by %(vendor)s (GPU facts): rows serving "
                 "other vendors' GPUs: %(rows)s",
+                model=named,
+                vendor=", ".join(sorted({VENDOR_NAMES.get(m.vendor, m.vendor) for m in models})),
+                rows=_rows_named(wrong_vendor),
+            )
+        )
+    if other_devices:
+        model = next(m for m in models if m.presented_as)
+        out.left_out.append(
+            _(
+                "Left out because %(model)s is presented as %(interfaces)s (GPU facts): rows "
+                "presenting other %(vendor)s devices: %(rows)s",
                 model=model.name,
+                interfaces=", ".join(model.presented_as),
                 vendor=VENDOR_NAMES.get(model.vendor, model.vendor),
-                rows="; ".join(
-                    f"{p} ({', '.join(keys)})" for p, keys in sorted(wrong_vendor.items())
-                ),
+                rows=_rows_named(other_devices),
             )
         )
     if no_partitions:
-        left_out.append(
+        model = next(m for m in models if m.vendor not in partitioned)
+        out.left_out.append(
             _(
                 "Left out because %(model)s has no %(feature)s (GPU facts: %(sharing)s): rows "
                 "presenting hardware partitions (MIG slices): %(rows)s",
                 model=model.name,
-                feature="MIG" if feature == "mig" else _("compute partitions"),
+                feature=_partition_words(model),
                 sharing=", ".join(sorted(model.sharing)) or _("no sharing feature"),
-                rows="; ".join(
-                    f"{p} ({', '.join(keys)})" for p, keys in sorted(no_partitions.items())
-                ),
+                rows=_rows_named(no_partitions),
             )
         )
-    return kept, left_out
+    if len(groups) > 1:
+        _per_group(out, groups)
+    return out
+
+
+def _per_group(out: _Filtered, groups: Sequence[NodeGroup]) -> None:
+    """What one group of several cannot use, though another can: said per group."""
+    for group in groups:
+        model = group.model
+        if group.gpu_model and model is None:
+            vendor_rows = sorted({r.project for r in out.rows if r.vendors})
+            if vendor_rows:
+                out.left_out.append(
+                    _(
+                        "Node group %(group)s: %(model)s is not in EcoMap's GPU facts, so only "
+                        "vendor-neutral rows present its GPUs (not %(rows)s)",
+                        group=group.name,
+                        model=group.gpu_model,
+                        rows=", ".join(vendor_rows),
+                    )
+                )
+            continue
+        if model is None or PARTITION_FEATURE.get(model.vendor) in model.sharing:
+            continue
+        partitions = sorted(
+            {r.project for r in out.rows if _only_partitions(r) and r.serves(model.vendor)}
+        )
+        if partitions:
+            out.left_out.append(
+                _(
+                    "Node group %(group)s: %(model)s has no %(feature)s (GPU facts), so rows "
+                    "presenting hardware partitions are not used there: %(rows)s",
+                    group=group.name,
+                    model=model.name,
+                    feature=_partition_words(model),
+                    rows=", ".join(partitions),
+                )
+            )
 
 
 def _kind(rec: Recommendation, rows: dict[str, Row]) -> tuple[object, ...]:
@@ -404,7 +583,12 @@ def _with_alternatives(
     observe), then the rest by score."""
     best_of_shape: dict[str, tuple[Recommendation, tuple[object, ...]]] = {}
     for _order, rec, sound, plane, _alternative in ranked:
-        if sound and rec.shape not in best_of_shape:
+        # The same data plane is not another shape's answer (see `plane` in recommend).
+        if (
+            sound
+            and rec.shape not in best_of_shape
+            and plane not in {known for _rec, known in best_of_shape.values()}
+        ):
             best_of_shape[rec.shape] = (rec, plane)
     top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:ALTERNATIVES]
     rest = [(rec, plane) for _order, rec, _sound, plane, _alt in ranked if (rec, plane) not in top]
@@ -427,17 +611,21 @@ def recommend(
 ) -> Ranking:
     """Stacks from `rows` ranked against `profile`, best first; each passes the stack check.
 
-    Rows for another vendor's GPUs, or presenting partitions the profile's GPU model lacks, never
+    Rows for another vendor's GPUs, presenting other devices of a model's vendor (the Intel GPU
+    device plugin for a Gaudi), or presenting partitions the node groups' GPU models lack, never
     enter the search (`Ranking.left_out` says which, with the model's fact). The list holds
     stacks different in kind (never two variants of one project), and its first three the best
-    stack of each of METHOD's shapes that makes sense for the profile.
+    stack of each of METHOD's shapes that makes sense for the profile, then other data planes;
+    when the profile leaves fewer sound data planes than that, `Ranking.alike` says so.
     """
-    rows, left_out = _gpu_filter(rows, gpu_model_find(profile.gpu_model))
+    filtered = _gpu_filter(rows, profile)
+    rows, left_out = filtered.rows, filtered.left_out
     by_id = {row.id: row for row in rows}
     index = _Index(rows)
     search = _Search(budget)
+    slot_list = _slots(profile, index)
     drafts: dict[tuple[object, ...], tuple[tuple[int, ...], _Draft, _Verdict]] = {}
-    for number, slots in enumerate(_slots(profile, index)):
+    for number, slots in enumerate(slot_list):
         for order, presenters, governor in _combinations(index, slots, profile, budget.per_slot):
             if search.spent():
                 break
@@ -465,10 +653,71 @@ def recommend(
     kinds: dict[
         tuple[object, ...], tuple[tuple[object, ...], Recommendation, bool, object, bool]
     ] = {}
+    # Per kind, the project presenting each of its pools (in plan order).
+    presenting: dict[tuple[object, ...], tuple[tuple[str, frozenset[str]], ...]] = {}
     seen_shapes: set[str] = set()
-    after_full = 0
     # (order, governor, why) of the drafts dropped for a pool their quota cannot express
     unquoted: list[tuple[tuple[object, ...], Row | None, str]] = []
+
+    def consider(draft: _Draft, verdict: _Verdict) -> None:
+        """Check `draft` and rank it among the kinds found, if it passes."""
+        details = pool_details(draft, profile)
+        stack = draft.rows()
+        report = check_stack(
+            stack,
+            draft.pool_ids(),
+            profile,
+            tenant_sharing={name: pool["tenant_sharing"] for name, pool in details.items()},
+            pool_models={plan.name: plan.model for plan in draft.plans},
+            pool_tenants={plan.name: plan.tenants for plan in draft.plans},
+        )
+        if not report.ok:
+            # A stack whose quota cannot reach a pool's resources is the one drop the ranking
+            # explains: it scores well, and the cluster check would flag it once deployed.
+            unquoted.extend(
+                (order(verdict.score, draft), draft.governor, finding.message)
+                for finding in report.fit
+                if finding.blocking and finding.aspect == "quota"
+            )
+            return
+        _score_report(verdict, report)
+        for warning in demand_warnings(draft, details, profile):
+            verdict.missing.append(warning)
+        sound = _sound(verdict, draft, profile)
+        if sound:
+            seen_shapes.add(draft.shape)
+        shape = _shape_label(draft, details, profile)
+        recommendation = Recommendation(
+            shape=shape,
+            pools={name: ordered(members) for name, members in draft.pools.items()},
+            cluster_wide=ordered(draft.cluster_wide),
+            rows=ordered(stack),
+            score=round(verdict.score, 3),
+            rank=0,
+            fits=verdict.fits,
+            missing=verdict.missing,
+            acceptance_checks=acceptance_checks(draft, details, profile),
+            explanation=explanation(draft, details, verdict.notes, shape),
+            report=report,
+            pool_details=details,
+            trade_off=trade_off(draft, details, profile, shape),
+        )
+        kind = _kind(recommendation, by_id)
+        # A plane that cannot meter its pools is no alternative when the profile asks to observe.
+        meters = all(_pool_signals(index, draft, plan.name) for plan in draft.plans)
+        alternative = sound and (meters or "observability" not in profile.priorities)
+        # On several node groups, a one-pool shape is a pool per group and may give each group
+        # what a split shape gives it: there the data plane alone tells answers apart.
+        plane = kind[1] if len(profile.groups) > 1 else kind[:2]
+        placed = (order(verdict.score, draft), recommendation, sound, plane, alternative)
+        if kind not in kinds or placed[0] < kinds[kind][0]:
+            kinds[kind] = placed
+            presenting[kind] = tuple(
+                (draft.presenters[plan.name].project, draft.presenters[plan.name].resource_units)
+                for plan in draft.plans
+            )
+
+    after_full = 0
     for draft, verdict in queue:
         if len(kinds) >= limit:
             after_full += 1
@@ -494,63 +743,103 @@ def recommend(
         if kinds and search.deadline is not None and time.monotonic() >= search.deadline:
             search.complete = False
             break
-        details = pool_details(draft, profile)
-        stack = draft.rows()
-        report = check_stack(
-            stack,
-            draft.pool_ids(),
-            profile,
-            tenant_sharing={name: pool["tenant_sharing"] for name, pool in details.items()},
-        )
-        if not report.ok:
-            # A stack whose quota cannot reach a pool's resources is the one drop the ranking
-            # explains: it scores well, and the cluster check would flag it once deployed.
-            unquoted.extend(
-                (order(verdict.score, draft), draft.governor, finding.message)
-                for finding in report.fit
-                if finding.blocking and finding.aspect == "quota"
-            )
-            continue
-        _score_report(verdict, report)
-        sound = _sound(verdict, draft, profile)
-        if sound:
-            seen_shapes.add(draft.shape)
-        recommendation = Recommendation(
-            shape=draft.shape,
-            pools={name: ordered(members) for name, members in draft.pools.items()},
-            cluster_wide=ordered(draft.cluster_wide),
-            rows=ordered(stack),
-            score=round(verdict.score, 3),
-            rank=0,
-            fits=verdict.fits,
-            missing=verdict.missing,
-            acceptance_checks=acceptance_checks(draft, details, profile),
-            explanation=explanation(draft, details, verdict.notes),
-            report=report,
-            pool_details=details,
-            trade_off=trade_off(draft, details, profile),
-        )
-        kind = _kind(recommendation, by_id)
-        # A plane that cannot meter its pools is no alternative when the profile asks to observe.
-        meters = all(_pool_signals(index, draft, plan.name) for plan in draft.plans)
-        alternative = sound and (meters or "observability" not in profile.priorities)
-        placed = (order(verdict.score, draft), recommendation, sound, kind[:2], alternative)
-        if kind not in kinds or placed[0] < kinds[kind][0]:
-            kinds[kind] = placed
+        consider(draft, verdict)
+    if kinds and len(_alternative_planes(kinds)) < ALTERNATIVES:
+        for draft in _other_planes(index, slot_list, profile, budget, kinds, presenting, search):
+            needs = next(slots.needs for slots in slot_list if slots.plans == draft.plans)
+            consider(draft, _score_draft(index, draft, needs, profile))
+            if len(_alternative_planes(kinds)) >= ALTERNATIVES:
+                break
     ranked = _with_alternatives(sorted(kinds.values(), key=lambda item: item[0]), limit)
+    quota_drops = _unquoted(unquoted, [item[0] for item in kinds.values()], limit)
+    planes = {item[3] for item in kinds.values() if item[2]}
+    alike = None
+    if planes and len(planes) < min(ALTERNATIVES, len(ranked)):
+        alike = _(
+            "Only %(count)s data plane(s) are sound for this profile: the other stacks listed "
+            "differ from them only in the control plane, an exporter or a variant of a unit",
+            count=len(planes),
+        )
     return Ranking(
         (replace(rec, rank=rank) for rank, rec in enumerate(ranked, start=1)),
         examined=search.examined,
         complete=search.complete,
-        left_out=left_out + _unquoted(unquoted, [item[0] for item in kinds.values()], limit),
+        left_out=left_out + [text for _row, text in quota_drops],
+        left_out_rows=filtered.left_out_rows
+        + [{"row": row, "reason": text} for row, text in quota_drops if row],
+        unknown_models=filtered.unknown_models,
+        alike=alike,
     )
+
+
+def _shape_label(draft: _Draft, details: dict[str, dict[str, Any]], profile: Profile) -> str:
+    """The method's shape the stack is: one pool that shares no GPU, by unit or by time window
+    (training borrowing the serving GPUs at night), is shape A (whole GPUs or hard partitions
+    with queues), never B, which is one *shared* pool for inference."""
+    units = {unit for pool in details.values() for unit in pool["units"]}
+    served = {kind for pool in details.values() for kind in pool["workloads"]}
+    borrowed = set(_time_shared(profile)) & served
+    if draft.shape == "B" and not units & SHARING_UNITS and not borrowed:
+        return "A"
+    return draft.shape
+
+
+def _alternative_planes(kinds: dict[tuple[object, ...], Any]) -> set[object]:
+    return {item[3] for item in kinds.values() if item[4]}
+
+
+# Drafts examined per pool when looking for another data plane (see _other_planes).
+OTHER_PLANES_PER_SLOT = 24
+
+
+def _other_planes(
+    index: _Index,
+    slot_list: list[_Slots],
+    profile: Profile,
+    budget: Budget,
+    kinds: dict[tuple[object, ...], Any],
+    presenting: dict[tuple[object, ...], tuple[tuple[str, frozenset[str]], ...]],
+    search: _Search,
+) -> Iterator[_Draft]:
+    """Drafts whose pool presenters give units no ranked alternative gives there with the same
+    project.
+
+    The budget's per-slot pruning keeps the variants of the best project (MIG strategies, DRA
+    editions) and can crowd out a real alternative data plane, so each pool is searched again
+    without the projects already shown there, a bounded number of drafts each."""
+    shown = [kind for kind, item in kinds.items() if item[4]]
+    for slots in slot_list:
+        for number in range(len(slots.plans)):
+            used = {presenting[kind][number] for kind in shown if kind[0] == slots.shape}
+            others = tuple(
+                row
+                for row in slots.presenters[number]
+                if (row.project, row.resource_units) not in used
+            )
+            if not others or not used:
+                continue
+            narrowed = dataclass_replace(
+                slots,
+                presenters=tuple(
+                    others if position == number else candidates
+                    for position, candidates in enumerate(slots.presenters)
+                ),
+            )
+            combinations = _combinations(index, narrowed, profile, budget.per_slot)
+            for tried, (_order, presenters, governor) in enumerate(combinations):
+                if tried >= OTHER_PLANES_PER_SLOT or search.spent():
+                    break
+                search.examined += 1
+                draft = _draft(narrowed, presenters, governor, index)
+                if draft is not None:
+                    yield draft
 
 
 def _unquoted(
     dropped: list[tuple[tuple[object, ...], Row | None, str]],
     kept: list[tuple[object, ...]],
     limit: int,
-) -> list[str]:
+) -> list[tuple[str | None, Text]]:
     """Why stacks that would have been listed were left out: a pool whose resources their quota
     layer cannot express (catalog.engine.fit.quota_fit). Only stacks that score as well as one
     listed count, so the note speaks of what the list would have shown; each governor is named
@@ -561,10 +850,13 @@ def _unquoted(
         if bar is None or place < bar:
             reasons.setdefault(governor.id if governor is not None else None, why)
     return [
-        _(
-            "Left out because the profile is multi-tenant, so every pool needs a quota layer "
-            "that can express its resources: stacks where %(reason)s",
-            reason=why,
+        (
+            governor,
+            _(
+                "Left out because the profile is multi-tenant, so every pool needs a quota layer "
+                "that can express its resources: stacks where %(reason)s",
+                reason=why,
+            ),
         )
-        for why in reasons.values()
+        for governor, why in reasons.items()
     ]

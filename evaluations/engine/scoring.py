@@ -3,6 +3,8 @@ fits, what is missing, the acceptance checks of its shape)."""
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
+
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport
@@ -90,11 +92,12 @@ def _score_pool(
             )
         )
 
-    fit = _score_gpu_fit(units, where, profile, out)
+    fit = _score_gpu_fit(units, where, profile, out, plan.model)
 
     cost = 0.0
     serving = [k for k in plan.workloads if k not in BATCH_KINDS]
-    if serving and (profile.tenancy == "multi" or weights["cost"] > 1.0):
+    shared_by_tenants = profile.tenancy == "multi" and plan.tenant_count(profile) > 1
+    if serving and (shared_by_tenants or weights["cost"] > 1.0):
         if facts.tenant_sharing == "across_tenants":
             cost += 1.0
             if out.words:
@@ -108,7 +111,7 @@ def _score_pool(
                 )
         elif facts.tenant_sharing == "within_tenant":
             cost += 1.0
-            if profile.tenancy == "multi":
+            if shared_by_tenants:
                 cost -= 1.0  # a pool per tenant: idle GPUs of one cannot serve another
                 if out.words:
                     out.notes.append(
@@ -116,7 +119,7 @@ def _score_pool(
                             "%(where)s is one pool per tenant%(count)s: GPUs idle in one tenant's "
                             "pool cannot serve another",
                             where=where,
-                            count=_(" (%(n)s pools)", n=profile.tenant_count)
+                            count=_(" (%(n)s pools)", n=plan.tenant_count(profile))
                             if profile.tenant_count
                             else "",
                         )
@@ -219,7 +222,7 @@ def _score_governor(
     governor = draft.governor
     if governor is None:
         return 0.0
-    score = 0.0
+    score = _installed_governor(index, governor, profile, weights, out)
     covered = needs.enforcement_points & governor.enforcement_points
     if needs.enforcement_points:
         score += 2.0 * len(covered) / len(needs.enforcement_points)
@@ -294,6 +297,26 @@ def _score_governor(
         out.notes.append(
             _("%(row)s is tied to %(ids)s", row=governor.label, ids=", ".join(coupling))
         )
+    nvlink = [
+        plan.name
+        for plan in draft.plans
+        if plan.model is not None
+        and plan.model.multi_node_requires
+        and set(plan.workloads) & BATCH_KINDS
+    ]
+    if nvlink and TOPOLOGY not in governor.provides:
+        # A job placed across NVLink domains loses the fabric it was bought for: never an equal
+        # choice to a governor that places by topology.
+        score -= NVLINK_TOPOLOGY_PENALTY
+        if out.words:
+            out.missing.append(
+                _(
+                    "%(row)s does not place jobs by topology: a job across nodes of pool "
+                    "%(pools)s may span NVLink domains",
+                    row=governor.label,
+                    pools=", ".join(nvlink),
+                )
+            )
     if "training" in profile.workload_types and TOPOLOGY in governor.provides:
         score += 0.5
         if out.words:
@@ -301,6 +324,39 @@ def _score_governor(
                 _("%(row)s places distributed training by topology", row=governor.label)
             )
     return score
+
+
+# Replacing the governor the cluster runs moves every queue, quota and workload to another
+# system: a migration, weighed like a strong compatibility cost (an equal stack keeping the
+# installed one always ranks above).
+MIGRATION_PENALTY = 1.5
+# Multi-node training on NVLink domains (GB200 NVL72) under a governor blind to topology.
+NVLINK_TOPOLOGY_PENALTY = 3.0
+
+
+def _installed_governor(
+    index: _Index, governor: Row, profile: Profile, weights: dict[str, float], out: _Verdict
+) -> float:
+    """The installed governor is the default: keeping it is said, replacing it costs."""
+    versions = profile.installed_versions
+    installed = sorted(set(versions) & index.governing_projects)
+    if not installed:
+        return 0.0
+    named = ", ".join(f"{slug} {versions[slug]}" if versions[slug] else slug for slug in installed)
+    if governor.project in installed:
+        if out.words:
+            out.fits.append(_("keeps the installed %(installed)s", installed=named))
+        return 0.0
+    if out.words:
+        out.missing.append(
+            _(
+                "replaces the installed %(installed)s with %(row)s: a migration (queues, quotas "
+                "and running workloads move to the new system, and the old one is removed)",
+                installed=named,
+                row=governor.label,
+            )
+        )
+    return -MIGRATION_PENALTY * weights["compatibility"]
 
 
 def _isolation_breaches(draft: _Draft, profile: Profile, index: _Index) -> list[str]:
@@ -328,6 +384,32 @@ def _isolation_breaches(draft: _Draft, profile: Profile, index: _Index) -> list[
     return breaches
 
 
+def _uncosted(draft: _Draft) -> list[tuple[str, list[str]]]:
+    """(pool, resources) its presenters advertise that the cost row's accounting cannot read
+    (OpenCost costs nvidia.com/gpu requests, not MIG profiles or HAMi's memory shares)."""
+    watcher = draft.watcher
+    if watcher is None:
+        return []
+    reads = [a for a in watcher.accepts if a.startswith("resource:")]
+    if not reads:
+        return []
+    blind = []
+    for plan in draft.plans:
+        advertised = sorted(
+            {
+                ident.removeprefix("resource:")
+                for row in draft.bundles.get(plan.name) or [draft.presenters[plan.name]]
+                if row.layer == "data_plane"
+                for ident in row.provides
+                if ident.startswith("resource:")
+                and not any(fnmatchcase(ident, a) or fnmatchcase(a, ident) for a in reads)
+            }
+        )
+        if advertised:
+            blind.append((plan.name, advertised))
+    return blind
+
+
 def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) -> _Verdict:
     """Everything the score owes to the draft itself; the stack check can only lower it."""
     weights = _weights(profile)
@@ -343,8 +425,28 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     out.score += _score_cluster(draft, profile, weights, out)
     if needs.visibility:
         if draft.watcher is not None:
-            out.score += weights["cost"]
-            out.fits.append(_("%(row)s gives cost and usage visibility", row=draft.watcher.label))
+            blind = _uncosted(draft)
+            out.score += weights["cost"] * (0.5 if blind else 1.0)
+            if blind:
+                out.missing.extend(
+                    _(
+                        "%(row)s cannot cost pool %(pool)s's %(resources)s: its GPU accounting "
+                        "reads only %(reads)s, so that pool's use is not charged per tenant",
+                        row=draft.watcher.label,
+                        pool=pool,
+                        resources=", ".join(resources),
+                        reads=", ".join(
+                            a.removeprefix("resource:")
+                            for a in draft.watcher.accepts
+                            if a.startswith("resource:")
+                        ),
+                    )
+                    for pool, resources in blind
+                )
+            else:
+                out.fits.append(
+                    _("%(row)s gives cost and usage visibility", row=draft.watcher.label)
+                )
         else:
             out.missing.append(_("no platform row gives cost and usage visibility"))
     out.score -= _PER_COMPONENT * len(draft.rows())

@@ -35,6 +35,7 @@ from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
+from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
 from evaluations.steps.forms import (
     CROSS_TENANT_CHOICES,
     FAILURE_CHOICES,
@@ -127,6 +128,10 @@ def profile_rows(profile: dict[str, Any]) -> list[tuple[str, str]]:
             (_("GPUs per node"), profile.get("gpus_per_node")),
             (_("Workload mix"), workload_mix_in_words(profile.get("workload_mix"))),
             (_("When each workload runs"), time_windows_in_words(profile.get("time_windows"))),
+            *(
+                (str(FLEET_LABELS[name]), fleet_in_words(name, profile.get(name)))
+                for name in ("node_groups", "tenants", "installed")
+            ),
         )
         if value
     ]

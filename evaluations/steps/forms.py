@@ -4,6 +4,7 @@ the report."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -34,6 +35,7 @@ from catalog.engine.workload_mix import (
     mix_from_text,
 )
 from evaluations.models import Candidate
+from evaluations.steps.fleet_forms import FLEET_FIELDS, FleetForms
 
 WORKLOAD_CHOICES = [
     ("training", _("Training")),
@@ -276,6 +278,8 @@ class ProfileForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        # Node groups, named tenants and what is installed: rows of their own (fleet_forms).
+        self.fleet = FleetForms(self.data if self.is_bound else None, self.initial)
         labels = dict(WORKLOAD_CHOICES)
         for name, kind in self.WINDOW_FIELDS.items():
             self.fields[name] = forms.ChoiceField(
@@ -306,6 +310,41 @@ class ProfileForm(forms.Form):
         pinned = profile.get("component_versions") or {}
         initial["component_versions"] = "\n".join(f"{slug} {v}" for slug, v in pinned.items())
         return initial
+
+    def full_clean(self) -> None:
+        super().full_clean()
+        if self.is_bound:
+            self.fleet.validate()
+
+    @property
+    def single_cluster_shown(self) -> bool:
+        """The single GPU model, node count and GPUs per node, while no node group is listed:
+        with groups, the cluster is described per group, once."""
+        return not self.fleet.node_groups.forms
+
+    @property
+    def tenant_count_shown(self) -> bool:
+        """The number of tenants, while no tenant is named (named tenants are counted)."""
+        return not self.fleet.tenants.forms
+
+    @property
+    def any_errors(self) -> bool:
+        return bool(self.errors) or self.fleet.has_errors()
+
+    def errors_by_name(self) -> dict[str, Any]:
+        """The form's errors and its rows', under the names the page marks them by."""
+        return {**self.errors, **self.fleet.errors_by_name()}
+
+    def add_profile_error(self, name: str, message: Any) -> None:
+        """An error the profile's rules found (an engine sentence, translatable), shown under
+        its field or on the row it names."""
+        if name in FLEET_FIELDS:
+            self.fleet.add_engine_error(name, message)
+            return
+        text = render_text(message, gettext)
+        # The page shows it under the field: the field name it starts with is said already.
+        text = re.sub(r"^[a-z_]+\s*[:：]\s*", "", text, count=1) if name in self.fields else text
+        self.add_error(name if name in self.fields else None, text)
 
     def window_fields(self) -> list[forms.BoundField]:
         return [self[name] for name in self.WINDOW_FIELDS]
@@ -377,7 +416,8 @@ class ProfileForm(forms.Form):
 
     def unsaved(self) -> dict[str, list[str]]:
         """Errors of the fields that keep their stored answer (by profile field name)."""
-        return {name: list(self.errors[name]) for name in self.PLAIN_FIELDS if name in self.errors}
+        own = {name: list(self.errors[name]) for name in self.PLAIN_FIELDS if name in self.errors}
+        return own | self.fleet.invalid()
 
     def to_data(self) -> dict[str, Any]:
         """The profile the form says, without the fields that are not valid."""
@@ -414,6 +454,13 @@ class ProfileForm(forms.Form):
                 if kind in kinds and data.get(name)
             },
         }
+        profile |= self.fleet.to_data()
+        if self.fleet.filled("node_groups"):
+            # The groups say the cluster's models, nodes and shapes (the single fields are not
+            # shown beside them).
+            profile |= {"gpu_model": None, "node_count": None, "gpus_per_node": None}
+        if self.fleet.filled("tenants"):
+            profile["tenant_count"] = None  # the named tenants are counted
         return {key: value for key, value in profile.items() if key not in self.errors}
 
 

@@ -75,6 +75,32 @@ GUIDANCE: dict[str, dict[str, str]] = {
         "租户一个资源池）。仅通过硬分区：租户只通过显存、算力与故障都硬隔离的分区（MIG）共享 GPU。"
         "允许：任何共享单位都可以。留空时，由租户模式与隔离要求推出。",
     },
+    "node_groups": {
+        "en": "Describe the cluster as it is: one row per kind of node (its GPU model, how many "
+        "nodes, GPUs per node). Several GPU models, e.g. A100 for training and L4 for "
+        "inference, need several groups: the recommendation then places each pool on a group. "
+        "With groups, the single GPU model and node count are taken from them.",
+        "zh": "按集群的实际情况描述：每种节点一行（GPU 型号、节点数、每节点 GPU 数）。多种 GPU "
+        "型号（例如训练用 A100、推理用 L4）需要多个节点组：推荐会把每个资源池放到一个节点组上。"
+        "有了节点组，单一的 GPU 型号与节点数由节点组得出。",
+    },
+    "tenants": {
+        "en": "Name the teams or customers who share the GPUs, the work each runs and what it "
+        "asks for: whole GPUs, or replicas of whole GPUs or of a MIG slice, always or in a time "
+        "window. A tenant's own sharing rule and isolation bind the pools its work runs in; "
+        "left at the profile default, the answers above apply. Named tenants replace the "
+        "number of tenants.",
+        "zh": "写出共享 GPU 的团队或客户、各自运行的负载及需求：整卡数，或副本数（每副本整卡或一个 "
+        "MIG 切片），始终运行还是在时间窗口内。租户自己的共享规则与隔离要求约束其负载所在的资源池；"
+        "保持为画像默认值时，沿用上面的回答。具名租户取代租户数量。",
+    },
+    "installed": {
+        "en": "What already runs in the cluster, with its version: it is the default for its "
+        "job, and generated configuration targets its API versions; it is never upgraded "
+        "silently.",
+        "zh": "集群中已经在运行的组件及其版本：它是该职责的默认选择，生成的配置面向它的 API "
+        "版本；不会被悄悄升级。",
+    },
     "workload_isolation": {
         "en": "Where one workload type needs other isolation than the requirement above, say so "
         "here: notebooks of one team often need only soft isolation from each other, while "
@@ -225,31 +251,38 @@ def _derived_profile(profile: dict[str, Any]) -> Profile | None:
         return None
 
 
+def gpu_model_note(typed: str | None) -> dict[str, str]:
+    """What the GPU facts say of a typed model: its memory and MIG, or that it is unknown."""
+    model = gpu_model_find(typed) if typed else None
+    if typed and model is None:
+        return {
+            "text": _("Not in EcoMap's GPU facts: MIG and vendor are not checked."),
+            "kind": "warn",
+        }
+    if model is None:
+        return {"text": "", "kind": "hint"}
+    sharing = _("MIG") if model.has_mig else _("no MIG")
+    text = _("%(name)s in the GPU facts: %(memory)s GB, %(sharing)s.") % {
+        "name": model.name,
+        "memory": model.memory_gb,
+        "sharing": sharing,
+    }
+    return {"text": text, "kind": "hint"}
+
+
 def profile_notes(profile: dict[str, Any]) -> dict[str, dict[str, str]]:
     """Per noted field: `text` (empty: no note), `kind` (warn or hint) and, for the memory, the
     `placeholder` the GPU model's facts suggest."""
     notes = {name: {"text": "", "kind": "hint"} for name in NOTED_FIELDS}
     typed = profile.get("gpu_model")
     model = gpu_model_find(typed) if typed else None
-    if typed and model is None:
-        notes["gpu_model"] = {
-            "text": _("Not in EcoMap's GPU facts: MIG and vendor are not checked."),
-            "kind": "warn",
+    notes["gpu_model"] = gpu_model_note(typed)
+    if model is not None and not profile.get("gpu_memory_gb"):
+        notes["gpu_memory_gb"] = {
+            "text": _("%(memory)s GB per GPU, from the GPU facts.") % {"memory": model.memory_gb},
+            "kind": "hint",
+            "placeholder": str(model.memory_gb),
         }
-    elif model is not None:
-        sharing = _("MIG") if model.has_mig else _("no MIG")
-        notes["gpu_model"]["text"] = _("%(name)s in the GPU facts: %(memory)s GB, %(sharing)s.") % {
-            "name": model.name,
-            "memory": model.memory_gb,
-            "sharing": sharing,
-        }
-        if not profile.get("gpu_memory_gb"):
-            notes["gpu_memory_gb"] = {
-                "text": _("%(memory)s GB per GPU, from the GPU facts.")
-                % {"memory": model.memory_gb},
-                "kind": "hint",
-                "placeholder": str(model.memory_gb),
-            }
     if not profile.get("cross_tenant_sharing"):
         derived = _derived_profile(profile)
         if derived is not None:

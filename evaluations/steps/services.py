@@ -42,6 +42,9 @@ def profile_missing(profile: dict[str, Any]) -> list[str]:
     answered = {name for name in PROFILE_FIELDS if profile.get(name) not in _EMPTY}
     if "tenant_count" in answered:
         answered.add("tenancy")  # a count of tenants says single or multi
+    if "tenants" in answered:
+        # Named tenants are counted, and the work they run is the profile's (Profile.from_dict).
+        answered |= {"tenancy", "workload_types"}
     missing = [name for name in PROFILE_REQUIRED if name not in answered]
     if profile.get("primary_objective") == "p99_latency" and not profile.get("p99_target_ms"):
         missing.append("p99_target_ms")

@@ -34,8 +34,9 @@ from evaluations.pages import (
     wants_json,
 )
 from evaluations.steps import candidates as step_candidates
+from evaluations.steps.fleet_forms import mig_profile_names, rows_edited
 from evaluations.steps.forms import BoundariesForm, ProfileForm, UnitsForm
-from evaluations.steps.guidance import granularity, guidance, profile_notes
+from evaluations.steps.guidance import gpu_model_note, granularity, guidance, profile_notes
 from evaluations.steps.mix_forms import TraceForm
 from evaluations.steps.services import (
     evaluation_candidate_add,
@@ -146,20 +147,30 @@ def _profile_context(request, evaluation, form, trace_form=None) -> dict[str, An
     memory_hint = notes["gpu_memory_gb"].get("placeholder")
     if memory_hint:  # the known model's memory, where the team has not said its own
         form.fields["gpu_memory_gb"].widget.attrs["placeholder"] = memory_hint
+    for group in form.fleet.node_groups:  # what the GPU facts say of each group's model
+        group.note = gpu_model_note(group["gpu_model"].value())
     # The stored profile may be complete while the page shows an error: no ✓ beside it.
     return page_context(
         request,
         evaluation,
         "step-1",
-        current_has_errors=bool(form.errors),
+        current_has_errors=form.any_errors,
         form=form,
         trace_form=trace_form or TraceForm(),
         missing=_missing_labels(evaluation),
         notes=notes,
         gpu_models=ProfileForm.gpu_model_names(),
+        mig_profiles=mig_profile_names(),
         guide={
             name: guidance(name)
-            for name in ("step_profile", "workload_isolation", *ProfileForm.base_fields)
+            for name in (
+                "step_profile",
+                "workload_isolation",
+                "node_groups",
+                "tenants",
+                "installed",
+                *ProfileForm.base_fields,
+            )
         },
         priorities_guide=guidance("priorities"),
     )
@@ -182,6 +193,7 @@ def evaluation_trace_upload_view(request, pk: int):
             mix, counts = mix_from_trace(
                 trace_form.cleaned_data["trace"].chunks(),
                 tenant_count=profile.get("tenant_count")
+                or len(profile.get("tenants") or ())  # named tenants count as many
                 or (1 if profile.get("tenancy") == "single" else None),
             )
         except MixError as exc:
@@ -221,12 +233,17 @@ def evaluation_trace_upload_view(request, pk: int):
 
 def _profile_step(request, evaluation) -> HttpResponse:
     """Step 1 saves field by field: a POST stores every valid answer, even beside a bad one,
-    and answers with the bad ones marked (400) and what is still to answer."""
+    and answers with the bad ones marked (400) and what is still to answer. A row button
+    (`fleet`: add or remove a node group, tenant, demand line or component) saves the rest and
+    shows the page again with the row added or removed."""
     template = "evaluations/step_profile.html"
-    form = ProfileForm(request.POST or None, initial=ProfileForm.initial_from(evaluation.profile))
+    data = request.POST or None
+    edited = rows_edited(request.POST, request.POST["fleet"]) if "fleet" in request.POST else None
+    form = ProfileForm(edited or data, initial=ProfileForm.initial_from(evaluation.profile))
     if request.method == "POST":
         form.is_valid()  # marks the bad fields; the valid ones are saved all the same
         unsaved: dict[str, list[str]] = {}
+        marked = form.unsaved()
 
         def save() -> None:
             nonlocal evaluation
@@ -234,19 +251,19 @@ def _profile_step(request, evaluation) -> HttpResponse:
                 evaluation=evaluation,
                 actor=request.user,
                 data=form.to_data(),
-                invalid=form.unsaved(),
+                invalid=marked,
                 revision=posted_revision(request),
             )
             unsaved.update(errors)
 
         saved = save_or_form_error(form, save)
         for name, messages in unsaved.items():
-            if name not in form.errors:
+            if name not in marked:
                 for message in messages:
-                    form.add_error(
-                        name if name in form.fields else None, _field_error(name, message)
-                    )
-        if saved and not form.errors:
+                    form.add_profile_error(name, message)
+        if saved and not form.any_errors:
+            if edited is not None:  # the page again, with the row added or removed
+                return render(request, template, _profile_context(request, evaluation, form))
             return _after_save(request, evaluation, 1)
     context = _profile_context(request, evaluation, form)
     if request.method != "POST":
@@ -258,8 +275,8 @@ def _profile_step(request, evaluation) -> HttpResponse:
                 "detail": _("Saved, except the marked fields: please correct them."),
                 "saved": True,
                 "saved_at": timezone.localtime().strftime("%H:%M:%S"),
-                "errors": form.errors,
-                "done": evaluation.step_done(Step.PROFILE) and not form.errors,
+                "errors": form.errors_by_name(),
+                "done": evaluation.step_done(Step.PROFILE) and not form.any_errors,
                 "revision": evaluation.revision,
                 "state": evaluation.state,
                 "missing": context["missing"],

@@ -158,25 +158,44 @@
 
   function debounce(fn, wait) {
     var timer = null;
-    return function () {
+    var call = function () {
       var args = arguments;
       clearTimeout(timer);
       timer = setTimeout(function () { fn.apply(null, args); }, wait);
     };
+    call.cancel = function () { clearTimeout(timer); };
+    return call;
   }
 
   document.querySelectorAll("form[data-autosave]").forEach(function (form) {
     var fieldset = form.querySelector("fieldset");
     if (fieldset && fieldset.disabled) return;
-    var later = debounce(function () { save(form); }, 400);
+    var inflight = null;
+    function saveNow() {
+      inflight = save(form).then(function () { inflight = null; });
+      return inflight;
+    }
+    var later = debounce(saveNow, 400);
     form.addEventListener("change", function (event) {
       if (event.target.name === "q") return;
       later();
     });
     // Typing in a text area saves once the user pauses, not on every key.
-    form.addEventListener("input", debounce(function (event) {
-      if (event.target.tagName === "TEXTAREA") save(form);
-    }, 1200));
+    var typed = debounce(function (event) {
+      if (event.target.tagName === "TEXTAREA") saveNow();
+    }, 1200);
+    form.addEventListener("input", typed);
+    // A button press (save, next, a row added or removed) posts the whole form itself: a
+    // pending autosave is dropped, and one in flight is waited for, so the press is made on
+    // the revision it produced rather than answered as an edit conflict.
+    form.addEventListener("submit", function (event) {
+      later.cancel();
+      typed.cancel();
+      if (!inflight) return;
+      event.preventDefault();
+      var submitter = event.submitter;
+      inflight.then(function () { form.requestSubmit(submitter || undefined); });
+    });
   });
 
   // Step 1: a "when does it run" and an isolation select only for the workload types ticked.

@@ -341,6 +341,10 @@ def test_the_recommendations_schema_documents_pool_details(client):
         "tenant_sharing",
         "workloads",
         "acceptance_checks",
+        "node_group",
+        "gpu_model",
+        "tenants",
+        "demand",
     }
     assert "pool_details" in schema["components"]["schemas"]["Recommendation"]["properties"]
 
@@ -428,12 +432,14 @@ def test_the_decision_record_refuses_a_language_it_does_not_speak(cast):
         assert response.json()["errors"][0]["path"] == "lang"
 
 
-def test_recommendations_are_documented_as_the_list_they_are(cast):
+def test_recommendations_are_documented_as_the_ranking_they_are(cast):
     schema = api(cast.bob).get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
 
     operation = schema.json()["paths"]["/api/v1/evaluations/{id}/recommendations/"]["get"]
     body = operation["responses"]["200"]["content"]["application/json"]["schema"]
-    assert body["type"] == "array"
+    ranking = schema.json()["components"]["schemas"][body["$ref"].rsplit("/", 1)[1]]
+    assert set(ranking["required"]) >= {"stacks", "left_out", "unknown_models"}
+    assert ranking["properties"]["stacks"]["type"] == "array"
 
 
 def test_recommendations_refuse_a_limit_that_is_not_a_number(cast):

@@ -28,7 +28,7 @@ def profile_file(tmp_path):
 def test_recommend_prints_ranked_stacks_as_json(builtin_catalog, profile_file, capsys):
     call_command("recommend", profile_file(MIXED_PROFILE), "--json", limit=3)
 
-    stacks = json.loads(capsys.readouterr().out)
+    stacks = json.loads(capsys.readouterr().out)["stacks"]
     assert [stack["rank"] for stack in stacks] == [1, 2, 3]
     assert all(stack["report"]["ok"] for stack in stacks)
     assert stacks[0]["shape"] == "C"

@@ -28,14 +28,14 @@ class Command(BaseCommand):
             raise CommandError(f"invalid profile: {exc}") from exc
         if options["json"]:
             self.stdout.write(json.dumps(ranked, indent=2, ensure_ascii=False))
-            if ranked.note:  # stdout stays one JSON document
-                self.stderr.write(str(ranked.note))
+            if not ranked["complete"]:  # stdout stays one JSON document
+                self.stderr.write(str(ranked["notes"][-1]))
             return
-        if ranked.note:
-            self.stdout.write(str(ranked.note))
-        if not ranked:
+        for note in ranked["notes"]:
+            self.stdout.write(str(note))
+        if not ranked["stacks"]:
             self.stdout.write("No stack in the catalog passes the stack check for this profile.")
-        for item in ranked:
+        for item in ranked["stacks"]:
             self.stdout.write(f"#{item['rank']} shape {item['shape']} score {item['score']}")
             for name, rows in item["pools"].items():
                 self.stdout.write(f"  pool {name}: {', '.join(rows)}")

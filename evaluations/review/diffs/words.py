@@ -18,6 +18,8 @@ from evaluations.reports.lists import text_items
 from evaluations.review.diffs.engine import Change, ContentDiff, Touch, word_diff
 from evaluations.review.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
 from evaluations.review.revisions import text_from_data
+from evaluations.steps.fleet_forms import FLEET_FIELDS
+from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words, fleet_item_in_words
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
@@ -71,6 +73,7 @@ class _Words:
         self.profile_labels = {name: str(f.label) for name, f in fields.items() if f.label}
         self.profile_labels["priorities"] = _("Priorities")
         self.profile_labels["workload_isolation"] = _("Isolation per workload type")
+        self.profile_labels |= {name: str(label) for name, label in FLEET_LABELS.items()}
         self.profile_choices = {
             name: {key: str(label) for key, label in getattr(f, "choices", ()) if key}
             for name, f in fields.items()
@@ -89,6 +92,8 @@ class _Words:
             return workload_isolation_in_words(value)
         if name == "workload_mix":
             return workload_mix_in_words(value)
+        if name in FLEET_FIELDS:
+            return fleet_in_words(name, value)
         if name == "gpu_memory_gb":
             return _("{count} GB").format(count=value)
         table = self.profile_choices.get(name, {})
@@ -102,6 +107,8 @@ class _Words:
         return str(table.get(value, value))
 
     def profile_item(self, name: str, value: Any) -> str:
+        if name in FLEET_FIELDS:  # a node group, tenant or component added or removed
+            return fleet_item_in_words(name, value)
         return str(self.profile_choices.get(name, {}).get(value, value))
 
 

@@ -264,7 +264,8 @@ def test_a_recommendation_serialises_to_json(ranked):
 def test_recommend_json_validates_the_profile_and_returns_ranked_dicts(catalog):
     data = recommend_json(INFERENCE_FIRST, catalog, limit=2)
 
-    assert [d["rank"] for d in data] == [1, 2]
+    assert [d["rank"] for d in data["stacks"]] == [1, 2]
+    assert set(data) >= {"stacks", "left_out", "unknown_models"}
     json.dumps(data)
 
 

@@ -93,7 +93,7 @@ def test_the_api_and_the_report_share_the_cached_ranking(client, cast, searches)
     short = selectors.recommendations_for(evaluation=evaluation, limit=3)
 
     assert len(searches) == 1
-    assert [item["rows"] for item in response.json()] == [r.rows for r in page[:3]]
+    assert [item["rows"] for item in response.json()["stacks"]] == [r.rows for r in page[:3]]
     assert [r.rows for r in short] == [r.rows for r in page[:3]]
 
 
@@ -194,7 +194,8 @@ def test_the_api_says_in_its_headers_whether_the_search_ran_to_the_end(cast, sma
     response = api.get(f"/api/v1/evaluations/{evaluation.pk}/recommendations/")
 
     assert response.status_code == 200
-    assert isinstance(response.json(), list)  # the body is still the list of stacks
+    assert isinstance(response.json()["stacks"], list)
+    assert STOPPED in response.json()["notes"]
     assert response["X-Search-Complete"] == "false"
     assert response["X-Search-Examined"] == "40"
     assert response["X-Search-Note"] == STOPPED

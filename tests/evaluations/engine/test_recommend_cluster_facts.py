@@ -101,14 +101,17 @@ def test_gpu_memory_sizes_the_mig_slices_in_the_reasons(catalog):
     assert any("smallest MIG slice (1g) holds about 10 GB" in fit for fit in reasons)
 
 
-def test_mig_is_not_recommended_on_a_gpu_without_it(catalog):
+def test_a_gpu_model_outside_the_facts_gets_no_vendor_row_and_is_named(catalog):
+    # Issue 38: an unknown accelerator never falls back to NVIDIA rows; the T4 is not in
+    # catalog/data/facts/gpus.yaml, so nothing vendor-specific is guessed for it.
     data = {"workload_types": ["online_inference"], "isolation": "hard", "gpu_model": "Tesla T4"}
 
-    stacks = ranked(catalog, data)
+    ranking = recommend(Profile.from_dict(data), catalog, limit=20)
 
-    # Without the model, MIG stacks come second and third.
-    assert not any("mig" in ref for r in stacks[:3] for ref in r.rows)
-    assert any("T4 has none" in reason for r in ranked(catalog, data, 20) for reason in r.missing)
+    assert ranking.unknown_models == ["Tesla T4"]
+    assert not any(r.vendors for stack in ranking for r in catalog if r.id in stack.rows)
+    assert any("Tesla T4 is not in EcoMap's GPU facts" in text for text in ranking.left_out)
+    assert "nvidia-device-plugin/whole-gpu" in {item["row"] for item in ranking.left_out_rows}
 
 
 def test_one_gpu_node_cannot_hold_split_pools(catalog):
@@ -133,7 +136,7 @@ def test_the_recommend_command_takes_the_new_fields(catalog):
 
     data = {**SHARED_BY_DAY, "time_windows": NIGHT_TRAINING, "node_count": 4, "gpu_model": "H100"}
 
-    stacks = recommend_json(data, catalog, limit=3)
+    stacks = recommend_json(data, catalog, limit=3)["stacks"]
 
     assert {stack["shape"] for stack in stacks} >= {"B"}
     assert all("pool_details" in stack for stack in stacks)

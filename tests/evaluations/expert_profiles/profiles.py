@@ -115,7 +115,42 @@ QUOTA_REACH = (
     "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/tasks/run/"
     "using_hami.md"
 )
-VENDOR_SOURCES = {"nvidia": NVIDIA, "amd": AMD, "huawei": ASCEND}
+# -- profile v2 sources (issue 38) -----------------------------------------------------------
+
+PROFILE_V2 = (
+    "DESIGN.md, Profile v2: node_groups (several GPU models per cluster; a pool lives on one "
+    "group), tenants by name with the work they run and absolute demand (a pool serves the "
+    "tenants whose work it runs), installed (the default governor; replacing it is a migration)"
+)
+L40S_PCIE = (
+    "NVIDIA L40S datasheet: interconnect PCIe Gen4 x16, no NVLink, no MIG "
+    "https://www.nvidia.com/en-us/data-center/l40s/ ; MIG supported GPUs (L40S not listed) "
+    "https://docs.nvidia.com/datacenter/tesla/mig-user-guide/610/supported-gpus.html"
+)
+TOPOLOGY = (
+    "Topology-aware placement keeps a multi-node job inside one NVLink domain: KAI Scheduler "
+    "v0.17.0 topology docs "
+    "https://github.com/kai-scheduler/KAI-Scheduler/blob/v0.17.0/docs/topology/multilevel.md ; "
+    "Kueue v0.19.2 Topology Aware Scheduling "
+    "https://github.com/kubernetes-sigs/kueue/blob/v0.19.2/site/content/en/docs/concepts/"
+    "topology_aware_scheduling.md"
+)
+MNNVL_CHECKS = (
+    "NVIDIA GPU Operator, ComputeDomains (Multi-Node NVLink): a ComputeDomain guarantees "
+    "MNNVL-reachability between its pods through IMEX channels; the pods must land in one "
+    "NVLink partition (nvidia.com/gpu.clique) "
+    "https://docs.nvidia.com/datacenter/cloud-native/gpu-operator/latest/dra-cds.html ; NCCL "
+    "all-reduce across nodes is the training job's collective "
+    "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/overview.html"
+)
+INTEL_GAUDI = (
+    "Intel resource drivers for Kubernetes, Gaudi DRA driver gaudi-v0.7.2 (DeviceClass "
+    "gaudi.intel.com) "
+    "https://github.com/intel/intel-resource-drivers-for-kubernetes/tree/gaudi-v0.7.2 ; Intel "
+    "Gaudi docs, Gaudi architecture "
+    "https://docs.habana.ai/en/latest/Gaudi_Overview/Gaudi_Architecture.html"
+)
+VENDOR_SOURCES = {"nvidia": NVIDIA, "amd": AMD, "huawei": ASCEND, "intel": INTEL_GAUDI}
 METHOD_SHAPES = "METHOD.md, Decision flow and the three typical end-to-end shapes (shape table)"
 METHOD_STEP1 = "METHOD.md step 1 (fix the target workload and SLO)"
 METHOD_STEP2 = "METHOD.md step 2 (the resource unit fixes the isolation ceiling)"
@@ -802,6 +837,246 @@ PROFILES: tuple[ExpertProfile, ...] = (
                 workload="online_inference",
                 units=("time_slice", "mps_share", "memory_compute_quota", "vgpu"),
             ),
+            ranking(
+                "left_out_mentions",
+                "says MIG was left out because the L4 has none",
+                MIG_GPUS,
+                groups=(("mig",), ("l4",)),
+            ),
+        ),
+    ),
+    ExpertProfile(
+        name="hospital-a100-l4-kueue",
+        title=(
+            "Hospital platform: 6 nodes x 4 A100 40GB and 4 nodes x 2 L4 on Kubernetes 1.31 with "
+            "Kueue 0.10.1 installed; clinical inference never shares a GPU, research fine-tunes "
+            "at night, students use notebooks"
+        ),
+        profile={
+            "primary_objective": "p99_latency",
+            "p99_target_ms": 200,
+            "jitter_tolerance": "low",
+            "isolation": "hard",
+            "failure_semantics": "incident",
+            "kubernetes_version": "1.31",
+            "priorities": ["isolation", "compatibility", "observability", "cost"],
+            "node_groups": [
+                {"name": "a100", "gpu_model": "A100 40GB", "nodes": 6, "gpus_per_node": 4},
+                {"name": "l4", "gpu_model": "L4", "nodes": 4, "gpus_per_node": 2},
+            ],
+            "tenants": [
+                {
+                    "name": "clinical",
+                    "workloads": ["online_inference"],
+                    "cross_tenant_sharing": "never",
+                    "demand": [{"workload": "online_inference", "replicas": 12, "when": "always"}],
+                },
+                {
+                    "name": "research",
+                    "workloads": ["training"],
+                    "demand": [{"workload": "training", "gpus": 16, "when": "window"}],
+                },
+                {
+                    "name": "students",
+                    "workloads": ["interactive"],
+                    "demand": [
+                        {"workload": "interactive", "replicas": 30, "mig_profile": "1g.10gb"}
+                    ],
+                },
+            ],
+            "installed": [{"project": "kueue", "version": "0.10.1"}],
+        },
+        source=(
+            "Two GPU models: the L4s have no MIG and must not vanish; each tenant's pool serves "
+            "that tenant's work; clinical never shares a GPU; Kueue is installed, so the first "
+            "answer keeps it; the top three are different data planes."
+        ),
+        expectations=(
+            *sound(),
+            *TRAINING,
+            each("every_group_hosts_a_pool", "puts a pool on every node group", PROFILE_V2),
+            each("no_mig_on_group", "uses no MIG on the L4 group", MIG_GPUS, group="l4"),
+            each("tenants_by_work", "names, per pool, the tenants whose work it runs", PROFILE_V2),
+            each(
+                "tenant_rules_kept",
+                "never shares a GPU of the clinical tenant with another tenant",
+                DESIGN_PROFILE,
+            ),
+            each("demand_lands", "lands each tenant's demand in a pool serving it", PROFILE_V2),
+            each(
+                "inference_on_hard_units",
+                "serves clinical inference on hard units",
+                MIG_ISOLATION,
+            ),
+            each("interactive_on_fractions", "gives notebooks fractions of a GPU", METHOD_SHAPES),
+            p99(200),
+            first("keeps_installed_governor", "keeps the installed Kueue", PROFILE_V2),
+            ranking(
+                "distinct_planes_top3",
+                "offers three data planes, not one under three governors",
+                METHOD_SHAPES + " ; " + PROFILE_V2,
+            ),
+            ranking(
+                "left_out_mentions",
+                "says MIG is not used on the L4 group",
+                MIG_GPUS,
+                groups=(("mig",), ("l4",)),
+            ),
+        ),
+    ),
+    ExpertProfile(
+        name="mixed-fleet-h100-l40s",
+        title=(
+            "H100 + L40S fleet: 3 nodes x 8 H100 for training, 4 nodes x 4 L40S; three teams, "
+            "hard isolation between them, Kubernetes 1.32"
+        ),
+        profile={
+            "primary_objective": "throughput",
+            "p99_target_ms": 300,
+            "jitter_tolerance": "medium",
+            "isolation": "hard",
+            "failure_semantics": "degrade",
+            "kubernetes_version": "1.32",
+            "priorities": ["isolation", "observability", "compatibility", "cost"],
+            "node_groups": [
+                {"name": "h100", "gpu_model": "H100 80GB", "nodes": 3, "gpus_per_node": 8},
+                {"name": "l40s", "gpu_model": "L40S", "nodes": 4, "gpus_per_node": 4},
+            ],
+            "tenants": [
+                {"name": "ml-platform", "workloads": ["training"]},
+                {"name": "search", "workloads": ["online_inference"]},
+                {"name": "ads", "workloads": ["online_inference"]},
+            ],
+        },
+        source=(
+            "Training across GPUs wants NVLink (H100 HGX), the L40S is PCIe-only without MIG: "
+            "training on the H100 group, no MIG on the L40S group, every GPU used."
+        ),
+        expectations=(
+            *sound(),
+            *TRAINING,
+            each("every_group_hosts_a_pool", "puts a pool on every node group", PROFILE_V2),
+            each("no_mig_on_group", "uses no MIG on the L40S group", L40S_PCIE, group="l40s"),
+            each(
+                "work_on_groups",
+                "trains on the H100 group",
+                L40S_PCIE + " ; " + MIG_NO_P2P,
+                workload="training",
+                groups=("h100",),
+            ),
+            each("tenants_by_work", "names, per pool, the tenants whose work it runs", PROFILE_V2),
+            each("inference_on_hard_units", "serves inference on hard units", MIG_ISOLATION),
+            ranking(
+                "left_out_mentions",
+                "says MIG is not used on the L40S group",
+                L40S_PCIE,
+                groups=(("mig",), ("l40s",)),
+            ),
+        ),
+    ),
+    ExpertProfile(
+        name="gaudi3-training-k8s-1.34",
+        title="Intel Gaudi 3 training cluster: 4 nodes x 8 Gaudi 3, one team, Kubernetes 1.34",
+        profile={
+            "workload_types": ["training"],
+            "primary_objective": "throughput",
+            "isolation": "none",
+            "failure_semantics": "degrade",
+            "tenancy": "single",
+            "kubernetes_version": "1.34",
+            "priorities": ["compatibility", "observability"],
+            "node_groups": [
+                {"name": "gaudi", "gpu_model": "Gaudi 3", "nodes": 4, "gpus_per_node": 8}
+            ],
+        },
+        source=(
+            "Gaudi 3 is Intel's; the Gaudi DRA driver presents it, no NVIDIA, AMD or Intel GPU "
+            "device plugin can; training on whole devices with gang."
+        ),
+        expectations=(
+            *sound("intel"),
+            each("gang_for", "gang-schedules training", GANG, kinds=("training",)),
+            each("training_on_whole_gpus", "trains on whole devices", INTEL_GAUDI + " ; " + GANG),
+            ranking(
+                "left_out_mentions",
+                "says NVIDIA rows were left out for the Gaudi 3",
+                INTEL_GAUDI,
+                groups=(("nvidia-device-plugin", "NVIDIA"), ("Gaudi",)),
+            ),
+        ),
+    ),
+    ExpertProfile(
+        name="gb200-nvl72-two-teams",
+        title=(
+            "GB200 NVL72 rack shared by two research teams on Kubernetes 1.34: multi-node "
+            "training over the NVLink fabric"
+        ),
+        profile={
+            "primary_objective": "throughput",
+            "isolation": "soft",
+            "failure_semantics": "degrade",
+            "kubernetes_version": "1.34",
+            "priorities": ["compatibility", "observability", "isolation"],
+            "node_groups": [
+                {"name": "nvl72", "gpu_model": "GB200", "nodes": 18, "gpus_per_node": 4}
+            ],
+            "tenants": [
+                {"name": "llm", "workloads": ["training"]},
+                {"name": "vision", "workloads": ["training"]},
+            ],
+        },
+        source=(
+            "A job across nodes must stay in one NVLink domain with a ComputeDomain: the "
+            "governor places by topology, and acceptance tests IMEX and cross-node NCCL."
+        ),
+        expectations=(
+            *sound(),
+            *TRAINING,
+            each(
+                "provides_interface",
+                "gives jobs a ComputeDomain (Multi-Node NVLink)",
+                COMPUTE_DOMAINS,
+                pattern="crd:resource.nvidia.com/*/ComputeDomain",
+            ),
+            each("topology_governor", "places training by topology", TOPOLOGY),
+            each(
+                "checks_mention",
+                "tests the ComputeDomain and NCCL across nodes",
+                MNNVL_CHECKS,
+                groups=(("ComputeDomain", "IMEX"), ("NCCL",)),
+            ),
+            each("tenants_by_work", "names, per pool, the tenants whose work it runs", PROFILE_V2),
+        ),
+    ),
+    ExpertProfile(
+        name="l4-edge-sites",
+        title=(
+            "Edge sites: 3 nodes x 1 L4 running video inference and a nightly batch, one team, "
+            "Kubernetes 1.31, cost first"
+        ),
+        profile={
+            "workload_types": ["online_inference", "batch"],
+            "time_windows": {"online_inference": "always", "batch": "night"},
+            "primary_objective": "cost",
+            "p99_target_ms": 250,
+            "jitter_tolerance": "medium",
+            "isolation": "soft",
+            "failure_semantics": "degrade",
+            "tenancy": "single",
+            "kubernetes_version": "1.31",
+            "priorities": ["cost", "compatibility"],
+            "node_groups": [{"name": "edge", "gpu_model": "L4", "nodes": 3, "gpus_per_node": 1}],
+        },
+        source=(
+            "No MIG on the L4, no DRA by default on 1.31; three single-GPU nodes: every pool on "
+            "the one group, P99 checked on inference."
+        ),
+        expectations=(
+            *sound(),
+            each("no_mig", "uses no MIG (the L4 has none)", MIG_GPUS, strict=True),
+            each("no_dra", "needs no DRA (off by default on 1.31)", DRA_GATE),
+            each("every_group_hosts_a_pool", "puts its pools on the edge group", PROFILE_V2),
+            p99(250),
             ranking(
                 "left_out_mentions",
                 "says MIG was left out because the L4 has none",

@@ -54,6 +54,7 @@ PROJECT_VENDORS: Mapping[str, str] = {
     "amd-gpu-dra-driver": "amd",
     "ascend-device-plugin": "huawei",
     "intel-gpu-device-plugin": "intel",
+    "intel-resource-drivers": "intel",
 }
 _CONTRACT_VENDORS = (
     (("capability:nvidia-", "resource:nvidia.com/", "label:nvidia.com/"), "nvidia"),
@@ -472,7 +473,10 @@ def p99_check_on_inference_pool(rec, ctx) -> Problems:
 
 
 def all_workloads_served(rec, ctx) -> Problems:
-    wanted = set(ctx.profile.get("workload_types") or ())
+    # DESIGN.md, profile v2: without workload_types, the named tenants' work is the profile's.
+    wanted = set(ctx.profile.get("workload_types") or ()) or {
+        kind for tenant in ctx.profile.get("tenants") or () for kind in tenant["workloads"]
+    }
     served = {w for d in pool_details(rec).values() for w in d["workloads"]}
     problems = []
     if wanted - served:
@@ -635,6 +639,185 @@ def left_out_mentions(ranking, ctx, groups: Sequence[Sequence[str]]) -> Problems
     return [f"no left_out text names one of each of {list(map(list, groups))}: {list(texts)}"]
 
 
+# -- profile v2: node groups, named tenants, what is installed -------------------------------
+
+
+def _groups(ctx: Context) -> list[Mapping[str, Any]]:
+    return list(ctx.profile.get("node_groups") or ())
+
+
+def _tenants(ctx: Context) -> list[Mapping[str, Any]]:
+    return list(ctx.profile.get("tenants") or ())
+
+
+def _detail_field(rec, pool: str, detail: Mapping[str, Any], key: str) -> Any:
+    if key not in detail:
+        raise Unmet(f"{rank_label(rec)}: pool_details[{pool!r}] has no {key!r} (profile v2)")
+    return detail[key]
+
+
+def every_group_hosts_a_pool(rec, ctx) -> Problems:
+    """Every node group hosts a pool (no GPUs vanish), and every pool names a group it lives on."""
+    details = pool_details(rec)
+    named = {g["name"] for g in _groups(ctx)}
+    hosted = {pool: _detail_field(rec, pool, d, "node_group") for pool, d in details.items()}
+    problems = [
+        f"{rank_label(rec)}: pool {pool!r} lives on {group!r}, not a node group of the profile"
+        for pool, group in hosted.items()
+        if group not in named
+    ]
+    return problems + [
+        f"{rank_label(rec)}: node group {group!r} hosts no pool (pools: {hosted})"
+        for group in sorted(named - set(hosted.values()))
+    ]
+
+
+def no_mig_on_group(rec, ctx, group: str) -> Problems:
+    """No pool on `group` hands out MIG slices or runs a MIG row."""
+    problems = []
+    for pool, d in pool_details(rec).items():
+        if _detail_field(rec, pool, d, "node_group") != group:
+            continue
+        mig = [
+            r.id
+            for r in gpu_presenters(pool_rows(rec, pool, ctx))
+            if "mig_slice" in r.resource_units and "whole_gpu" not in r.resource_units
+        ]
+        if "mig_slice" in d["units"] or mig:
+            problems.append(
+                f"{rank_label(rec)}: pool {pool!r} on node group {group!r} uses MIG "
+                f"(units {d['units']}, rows {mig})"
+            )
+    return problems
+
+
+def work_on_groups(rec, ctx, workload: str, groups: Sequence[str]) -> Problems:
+    """Pools serving `workload` live on one of `groups`."""
+    return [
+        f"{rank_label(rec)}: pool {pool!r} serves {workload} on node group "
+        f"{_detail_field(rec, pool, d, 'node_group')!r}, expected one of {list(groups)}"
+        for pool, d in serving(rec, [workload])
+        if _detail_field(rec, pool, d, "node_group") not in groups
+    ]
+
+
+def tenants_by_work(rec, ctx) -> Problems:
+    """Each pool serves, by name, exactly the tenants that run its work; each tenant is served."""
+    problems = []
+    seen: set[str] = set()
+    for pool, d in pool_details(rec).items():
+        expected = sorted(
+            t["name"] for t in _tenants(ctx) if set(t["workloads"]) & set(d["workloads"])
+        )
+        given = sorted(_detail_field(rec, pool, d, "tenants"))
+        seen.update(given)
+        if given != expected:
+            problems.append(
+                f"{rank_label(rec)}: pool {pool!r} ({', '.join(d['workloads'])}) serves "
+                f"{given}; the tenants running that work are {expected}"
+            )
+    missing = sorted({t["name"] for t in _tenants(ctx)} - seen)
+    return problems + ([f"{rank_label(rec)}: tenants {missing} in no pool"] if missing else [])
+
+
+def tenant_rules_kept(rec, ctx) -> Problems:
+    """A tenant that never shares a GPU is never in a pool whose GPUs are shared across tenants
+    through a sub-GPU unit (its own cross_tenant_sharing binds the pool)."""
+    never = {t["name"] for t in _tenants(ctx) if t.get("cross_tenant_sharing") == "never"}
+    problems = []
+    for pool, d in pool_details(rec).items():
+        here = set(_detail_field(rec, pool, d, "tenants")) & never
+        shared = set(d["units"]) & SUB_GPU_UNITS
+        if here and d["tenant_sharing"] == "across_tenants" and shared:
+            problems.append(
+                f"{rank_label(rec)}: pool {pool!r} shares GPUs across tenants as {sorted(shared)}"
+                f" though {sorted(here)} never share a GPU"
+            )
+    return problems
+
+
+def demand_lands(rec, ctx) -> Problems:
+    """Every named tenant's demand line lands in exactly one pool that runs that tenant's work."""
+    problems = []
+    for tenant in _tenants(ctx):
+        for line in tenant.get("demand") or ():
+            homes = [
+                pool
+                for pool, d in pool_details(rec).items()
+                for item in _detail_field(rec, pool, d, "demand")
+                if item.get("tenant") == tenant["name"]
+                and item.get("workload") == line["workload"]
+                and line["workload"] in d["workloads"]
+                and all(item.get(k) == v for k, v in line.items() if k != "when")
+            ]
+            if len(homes) != 1:
+                problems.append(
+                    f"{rank_label(rec)}: {tenant['name']}'s demand {dict(line)} lands in "
+                    f"{homes or 'no pool'}"
+                )
+    return problems
+
+
+def keeps_installed_governor(rec, ctx) -> Problems:
+    """The stack's governor is the one installed (a new one is a migration)."""
+    installed = {item["project"] for item in ctx.profile.get("installed") or ()}
+    projects = {r.project for r in governors(stack_rows(rec, ctx))}
+    if projects & installed:
+        return []
+    return [f"{rank_label(rec)}: governor {sorted(projects)} replaces the installed {installed}"]
+
+
+def topology_governor(rec, ctx) -> Problems:
+    """Training is governed by a scheduler that places by topology (NVLink domains, racks)."""
+    topology = [
+        r.id for r in governors(stack_rows(rec, ctx)) if "capability:topology-aware" in r.provides
+    ]
+    if topology:
+        return []
+    found = [r.id for r in governors(stack_rows(rec, ctx))]
+    return [f"{rank_label(rec)}: governor {found} does not place by topology"]
+
+
+def checks_mention(rec, ctx, groups: Sequence[Sequence[str]]) -> Problems:
+    """The stack's acceptance checks name a word of every group."""
+    texts = [str(c) for c in rec.get("acceptance_checks") or ()]
+    missing = [
+        list(group)
+        for group in groups
+        if not any(
+            re.search(rf"\b{re.escape(w)}\b", t, re.IGNORECASE) for w in group for t in texts
+        )
+    ]
+    return [f"{rank_label(rec)}: no acceptance check names {missing}"] if missing else []
+
+
+def names_unknown_model(ranking, ctx, model: str) -> Problems:
+    """The ranking names the GPU model the facts do not know."""
+    unknown = getattr(ranking, "unknown_models", None)
+    if unknown is None:
+        raise Unmet("the Ranking has no unknown_models")
+    return [] if model in unknown else [f"unknown_models is {unknown}, expected {model!r}"]
+
+
+def distinct_planes_top3(ranking, ctx) -> Problems:
+    """No two of the top three share the data plane (per pool: presenting projects and units)
+    and differ only in the governor, unless the ranking says the profile leaves nothing else."""
+    recs = [r.to_dict() if hasattr(r, "to_dict") else r for r in list(ranking)[:3]]
+    planes: dict[tuple, Mapping[str, Any]] = {}
+    problems = []
+    for rec in recs:
+        plane = signature(rec, ctx)[0]
+        if plane in planes:
+            problems.append(
+                f"{rank_label(rec)} has the data plane of {rank_label(planes[plane])}: "
+                f"{[list(p) for p, _u in plane]}"
+            )
+        planes.setdefault(plane, rec)
+    if problems and getattr(ranking, "alike", None):
+        return []
+    return problems
+
+
 RECOMMENDATION_CHECKS: dict[str, Callable[..., Problems]] = {
     f.__name__: f
     for f in (
@@ -661,12 +844,23 @@ RECOMMENDATION_CHECKS: dict[str, Callable[..., Problems]] = {
         states_trade_off,
         shares_gpus_for,
         shape_is,
+        every_group_hosts_a_pool,
+        no_mig_on_group,
+        work_on_groups,
+        tenants_by_work,
+        tenant_rules_kept,
+        demand_lands,
+        keeps_installed_governor,
+        topology_governor,
+        checks_mention,
     )
 }
 LIST_CHECKS: dict[str, Callable[..., Problems]] = {
     f.__name__: f for f in (three_stacks, distinct_top3, shapes_cover)
 }
-RANKING_CHECKS: dict[str, Callable[..., Problems]] = {"left_out_mentions": left_out_mentions}
+RANKING_CHECKS: dict[str, Callable[..., Problems]] = {
+    f.__name__: f for f in (left_out_mentions, names_unknown_model, distinct_planes_top3)
+}
 SCOPES = ("each", "any", "first", "top3", "ranking")
 
 
