@@ -51,9 +51,8 @@ def evaluation_decide(
     revision_check(evaluation, revision, actor)
     rows = list(dict.fromkeys(ref.strip() for ref in rows if ref.strip()))
     if not rows:
-        raise InvalidInput(
-            _("Choose at least one row for the stack."), errors={"rows": [_("Required.")]}
-        )
+        message = _("Choose at least one row for the stack.")
+        raise InvalidInput(message, errors={"rows": [message]})
     known = placement_rows_by_ref(rows)
     unknown = [ref for ref in rows if ref not in known]
     if unknown:

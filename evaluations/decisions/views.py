@@ -45,24 +45,30 @@ def evaluation_decision_view(request, pk: int):
         services.evaluation_check_editable(evaluation=evaluation, actor=request.user)
     decision = getattr(evaluation, "decision", None)
     candidates = selectors.candidates_of(evaluation)
+    # The decided rows first, as decided (a save keeps their order), then the other candidates.
     refs = list(
         dict.fromkeys(
-            [candidate.row.ref for candidate in candidates] + (decision.rows if decision else [])
+            (decision.rows if decision else []) + [candidate.row.ref for candidate in candidates]
         )
     )
     if request.method == "POST" and request.POST.get("adopt", "").isdigit():
         return _adopt_recommendation(request, evaluation, int(request.POST["adopt"]))
-    initial = DecisionForm.initial_from(decision, refs)
+    initial = DecisionForm.initial_from(decision)
     # Pre-filled from the chosen rows only: before a stack is chosen there is nothing to say.
     if decision is not None and decision.rows and not decision.risks:
         initial["risks"] = "\n".join(selectors.failure_modes_of(decision.rows))
+    adding_pool = request.method == "POST" and "add_pool" in request.POST
     form = DecisionForm(
         request.POST or None,
         initial=initial,
         refs=refs,
+        pools=decision.pools if decision else {},
         sharing=decision.pool_tenant_sharing if decision else {},
+        more_pools=1 if adding_pool else 0,
     )
-    if request.method == "POST":
+    if adding_pool:
+        status = 200  # the same input with one more blank pool; nothing is saved yet
+    elif request.method == "POST":
         if form.is_valid() and save_or_form_error(
             form,
             lambda: evaluation_decide(
@@ -81,15 +87,7 @@ def evaluation_decision_view(request, pk: int):
     else:
         status = 200
     catalog_rows = selectors.placement_rows_by_ref(refs)
-    rows = [
-        {
-            "ref": ref,
-            "row": catalog_rows.get(ref),
-            "checkbox": checkbox,
-            "pool": form[f"pool_{index}"],
-        }
-        for index, (ref, checkbox) in enumerate(zip(refs, form["rows"], strict=True))
-    ]
+    rows = [{**cells, "row": catalog_rows.get(cells["ref"])} for cells in form.grid()]
     report = selectors.decision_report(evaluation)
     capacity = capacity_panel(evaluation=evaluation, back="decision")
     return render(

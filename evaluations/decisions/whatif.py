@@ -23,7 +23,7 @@ from evaluations.engine.swaps import MigrationPath, MigrationStep, Swap, WhatIf,
 from evaluations.errors import InvalidInput
 from evaluations.models import Decision, Evaluation, Role
 from evaluations.review.editing import evaluation_lock, revision_check, role_require
-from evaluations.selectors import candidates_of
+from evaluations.selectors import candidates_of, failure_modes_of
 from evaluations.steps.services import evaluation_candidate_add
 
 
@@ -192,7 +192,9 @@ def evaluation_whatif_adopt(
 ) -> Evaluation:
     """Make the swapped stack the decision: a new draft revision through the normal edit path
     (an approved evaluation goes back to draft and needs approval again). The replacement and
-    any rows its migration path brings join the candidates when missing."""
+    any rows its migration path brings join the candidates when missing. Pools keep how tenants
+    share them; the risks of rows that leave the stack leave with them, and the new rows'
+    failure modes join (as when a recommendation is adopted)."""
     role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.EDITOR)
     evaluation = evaluation_lock(evaluation)
     revision_check(evaluation, revision, actor)
@@ -203,14 +205,33 @@ def evaluation_whatif_adopt(
         if ref not in listed:
             evaluation_candidate_add(evaluation=evaluation, actor=actor, row=ref)
     evaluation.refresh_from_db()
+    pools = {name: list(refs) for name, refs in result.pools_after.items()}
     evaluation_decide(
         evaluation=evaluation,
         actor=actor,
         rows=list(result.rows_after),
-        pools={name: list(refs) for name, refs in result.pools_after.items()},
+        pools=pools,
+        pool_tenant_sharing={
+            name: value
+            for name, value in (decision.pool_tenant_sharing or {}).items()
+            if name in pools
+        },
         rationale=decision.rationale,
-        risks=decision.risks,
+        risks=risks_after_swap(decision.risks, before=decision.rows, after=list(result.rows_after)),
         acceptance_checks=decision.acceptance_checks,
     )
     evaluation.refresh_from_db()
     return evaluation
+
+
+def risks_after_swap(risks: str, *, before: list[str], after: list[str]) -> str:
+    """The decision's risks with the lines of rows that left the stack dropped (the pre-fill
+    writes them `project/key: …`) and the failure modes of rows that joined appended."""
+    gone = tuple(f"{ref}:" for ref in before if ref not in after)
+    kept = [line for line in risks.splitlines() if not (gone and line.strip().startswith(gone))]
+    joined = [
+        mode
+        for mode in failure_modes_of(ref for ref in after if ref not in before)
+        if mode not in kept
+    ]
+    return "\n".join([*kept, *joined])

@@ -314,7 +314,14 @@ def test_the_decision_prefills_risks_from_failure_modes_and_shows_the_stack_chec
 
     response = client.post(
         url,
-        {"rows": ["hami/device-plugin", "volcano/scheduler"], "pool_0": "shared", "risks": "x"},
+        {
+            "pool-TOTAL_FORMS": "1",
+            "pool-INITIAL_FORMS": "0",
+            "pool-0-name": "shared",
+            "pool-0-rows": ["hami/device-plugin"],
+            "cluster_wide": ["volcano/scheduler"],
+            "risks": "x",
+        },
         follow=True,
     )
     decision = Evaluation.objects.get(pk=evaluation.pk).decision
@@ -360,7 +367,14 @@ def test_a_pool_named_per_tenant_keeps_tenants_apart_in_the_stack_check(client, 
     client.force_login(cast.bob)
     client.post(
         reverse("evaluations:decision", args=[evaluation.pk]),
-        {"rows": rows, "pool_0": "notebooks", "per_tenant_pools": "notebooks"},
+        {
+            "pool-TOTAL_FORMS": "2",
+            "pool-INITIAL_FORMS": "1",
+            "pool-0-name": "notebooks",
+            "pool-0-rows": rows[:1],
+            "pool-0-tenant_sharing": "within_tenant",
+            "cluster_wide": rows[1:],
+        },
     )
     evaluation.refresh_from_db()
     assert evaluation.decision.pool_tenant_sharing == {"notebooks": "within_tenant"}
