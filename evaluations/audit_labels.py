@@ -57,6 +57,7 @@ AUDIT_FIELDS = {
     "rows": _("stack"),
     "pools": _("node pools"),
     "pool_tenant_sharing": _("tenant sharing per pool"),
+    "pool_node_groups": _("node group per pool"),
     "cross_tenant_sharing": _("GPUs shared between tenants"),
     "workload_isolation": _("isolation per workload type"),
     "workload_mix": _("workload mix"),

@@ -240,6 +240,9 @@ class Decision(models.Model):
     # {pool name: "within_tenant" | "none" | "across_tenants"}: what the team says of how tenants
     # share each pool; a pool not named serves every tenant (catalog.engine.fit.TENANT_SHARING).
     pool_tenant_sharing = models.JSONField(_("tenant sharing per pool"), default=dict, blank=True)
+    # {pool name: node group name of step 1}: where each pool runs, in a cluster of several node
+    # groups (profile v2); a pool not named is placed by the configuration (configgen).
+    pool_node_groups = models.JSONField(_("node group per pool"), default=dict, blank=True)
     rationale = models.TextField(_("rationale"), blank=True)
     risks = models.TextField(_("risks and failure modes to watch"), blank=True)
     acceptance_checks = models.TextField(_("acceptance checks"), blank=True)

@@ -370,11 +370,20 @@ def decision_report(evaluation: Evaluation) -> StackReport | None:
     pools = {
         name: [ref for ref in refs if ref in known] for name, refs in (decision.pools or {}).items()
     }
+    profile = _profile_or_none(evaluation)
+    groups = {group.name: group for group in profile.node_groups} if profile else {}
+    placed = {
+        name: groups[group].model
+        for name, group in (decision.pool_node_groups or {}).items()
+        if group in groups and name in pools
+    }
     return check_stack(
         rows,
         pools or None,
-        _profile_or_none(evaluation),
+        profile,
         tenant_sharing=decision.pool_tenant_sharing or {},
+        # Each pool judged against its node group's GPU model, where the decision says it.
+        pool_models=placed if placed and len(placed) == len(pools) else None,
     )
 
 

@@ -102,6 +102,7 @@ class DecisionSerializer(serializers.ModelSerializer):
     rows = serializers.ListField(child=serializers.CharField())
     pools = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
     pool_tenant_sharing = serializers.DictField(child=serializers.CharField())
+    pool_node_groups = serializers.DictField(child=serializers.CharField())
 
     class Meta:
         model = Decision
@@ -109,6 +110,7 @@ class DecisionSerializer(serializers.ModelSerializer):
             "rows",
             "pools",
             "pool_tenant_sharing",
+            "pool_node_groups",
             "rationale",
             "risks",
             "acceptance_checks",
@@ -547,6 +549,12 @@ class DecisionInputSerializer(EditSerializer):
         required=False,
         help_text="node pool name → how tenants share it: within_tenant (one such pool per "
         "tenant), none (whole devices) or across_tenants; a pool not named serves every tenant",
+    )
+    pool_node_groups = serializers.DictField(
+        child=serializers.CharField(max_length=63),
+        required=False,
+        help_text="node pool name → the step-1 node group it runs on (profile v2); a pool not "
+        "named is placed by the configuration",
     )
     rationale = serializers.CharField(required=False, allow_blank=True, max_length=10000)
     risks = serializers.CharField(required=False, allow_blank=True, max_length=20000)

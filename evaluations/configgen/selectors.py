@@ -108,6 +108,7 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
         profile=profile,
         pools={str(k): list(v) for k, v in (decision.pools or {}).items()},
         pool_tenant_sharing=dict(decision.pool_tenant_sharing or {}),
+        pool_groups=dict(decision.pool_node_groups or {}),
         approved=approved,
     )
 

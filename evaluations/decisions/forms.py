@@ -29,8 +29,17 @@ class PoolForm(forms.Form):
         label=_("Tenant sharing"), choices=TENANT_SHARING_CHOICES, required=False
     )
 
-    def __init__(self, *args: Any, refs: list[str], **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, refs: list[str], groups: list[str] | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
+        if groups:
+            # Step 1 names node groups (profile v2): where the pool runs.
+            self.fields["node_group"] = forms.ChoiceField(
+                label=_("Node group"),
+                choices=[("", _("not said"))] + [(name, name) for name in groups],
+                required=False,
+            )
         self.fields["rows"] = forms.MultipleChoiceField(
             label=_("Rows in this pool"),
             choices=[(ref, ref) for ref in refs],
@@ -106,6 +115,8 @@ class DecisionForm(forms.Form):
         refs: list[str],
         pools: dict[str, list[str]] | None = None,
         sharing: dict[str, str] | None = None,
+        node_groups: dict[str, str] | None = None,
+        groups: list[str] | None = None,
         more_pools: int = 0,
         **kwargs: Any,
     ) -> None:
@@ -118,8 +129,14 @@ class DecisionForm(forms.Form):
             required=False,
         )
         sharing = sharing or {}
+        node_groups = node_groups or {}
         initial = [
-            {"name": name, "rows": list(members), "tenant_sharing": sharing.get(name, "")}
+            {
+                "name": name,
+                "rows": list(members),
+                "tenant_sharing": sharing.get(name, ""),
+                "node_group": node_groups.get(name, ""),
+            }
             for name, members in (pools or {}).items()
         ]
         if data is not None and more_pools:
@@ -128,7 +145,9 @@ class DecisionForm(forms.Form):
             key = "pool-TOTAL_FORMS"
             total = int(data.get(key, "0")) if str(data.get(key, "0")).isdigit() else 0
             data[key] = str(min(total + more_pools, MAX_POOLS))
-        self.pools = PoolFormSet(data, prefix="pool", initial=initial, form_kwargs={"refs": refs})
+        self.pools = PoolFormSet(
+            data, prefix="pool", initial=initial, form_kwargs={"refs": refs, "groups": groups}
+        )
 
     @staticmethod
     def initial_from(decision) -> dict[str, Any]:
@@ -218,6 +237,11 @@ class DecisionForm(forms.Form):
                 pool["name"]: pool["tenant_sharing"]
                 for pool in self._kept_pools()
                 if pool["tenant_sharing"]
+            },
+            "pool_node_groups": {
+                pool["name"]: pool["node_group"]
+                for pool in self._kept_pools()
+                if pool.get("node_group")
             },
             "rationale": self.cleaned_data.get("rationale") or "",
             "risks": self.cleaned_data.get("risks") or "",

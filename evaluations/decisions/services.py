@@ -41,6 +41,7 @@ def evaluation_decide(
     acceptance_checks: str = "",
     revision: int | None = None,
     pool_tenant_sharing: dict[str, str] | None = None,
+    pool_node_groups: dict[str, str] | None = None,
 ) -> Decision:
     """Record the chosen stack; it must exist in the catalog and pass the stack check's input
     rules (each row once, pools naming only rows of the stack)."""
@@ -69,6 +70,7 @@ def evaluation_decide(
         )
         raise InvalidInput(message, errors={"pools": [message]})
     sharing = _tenant_sharing(pool_tenant_sharing or {}, pools)
+    groups = _node_groups(pool_node_groups or {}, pools, evaluation)
     try:
         check_stack(engine_rows(rows=_rows_queryset(known)), pools or None)
     except ValueError as exc:
@@ -77,6 +79,7 @@ def evaluation_decide(
         "rows": rows,
         "pools": pools,
         "pool_tenant_sharing": sharing,
+        "pool_node_groups": groups,
         "rationale": rationale.strip(),
         "risks": risks.strip(),
         "acceptance_checks": acceptance_checks.strip(),
@@ -116,6 +119,28 @@ def _tenant_sharing(given: dict[str, str], pools: dict[str, list[str]]) -> dict[
             "Tenant sharing names pools of the stack ({pools}) with one of: {allowed}."
         ).format(pools=", ".join(pools) or "—", allowed=", ".join(TENANT_SHARING))
         raise InvalidInput(message, errors={"pool_tenant_sharing": [message]})
+    return {name: given[name] for name in pools if name in given}
+
+
+def _node_groups(
+    given: dict[str, str], pools: dict[str, list[str]], evaluation: Evaluation
+) -> dict[str, str]:
+    """Where each named pool runs: a node group of step 1, only for pools of the stack."""
+    if not isinstance(given, dict):
+        message = _("Node groups per pool are an object of pool name → node group.")
+        raise InvalidInput(message, errors={"pool_node_groups": [message]})
+    try:
+        named = [group.name for group in evaluation.engine_profile().node_groups]
+    except ValueError:
+        named = []
+    unknown_pools = sorted(set(given) - set(pools))
+    bad = sorted(name for name, group in given.items() if group not in named)
+    if unknown_pools or bad:
+        message = _(
+            "Node groups per pool name pools of the stack ({pools}) with a node group of step 1 "
+            "({groups})."
+        ).format(pools=", ".join(pools) or "—", groups=", ".join(named) or "—")
+        raise InvalidInput(message, errors={"pool_node_groups": [message]})
     return {name: given[name] for name in pools if name in given}
 
 

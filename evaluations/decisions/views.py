@@ -64,6 +64,8 @@ def evaluation_decision_view(request, pk: int):
         refs=refs,
         pools=decision.pools if decision else {},
         sharing=decision.pool_tenant_sharing if decision else {},
+        node_groups=decision.pool_node_groups if decision else {},
+        groups=_node_group_names(evaluation),
         more_pools=1 if adding_pool else 0,
     )
     if adding_pool:
@@ -114,6 +116,14 @@ def evaluation_decision_view(request, pk: int):
     )
 
 
+def _node_group_names(evaluation) -> list[str]:
+    """Step 1's node groups, when it names them (a pool may then say which it runs on)."""
+    try:
+        return [group.name for group in evaluation.engine_profile().node_groups]
+    except ValueError:
+        return []
+
+
 def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     """Make a recommended stack the decision, its checks and failure modes pre-filled."""
     # The cached ranking the page showed; the page posts the stack it showed at that rank too,
@@ -124,13 +134,25 @@ def _adopt_recommendation(request, evaluation, rank: int) -> HttpResponse:
     if chosen is None or (shown is not None and shown != ",".join(chosen.rows)):
         raise InvalidInput(_("That recommendation is no longer offered; reload the page."))
     pools = {name: list(ids) for name, ids in (chosen.pools or {}).items()}
-    sharing = {name: pool["tenant_sharing"] for name, pool in (chosen.pool_details or {}).items()}
+    details = chosen.pool_details or {}
+    sharing = {name: pool["tenant_sharing"] for name, pool in details.items()}
+    try:
+        grouped = bool(evaluation.engine_profile().node_groups)
+    except ValueError:
+        grouped = False
+    # Where each pool runs, as the ranking placed it (a v1 profile's one group is not named).
+    groups = {
+        name: pool["node_group"]
+        for name, pool in details.items()
+        if grouped and name in pools and pool.get("node_group")
+    }
     evaluation_decide(
         evaluation=evaluation,
         actor=request.user,
         rows=list(chosen.rows),
         pools=pools,
         pool_tenant_sharing={name: value for name, value in sharing.items() if name in pools},
+        pool_node_groups=groups,
         # Written in the reader's language: from here on it is the team's own text.
         rationale=say(chosen.explanation, _),
         risks="\n".join(selectors.failure_modes_of(chosen.rows)),

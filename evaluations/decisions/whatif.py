@@ -216,6 +216,11 @@ def evaluation_whatif_adopt(
             for name, value in (decision.pool_tenant_sharing or {}).items()
             if name in pools
         },
+        pool_node_groups={
+            name: group
+            for name, group in (decision.pool_node_groups or {}).items()
+            if name in pools
+        },
         rationale=decision.rationale,
         risks=risks_after_swap(decision.risks, before=decision.rows, after=list(result.rows_after)),
         acceptance_checks=decision.acceptance_checks,

@@ -55,7 +55,13 @@ SEARCH_MAX_LENGTH = 100
 # The home page's lists show titles, teams, dates and a decision's stack: the JSON documents
 # behind an evaluation (its profile, its drift report, the rows as approved) stay unread.
 UNSHOWN_EVALUATION_FIELDS = ("profile", "catalog_drift")
-UNSHOWN_DECISION_FIELDS = ("pools", "pool_tenant_sharing", "approved_rows", "approved_findings")
+UNSHOWN_DECISION_FIELDS = (
+    "pools",
+    "pool_tenant_sharing",
+    "pool_node_groups",
+    "approved_rows",
+    "approved_findings",
+)
 
 
 def _my_teams(user) -> QuerySet:

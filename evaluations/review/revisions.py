@@ -130,6 +130,7 @@ def revision_content(evaluation: Evaluation) -> dict[str, Any]:
             "rows": list(decision.rows),
             "pools": {name: list(refs) for name, refs in (decision.pools or {}).items()},
             "pool_tenant_sharing": dict(decision.pool_tenant_sharing or {}),
+            "pool_node_groups": dict(decision.pool_node_groups or {}),
             "rationale": decision.rationale,
             "risks": decision.risks,
             "acceptance_checks": decision.acceptance_checks,

@@ -29,6 +29,7 @@ DECISION_FIELDS: tuple[str, ...] = (
     "rows",
     "pools",
     "pool_tenant_sharing",
+    "pool_node_groups",
     "rationale",
     "risks",
     "acceptance_checks",

@@ -46,6 +46,7 @@ FIELD_LABELS = {
     "rows": gettext_lazy("Stack"),
     "pools": gettext_lazy("Node pool"),
     "pool_tenant_sharing": gettext_lazy("Tenant sharing per pool"),
+    "pool_node_groups": gettext_lazy("Node group per pool"),
     "rationale": gettext_lazy("Rationale"),
     "risks": gettext_lazy("Risks and failure modes to watch"),
     "acceptance_checks": gettext_lazy("Acceptance checks"),
