@@ -193,3 +193,26 @@ def test_the_installed_release_is_judged_once_not_contract_by_contract(hospital)
     assert len(said) == 1, said
     assert "0.10.1 is installed and kept" in said[0]
     assert "an upgrade is a step of its own" in said[0]
+
+
+def test_amd_partitions_are_not_said_to_lack_mig(catalog):
+    # The MI300X splits into compute partitions (catalog/data/facts/gpus.yaml, CPX 8 logical
+    # GPUs): a pool on them is not "MIG on a GPU without MIG".
+    data = {
+        "workload_types": ["online_inference", "interactive"],
+        "isolation": "soft",
+        "tenancy": "multi",
+        "tenant_count": 8,
+        "gpu_model": "MI300X",
+        "node_count": 16,
+        "gpus_per_node": 8,
+        "kubernetes_version": "1.32",
+    }
+
+    ranking = recommend(Profile.from_dict(data), catalog)
+
+    partitioned = [s for s in ranking if "amd-gpu-device-plugin/partitions-mixed" in s.rows]
+    assert partitioned
+    for stack in partitioned:
+        assert not any("MI300X has none" in text for text in stack.missing), stack.missing
+        assert any("split into compute partitions" in text for text in stack.fits)
