@@ -109,6 +109,8 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
         pools={str(k): list(v) for k, v in (decision.pools or {}).items()},
         pool_tenant_sharing=dict(decision.pool_tenant_sharing or {}),
         pool_groups=dict(decision.pool_node_groups or {}),
+        # Step 1's named tenants are the namespaces and queues (profile v2).
+        tenants=tuple(tenant.name for tenant in profile.tenants) or None,
         approved=approved,
     )
 

@@ -172,6 +172,12 @@ def test_the_hospital_is_filed_decided_on_both_node_groups_and_approved_in_the_b
     files = {f.path: f for f in evaluation_config(Evaluation.objects.get(pk=evaluation.pk))}
     queues = [d for d in yaml.safe_load_all(files["kueue/cluster-queues.yaml"].content) if d]
     assert {d["apiVersion"] for d in queues} == {"kueue.x-k8s.io/v1beta1"}
+    # The named tenants are the queues (not tenant-1..3).
+    assert {d["metadata"]["name"] for d in queues if d["kind"] == "ClusterQueue"} == {
+        "clinical",
+        "research",
+        "students",
+    }
     assert "pool inference lives on node group l4" in files["nodes/inference.yaml"].content
     assert "--version 0.10.1" in files["install.sh"].content
 
