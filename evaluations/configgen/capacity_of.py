@@ -15,8 +15,10 @@ from evaluations.capacity.sizing import (
     MAX_TENANTS,
     REPLICAS,
     Cluster,
+    PoolSize,
     cluster_of,
     largest_remainder,
+    mig_layouts,
     mix_of,
     size_pools,
     tenant_names,
@@ -124,10 +126,45 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
         }
         part = replace(group_cluster, nodes=nodes)
         size = size_pools(recommendation, part, mix)[0]
+        if any(row.ref == MIG_SINGLE for row in rows):
+            _one_profile(size, part, notes)
         by_default = tenant_names(tenant_count)
         quotas = {tenants[i]: size.quotas.get(by_default[i], 0) for i in range(tenant_count)}
         pools.append(Pool(name=name, rows=rows, size=size, cluster=part, quotas=quotas))
     return pools, notes
+
+
+MIG_SINGLE = "nvidia-device-plugin/mig-single"
+
+
+def _one_profile(size: PoolSize, cluster: Cluster, notes: list[str]) -> None:
+    """Under the MIG single strategy every GPU of the pool has one profile (NVIDIA device plugin
+    README, MIG strategies): the sizing's geometry becomes the full layout of the profile its
+    mix wants most, so the files present what was decided."""
+    profiles = Counter(
+        {
+            profile: count * len(layout)
+            for count, layout in size.mig_geometry or []
+            for profile in set(layout)
+        }
+    )
+    if len(profiles) <= 1 or cluster.model is None:
+        return
+    wanted = Counter()
+    for count, layout in size.mig_geometry or []:
+        for profile in layout:
+            wanted[profile] += count
+    choice = max(wanted, key=lambda profile: (wanted[profile], profile))
+    single = [layout for layout in mig_layouts(cluster.model) if set(layout) == {choice}]
+    if not single:
+        return
+    layout = max(single, key=len)
+    size.mig_geometry = [(size.nodes, layout)]
+    notes.append(
+        f"pool {size.name}: the MIG single strategy gives every GPU one profile, so each GPU is "
+        f"{'+'.join(layout)} (the profile its work wants most) instead of the mixed layouts the "
+        "sizing found; decide the mixed strategy to keep them"
+    )
 
 
 def pool_groups(facts: DecisionFacts, names: list[str]) -> dict[str, NodeGroup]:

@@ -386,8 +386,10 @@ def _isolation_breaches(draft: _Draft, profile: Profile, index: _Index) -> list[
 
 
 def _uncosted(draft: _Draft) -> list[tuple[str, list[str]]]:
-    """(pool, resources) its presenters advertise that the cost row's accounting cannot read
-    (OpenCost costs nvidia.com/gpu requests, not MIG profiles or HAMi's memory shares)."""
+    """(pool, what) the cost row cannot charge per tenant: resources its presenters advertise
+    that the row's accounting does not read (OpenCost reads nvidia.com/gpu requests, not
+    nvidia.com/mig-* or HAMi's shares), and units that split a GPU, which an accounting of
+    whole-GPU requests charges as whole GPU-hours (catalog/data/opencost.yaml, non-promise)."""
     watcher = draft.watcher
     if watcher is None:
         return []
@@ -396,18 +398,23 @@ def _uncosted(draft: _Draft) -> list[tuple[str, list[str]]]:
         return []
     blind = []
     for plan in draft.plans:
-        advertised = sorted(
-            {
-                ident.removeprefix("resource:")
-                for row in draft.bundles.get(plan.name) or [draft.presenters[plan.name]]
-                if row.layer == "data_plane"
-                for ident in row.provides
-                if ident.startswith("resource:")
-                and not any(fnmatchcase(ident, a) or fnmatchcase(a, ident) for a in reads)
-            }
-        )
-        if advertised:
-            blind.append((plan.name, advertised))
+        rows = draft.bundles.get(plan.name) or [draft.presenters[plan.name]]
+        unread = {
+            ident.removeprefix("resource:")
+            for row in rows
+            if row.layer == "data_plane"
+            for ident in row.provides
+            if ident.startswith("resource:")
+            and not any(fnmatchcase(ident, a) or fnmatchcase(a, ident) for a in reads)
+        }
+        split = {
+            unit
+            for row in rows
+            if row.layer == "data_plane"
+            for unit in row.resource_units & SHARING_UNITS
+        } - watcher.resource_units
+        if unread or split:
+            blind.append((plan.name, sorted(unread) + sorted(split)))
     return blind
 
 
@@ -426,13 +433,16 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
     out.score += _score_cluster(draft, profile, weights, out)
     if needs.visibility:
         if draft.watcher is not None:
+            # Words, not score: the row still gives the visibility the profile asks for; where
+            # it cannot charge a pool's use per tenant is said instead of a plain fit.
             blind = _uncosted(draft)
-            out.score += weights["cost"] * (0.5 if blind else 1.0)
+            out.score += weights["cost"]
             if blind:
                 out.missing.extend(
                     _(
                         "%(row)s cannot cost pool %(pool)s's %(resources)s: its GPU accounting "
-                        "reads only %(reads)s, so that pool's use is not charged per tenant",
+                        "reads only whole %(reads)s requests, so that pool's use is not charged "
+                        "per tenant as it is shared",
                         row=draft.watcher.label,
                         pool=pool,
                         resources=", ".join(resources),

@@ -51,7 +51,8 @@ def row_facts(ref: str) -> RowFacts:
 
 def decided(recommendation, profile: Profile, evaluation_id: int = 1) -> DecisionFacts:
     """A recommended stack decided as the recommender gives it: its rows, its pools (pool rows
-    per pool, cluster-wide rows in none) and each pool's tenant sharing."""
+    per pool, cluster-wide rows in none), each pool's tenant sharing and node group, and step 1's
+    named tenants (as decision_facts reads them)."""
     pools = {name: list(ids) for name, ids in recommendation.pools.items()}
     sharing = {
         name: str(detail.get("tenant_sharing") or "")
@@ -64,4 +65,11 @@ def decided(recommendation, profile: Profile, evaluation_id: int = 1) -> Decisio
         profile=profile,
         pools=pools if len(pools) > 1 or pools.keys() != {"default"} else pools,
         pool_tenant_sharing=sharing,
+        # Each pool on the node group the ranking placed it on, as adopting it keeps it.
+        pool_groups={
+            name: str(detail["node_group"])
+            for name, detail in recommendation.pool_details.items()
+            if profile.node_groups and detail.get("node_group")
+        },
+        tenants=tuple(tenant.name for tenant in profile.tenants) or None,
     )

@@ -13,19 +13,12 @@ from evaluations.configgen.model import DecisionFacts
 from evaluations.configgen.schemas import check_files
 from evaluations.engine.recommend import recommend
 from tests.evaluations.configgen.catalog_rows import bundle_row
+from tests.evaluations.configgen.known_gaps import KNOWN_GAPS, known_gap
 from tests.evaluations.engine.test_recommend import load_builtin_catalog
 from tests.evaluations.expert_profiles.profiles import PROFILES
 
 LIMIT = 5  # as tests/evaluations/expert_profiles/test_expert_profiles.py ranks them
 QUEUE_FILES = {"volcano": "volcano/queues.yaml", "kai-scheduler": "kai-scheduler/queues.yaml"}
-# Refusals the generator owes a fix, each with the open issue that asks for it: the stack is
-# sound, the configuration for it is not written yet.
-KNOWN_GAPS = {
-    "gaudi3-training-k8s-1.34": (
-        "no decided data-plane row advertises a resource for Kueue to cover",
-        "issue 39: Kueue quota over DRA devices (deviceClassMappings) is not generated yet",
-    ),
-}
 
 
 def _uses_dra_driver(refs: list[str]) -> bool:
@@ -73,7 +66,7 @@ def test_expert_stacks_with_volcano_kai_or_dra_give_files_that_validate(stacks):
         try:
             files = generate(facts)
         except ValueError as exc:
-            if KNOWN_GAPS.get(expert.name) and KNOWN_GAPS[expert.name][0] in str(exc):
+            if known_gap(expert.name, str(exc)):
                 refused_as_known.add(expert.name)
                 continue
             problems.append(f"{where}: refused: {exc}")
