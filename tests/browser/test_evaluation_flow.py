@@ -155,7 +155,7 @@ def test_an_evaluation_from_sign_in_to_approval(
     # The author answers on step 2 (back to draft) and submits again.
     page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/steps/2/")
     page.fill("#id_note_memory_compute_quota", "Time slicing is out: no memory isolation.")
-    page.click("button[name=go][value=stay]")
+    page.click(".step-buttons button[name=go][value=stay]")
     page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/")
     expect(page.locator(".eval-head .state")).to_have_attribute("data-state", "draft")
     page.click("text=Submit for review")

@@ -104,8 +104,10 @@ def fill_step_one(page) -> None:
     page.wait_for_load_state("load")
 
 
-def next_stage(page) -> None:
-    page.click(".step-buttons button[name=go][value=next], .step-buttons a.btn-primary")
+def save(page) -> None:
+    """Save the step with its visible button and wait for the page it answers with."""
+    with page.expect_navigation():
+        page.click(".step-buttons button[name=go][value=stay]")
 
 
 def test_the_hospital_is_filed_decided_on_both_node_groups_and_approved_in_the_browser(
@@ -125,7 +127,7 @@ def test_the_hospital_is_filed_decided_on_both_node_groups_and_approved_in_the_b
     erin.goto(f"{base}/steps/2/")
     erin.check("input[name=units][value=whole_gpu]")
     erin.check("input[name=units][value=mig_slice]")
-    erin.click(".step-buttons button[name=go][value=stay]")
+    save(erin)
     erin.goto(f"{base}/steps/3/")
     for query, ref in (
         ("kueue", "kueue/controller"),
@@ -136,9 +138,9 @@ def test_the_hospital_is_filed_decided_on_both_node_groups_and_approved_in_the_b
         erin.click(f"button[name=add][value='{ref}']")
         erin.wait_for_selector(f"tr[data-candidate='{ref}']")
         erin.locator(f"tr[data-candidate='{ref}'] input[name^=confirmed_]").check()
-    erin.click(".step-buttons button[name=go][value=stay]")
+    save(erin)
     erin.goto(f"{base}/steps/4/")
-    erin.click(".step-buttons button[name=go][value=stay]")
+    save(erin)
 
     # The recommendations: a pool on each node group, the tenants by name, Kueue kept.
     erin.goto(f"{base}/recommendations/")

@@ -114,7 +114,7 @@ def test_a_team_reviews_an_evaluation_from_invitation_to_adr(
     editor.select_option("#id_priority_2", "observability")
     editor.select_option("#id_priority_3", "cost")
     editor.select_option("#id_priority_4", "compatibility")
-    editor.click("button[name=go][value=stay]")
+    editor.click(".step-buttons button[name=go][value=stay]")
     editor.wait_for_load_state("domcontentloaded")
     evaluation.refresh_from_db()
     assert evaluation.profile["p99_target_ms"] == 2000
@@ -155,7 +155,7 @@ def test_a_team_reviews_an_evaluation_from_invitation_to_adr(
     editor.goto(f"{live_server.url}/evaluations/{evaluation.pk}/steps/1/")
     expect(editor.locator("#comments .comment")).to_contain_text("did you mean 200 ms?")
     editor.fill("#id_p99_target_ms", "200")
-    editor.click("button[name=go][value=stay]")
+    editor.click(".step-buttons button[name=go][value=stay]")
     editor.wait_for_load_state("domcontentloaded")
     editor.locator("#comments .comment-resolve button").click()
     expect(editor.locator("#comments [data-open-count]")).to_have_attribute("data-open-count", "0")
