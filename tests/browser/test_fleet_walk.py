@@ -39,12 +39,13 @@ def evaluation(db):
     return evaluation_create(actor=erin, team=team, title="Hospital GPUs")
 
 
-def open_as(browser, live_server, username: str):
+def open_as(browser, live_server, username: str, language: str = "en"):
     client = Client()
     client.force_login(get_user_model().objects.get(username=username))
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     context.add_cookies(
         [
+            {"name": settings.LANGUAGE_COOKIE_NAME, "value": language, "url": live_server.url},
             {
                 "name": settings.SESSION_COOKIE_NAME,
                 "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
@@ -169,6 +170,17 @@ def test_the_hospital_is_filed_decided_on_both_node_groups_and_approved_in_the_b
     index = pools.index("inference")
     expect(erin.locator(f"#id_pool-{index}-node_group")).to_have_value("l4")
     screenshot(erin, "fleet-walk-decision", full_page=True)
+    erin.locator("form.step-form fieldset").first.screenshot(
+        path=str(SCREENS / "fleet-walk-decision-pools.png")
+    )
+    # The same ranking in Chinese: node groups, tenants and demand said in the reader's words.
+    chinese, chinese_errors = open_as(browser, live_server, "erin", language="zh-hans")
+    chinese.goto(f"{base}/recommendations/")
+    card = chinese.locator(".recommendation[data-rank='1']")
+    expect(card).to_contain_text("节点组")
+    expect(card).to_contain_text("保留已安装的 kueue 0.10.1")
+    card.locator(".pool-cards").screenshot(path=str(SCREENS / "fleet-walk-first-pools-zh.png"))
+    assert chinese_errors == []
 
     # The configuration targets the installed Kueue and sizes each pool on its group.
     files = {f.path: f for f in evaluation_config(Evaluation.objects.get(pk=evaluation.pk))}
