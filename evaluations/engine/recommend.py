@@ -376,6 +376,21 @@ class _Filtered:
         self.left_out_rows.append({"row": row.id, "reason": reason})
 
 
+def _no_partitions_for(row: Row, models: Sequence[GpuModel]) -> GpuModel | None:
+    """A model the row could serve, when none of those has the partitions the row presents only
+    (MIG rows for an L4 fleet), else None."""
+    if not _only_partitions(row):
+        return None
+    mine = [model for model in models if row.serves(model.vendor)]
+    lacking = [
+        model
+        for model in mine
+        if PARTITION_FEATURE.get(model.vendor) is not None
+        and PARTITION_FEATURE[model.vendor] not in model.sharing
+    ]
+    return lacking[0] if mine and len(lacking) == len(mine) else None
+
+
 def _other_devices(row: Row, models: Sequence[GpuModel]) -> bool:
     """Whether every model of the row's vendor is presented otherwise than the row presents."""
     mine = [model for model in models if model.vendor in row.vendors]
@@ -423,33 +438,12 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
                 _("presents other devices than %(models)s is presented as (GPU facts)",
                   models=named),
             )  # fmt: skip
-        elif (
-            models
-            and _only_partitions(row)
-            and row.vendors
-            and not row.vendors & partitioned
-            and row.vendors & vendors
-        ):
-            model = next(m for m in models if m.vendor in row.vendors)
+        elif (lacking := _no_partitions_for(row, models)) is not None:
             out.drop(
                 no_partitions,
                 row,
-                _("%(model)s has no %(feature)s (GPU facts)", model=model.name,
-                  feature=_partition_words(model)),
-            )  # fmt: skip
-        elif (
-            models
-            and _only_partitions(row)
-            and not row.vendors
-            and not partitioned & {m.vendor for m in models}
-            and all(PARTITION_FEATURE.get(m.vendor) for m in models)
-        ):
-            model = models[0]
-            out.drop(
-                no_partitions,
-                row,
-                _("%(model)s has no %(feature)s (GPU facts)", model=model.name,
-                  feature=_partition_words(model)),
+                _("%(model)s has no %(feature)s (GPU facts)", model=lacking.name,
+                  feature=_partition_words(lacking)),
             )  # fmt: skip
         else:
             out.rows.append(row)

@@ -20,7 +20,7 @@ from evaluations.models import Evaluation, Role, State
 from evaluations.services import evaluation_create
 from evaluations.teams.services import membership_set, team_create
 from tests.browser.conftest import SCREENS
-from tests.browser.test_profile_fleet_step import add_row, type_into
+from tests.browser.test_profile_fleet_step import add_row, fill_hospital_tenants, type_into
 from tests.factories import make_user
 
 pytestmark = [
@@ -50,7 +50,7 @@ def open_as(browser, live_server, username: str, language: str = "en"):
                 "name": settings.SESSION_COOKIE_NAME,
                 "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
                 "url": live_server.url,
-            }
+            },
         ]
     )
     page = context.new_page()
@@ -81,26 +81,7 @@ def fill_step_one(page) -> None:
         type_into(page, f"#id_node_groups-{index}-gpu_model", model)
         type_into(page, f"#id_node_groups-{index}-nodes", nodes)
         type_into(page, f"#id_node_groups-{index}-gpus_per_node", per_node)
-    for _tenant in range(3):
-        add_row(page, "add:tenants")
-    type_into(page, "#id_tenants-0-name", "clinical")
-    page.check("#id_tenants-0-workloads input[value=online_inference]")
-    page.select_option("#id_tenants-0-cross_tenant_sharing", "never")
-    page.select_option("#id_tenants-0-demand-0-workload", "online_inference")
-    type_into(page, "#id_tenants-0-demand-0-replicas", "12")
-    type_into(page, "#id_tenants-1-name", "research")
-    page.check("#id_tenants-1-workloads input[value=training]")
-    page.select_option("#id_tenants-1-demand-0-workload", "training")
-    type_into(page, "#id_tenants-1-demand-0-gpus", "16")
-    page.select_option("#id_tenants-1-demand-0-when", "window")
-    type_into(page, "#id_tenants-2-name", "students")
-    page.check("#id_tenants-2-workloads input[value=interactive]")
-    page.select_option("#id_tenants-2-demand-0-workload", "interactive")
-    type_into(page, "#id_tenants-2-demand-0-replicas", "30")
-    type_into(page, "#id_tenants-2-demand-0-mig_profile", "1g.10gb")
-    add_row(page, "add:installed")
-    page.select_option("#id_installed-0-project", "kueue")
-    type_into(page, "#id_installed-0-version", "0.10.1")
+    fill_hospital_tenants(page)
     page.keyboard.press("Enter")
     page.wait_for_load_state("load")
 

@@ -36,6 +36,31 @@ def type_into(page, selector: str, text: str) -> None:
     page.keyboard.type(text)
 
 
+def fill_hospital_tenants(page) -> None:
+    """The hospital's three tenants with their demand, and the installed Kueue, by their rows'
+    buttons (issue 38)."""
+    for _tenant in range(3):
+        add_row(page, "add:tenants")
+    type_into(page, "#id_tenants-0-name", "clinical")
+    page.check("#id_tenants-0-workloads input[value=online_inference]")
+    page.select_option("#id_tenants-0-cross_tenant_sharing", "never")
+    page.select_option("#id_tenants-0-demand-0-workload", "online_inference")
+    type_into(page, "#id_tenants-0-demand-0-replicas", "12")
+    type_into(page, "#id_tenants-1-name", "research")
+    page.check("#id_tenants-1-workloads input[value=training]")
+    page.select_option("#id_tenants-1-demand-0-workload", "training")
+    type_into(page, "#id_tenants-1-demand-0-gpus", "16")
+    page.select_option("#id_tenants-1-demand-0-when", "window")
+    type_into(page, "#id_tenants-2-name", "students")
+    page.check("#id_tenants-2-workloads input[value=interactive]")
+    page.select_option("#id_tenants-2-demand-0-workload", "interactive")
+    type_into(page, "#id_tenants-2-demand-0-replicas", "30")
+    type_into(page, "#id_tenants-2-demand-0-mig_profile", "1g.10gb")
+    add_row(page, "add:installed")
+    page.select_option("#id_installed-0-project", "kueue")
+    type_into(page, "#id_installed-0-version", "0.10.1")
+
+
 def test_a_two_group_three_tenant_cluster_is_filled_and_saved(
     signed_in_page, live_server, evaluation, console_errors, screenshot
 ):
@@ -60,27 +85,7 @@ def test_a_two_group_three_tenant_cluster_is_filled_and_saved(
     type_into(page, "#id_node_groups-1-nodes", "4")
     type_into(page, "#id_node_groups-1-gpus_per_node", "2")
 
-    for _tenant in range(3):
-        add_row(page, "add:tenants")
-    type_into(page, "#id_tenants-0-name", "clinical")
-    page.check("#id_tenants-0-workloads input[value=online_inference]")
-    page.select_option("#id_tenants-0-cross_tenant_sharing", "never")
-    page.select_option("#id_tenants-0-demand-0-workload", "online_inference")
-    type_into(page, "#id_tenants-0-demand-0-replicas", "12")
-    type_into(page, "#id_tenants-1-name", "research")
-    page.check("#id_tenants-1-workloads input[value=training]")
-    page.select_option("#id_tenants-1-demand-0-workload", "training")
-    type_into(page, "#id_tenants-1-demand-0-gpus", "16")
-    page.select_option("#id_tenants-1-demand-0-when", "window")
-    type_into(page, "#id_tenants-2-name", "students")
-    page.check("#id_tenants-2-workloads input[value=interactive]")
-    page.select_option("#id_tenants-2-demand-0-workload", "interactive")
-    type_into(page, "#id_tenants-2-demand-0-replicas", "30")
-    type_into(page, "#id_tenants-2-demand-0-mig_profile", "1g.10gb")
-
-    add_row(page, "add:installed")
-    page.select_option("#id_installed-0-project", "kueue")
-    type_into(page, "#id_installed-0-version", "0.10.1")
+    fill_hospital_tenants(page)
     page.keyboard.press("Enter")  # Enter saves (the page's default button), never a row button
     page.wait_for_load_state("load")
 

@@ -5,36 +5,11 @@ from __future__ import annotations
 import pytest
 
 from catalog.engine.profile import DEFAULT_GROUP, Profile, profile_valid_fields
+from tests.evaluations.expert_profiles.profiles import PROFILES_BY_NAME
 
-# The hospital of issue 38: 6 nodes × 4 A100 40GB and 4 nodes × 2 L4, Kubernetes 1.31, Kueue
-# installed, three tenants who run different work.
-HOSPITAL = {
-    "isolation": "hard",
-    "kubernetes_version": "1.31",
-    "node_groups": [
-        {"name": "a100", "gpu_model": "A100 40GB", "nodes": 6, "gpus_per_node": 4},
-        {"name": "l4", "gpu_model": "L4", "nodes": 4, "gpus_per_node": 2},
-    ],
-    "tenants": [
-        {
-            "name": "clinical",
-            "workloads": ["online_inference"],
-            "cross_tenant_sharing": "never",
-            "demand": [{"workload": "online_inference", "replicas": 12, "when": "always"}],
-        },
-        {
-            "name": "research",
-            "workloads": ["training"],
-            "demand": [{"workload": "training", "gpus": 16, "when": "window"}],
-        },
-        {
-            "name": "students",
-            "workloads": ["interactive"],
-            "demand": [{"workload": "interactive", "replicas": 30, "mig_profile": "1g.10gb"}],
-        },
-    ],
-    "installed": [{"project": "kueue", "version": "v0.10.1"}],
-}
+# The hospital of issue 38 (6 nodes x 4 A100 40GB and 4 x 2 L4, Kubernetes 1.31, Kueue installed,
+# three tenants who run different work), as the expert suite holds it.
+HOSPITAL = PROFILES_BY_NAME["hospital-a100-l4-kueue"].profile
 
 
 def test_the_hospital_is_read_with_both_node_groups_and_every_tenant_by_name():
@@ -48,6 +23,7 @@ def test_the_hospital_is_read_with_both_node_groups_and_every_tenant_by_name():
     assert profile.tenant_count == 3
     # Step 1 named no workload types: the tenants' work is the profile's.
     assert profile.workload_types == ("training", "online_inference", "interactive")
+    assert profile.kubernetes_version == "1.31"
     assert profile.installed_versions == {"kueue": "0.10.1"}
 
 
