@@ -746,13 +746,16 @@ def recommend(
                 break
     ranked = _with_alternatives(sorted(kinds.values(), key=lambda item: item[0]), limit)
     quota_drops = _unquoted(unquoted, [item[0] for item in kinds.values()], limit)
-    planes = {item[3] for item in kinds.values() if item[2]}
+    # The head repeats a data plane only when no other fits as an alternative: said.
+    plane_of = {id(item[1]): item[3] for item in kinds.values()}
+    head = [plane_of[id(rec)] for rec in ranked[:ALTERNATIVES]]
     alike = None
-    if planes and len(planes) < min(ALTERNATIVES, len(ranked)):
+    if len(set(head)) < len(head):
         alike = _(
-            "Only %(count)s data plane(s) are sound for this profile: the other stacks listed "
-            "differ from them only in the control plane, an exporter or a variant of a unit",
-            count=len(planes),
+            "Only %(count)s data plane(s) fit this profile as alternatives (sound, and metering "
+            "its pools where the profile asks to observe): the other stacks listed differ from "
+            "them only in the control plane, an exporter or a variant of a unit",
+            count=len(set(head)),
         )
     return Ranking(
         (replace(rec, rank=rank) for rank, rec in enumerate(ranked, start=1)),

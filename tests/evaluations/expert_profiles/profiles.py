@@ -1046,6 +1046,11 @@ PROFILES: tuple[ExpertProfile, ...] = (
                 groups=(("ComputeDomain", "IMEX"), ("NCCL",)),
             ),
             each("tenants_by_work", "names, per pool, the tenants whose work it runs", PROFILE_V2),
+            ranking(
+                "distinct_planes_top3",
+                "offers other data planes, or says that none other fits",
+                METHOD_SHAPES + " ; " + PROFILE_V2,
+            ),
         ),
     ),
     ExpertProfile(
