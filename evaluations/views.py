@@ -37,12 +37,15 @@ from evaluations.review.services import (
 )
 from evaluations.simulations.selectors import capacity_by_row, capacity_of_rows, capacity_panel
 from evaluations.steps.fleet_forms import FLEET_FIELDS
-from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
+from evaluations.steps.fleet_words import (
+    FLEET_LABELS,
+    fleet_in_words,
+    time_windows_in_words,
+    workload_isolation_in_words,
+)
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
-    time_windows_in_words,
-    workload_isolation_in_words,
 )
 from evaluations.steps.guidance import guidance
 from evaluations.steps.mix_forms import workload_mix_in_words

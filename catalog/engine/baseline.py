@@ -17,6 +17,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 from catalog.engine.kubernetes import Minor, available, features
+from catalog.engine.rows import Row
 
 FEATURE_PREFIX = "api:kubernetes/feature/"
 
@@ -92,3 +93,16 @@ def baseline_offers(pattern: str, kubernetes_version: str | Minor | None = None)
         if available(ident.removeprefix(FEATURE_PREFIX), kubernetes_version):
             return True
     return False
+
+
+def runs_on(row: Row, version: str | None) -> bool:
+    """Whether `row` needs no Kubernetes feature the cluster's release keeps off (DRA on 1.31).
+    A recommender screens presenters with it by their own requirements: a stack of one that
+    does not run fails the stack check anyway, so it never takes a search slot's place."""
+    if version is None:
+        return True
+    return all(
+        baseline_offers(pattern, version)
+        for pattern in row.requires
+        if pattern.startswith(FEATURE_PREFIX)
+    )

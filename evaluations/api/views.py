@@ -21,17 +21,16 @@ from catalog.api.serializers import ErrorSerializer
 from ecomap.api import error_items
 from evaluations import selectors, services
 from evaluations.api.diff_serializers import EvaluationDiffSerializer
+from evaluations.api.ranking_serializers import ComparisonSerializer, RankingSerializer
 from evaluations.api.serializers import (
     BoundariesSerializer,
     CandidatesSerializer,
-    ComparisonSerializer,
     DecisionInputSerializer,
     DecisionOutputSerializer,
     EvaluationCreateSerializer,
     EvaluationSerializer,
     EvaluationSummarySerializer,
     ProfileSerializer,
-    RankingSerializer,
     ReviewInputSerializer,
     UnitsSerializer,
 )

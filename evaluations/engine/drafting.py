@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from catalog.engine.baseline import baseline_offers
+from catalog.engine.baseline import runs_on
 from catalog.engine.fit import PARTITION_FEATURE, may_share_across_tenants, presents_other_devices
 from catalog.engine.fleet import Tenant
 from catalog.engine.gpus import GpuModel
@@ -527,23 +527,6 @@ class _Slots:
     governors: tuple[Row | None, ...]
 
 
-FEATURE_GATE = "api:kubernetes/feature/"
-
-
-def _runs_on(presenter: Row, version: str | None) -> bool:
-    """Whether the presenter needs no Kubernetes feature the cluster's release keeps off (DRA
-    on 1.31): such a stack fails the stack check, so it never takes a slot's place. The
-    presenter's own requirements say it (its partners' are found only when a stack is drafted,
-    which on a big catalog costs more than the check saves)."""
-    if version is None:
-        return True
-    return all(
-        baseline_offers(pattern, version)
-        for pattern in presenter.requires
-        if pattern.startswith(FEATURE_GATE)
-    )
-
-
 def _slots(profile: Profile, index: _Index) -> list[_Slots]:
     slots = []
     for shape, drafted in _shapes(profile):
@@ -553,7 +536,7 @@ def _slots(profile: Profile, index: _Index) -> list[_Slots]:
             tuple(
                 row
                 for row in index.rows
-                if plan.suits(row) and _runs_on(row, profile.kubernetes_version)
+                if plan.suits(row) and runs_on(row, profile.kubernetes_version)
             )
             for plan in plans
         )

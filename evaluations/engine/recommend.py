@@ -19,14 +19,17 @@ from dataclasses import replace as dataclass_replace
 from itertools import product
 from typing import Any
 
-from catalog.engine.fit import PARTITION_FEATURE, presents_other_devices
-from catalog.engine.fleet import NodeGroup
-from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport, check_stack, governed
 from catalog.engine.text import Text, _
-from catalog.engine.units import SHARING_UNITS
+from evaluations.engine.alternatives import (
+    ALTERNATIVES,
+    _alternative_planes,
+    _kind,
+    _shape_label,
+    _with_alternatives,
+)
 from evaluations.engine.drafting import (
     INFERENCE_POOL,
     INTERACTIVE_POOL,
@@ -38,9 +41,9 @@ from evaluations.engine.drafting import (
     _pool_signals,
     _Slots,
     _slots,
-    _time_shared,
     _weights,
 )
+from evaluations.engine.gpu_filter import _gpu_filter
 from evaluations.engine.index import _Index
 from evaluations.engine.pools import (
     acceptance_checks,
@@ -98,8 +101,6 @@ UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 # How many more drafts the ranking checks, once its list is full, to find the best stack of a
 # shape not shown yet.
 SHAPE_SEARCH = 300
-# The head of every ranking: alternatives a review can weigh (best per shape, other data planes).
-ALTERNATIVES = 3
 
 
 class Ranking(list):
@@ -343,261 +344,11 @@ def _governed_by(index: _Index, presenter: Row, governor: Row | None) -> bool:
     return True
 
 
-VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "huawei": "Huawei"}
-
-
-def _only_partitions(row: Row) -> bool:
-    return (
-        row.layer == "data_plane"
-        and "mig_slice" in row.resource_units
-        and "whole_gpu" not in row.resource_units
-    )
-
-
-def _rows_named(found: dict[str, list[str]]) -> str:
-    return "; ".join(f"{p} ({', '.join(keys)})" for p, keys in sorted(found.items()))
-
-
-def _partition_words(model: GpuModel) -> Text:
-    return _("MIG") if PARTITION_FEATURE.get(model.vendor) == "mig" else _("compute partitions")
-
-
-class _Filtered:
-    """What the node groups' GPU models let into the search, and what they kept out and why."""
-
-    def __init__(self) -> None:
-        self.rows: list[Row] = []
-        self.left_out: list[str] = []
-        self.left_out_rows: list[dict[str, str]] = []
-        self.unknown_models: list[str] = []
-
-    def drop(self, found: dict[str, list[str]], row: Row, reason: Text) -> None:
-        found.setdefault(row.project, []).append(row.key)
-        self.left_out_rows.append({"row": row.id, "reason": reason})
-
-
-def _no_partitions_for(row: Row, models: Sequence[GpuModel]) -> GpuModel | None:
-    """A model the row could serve, when none of those has the partitions the row presents only
-    (MIG rows for an L4 fleet), else None."""
-    if not _only_partitions(row):
-        return None
-    mine = [model for model in models if row.serves(model.vendor)]
-    lacking = [
-        model
-        for model in mine
-        if PARTITION_FEATURE.get(model.vendor) is not None
-        and PARTITION_FEATURE[model.vendor] not in model.sharing
-    ]
-    return lacking[0] if mine and len(lacking) == len(mine) else None
-
-
-def _other_devices(row: Row, models: Sequence[GpuModel]) -> bool:
-    """Whether every model of the row's vendor is presented otherwise than the row presents."""
-    mine = [model for model in models if model.vendor in row.vendors]
-    return bool(mine) and all(presents_other_devices(row, model) for model in mine)
-
-
-def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
-    """The rows a stack for the profile's node groups may use, and what was left out with each
-    model's fact. A row is kept when some group can use it; which group may is each pool's own
-    check (drafting._PoolPlan.group_allows), said here per group. A model the GPU facts do not
-    know keeps every vendor-specific row out of its group, and out of the search when no known
-    model is beside it: nothing is guessed."""
-    out = _Filtered()
-    groups = profile.groups
-    models = list({g.model.key: g.model for g in groups if g.model is not None}.values())
-    out.unknown_models = list(
-        dict.fromkeys(g.gpu_model for g in groups if g.gpu_model and g.model is None)
-    )
-    vendors = {model.vendor for model in models}
-    partitioned = {
-        model.vendor for model in models if PARTITION_FEATURE.get(model.vendor) in model.sharing
-    }
-    named = ", ".join(model.name for model in models)
-    wrong_vendor: dict[str, list[str]] = {}
-    other_devices: dict[str, list[str]] = {}
-    unknown: dict[str, list[str]] = {}
-    no_partitions: dict[str, list[str]] = {}
-    why_vendor = _(
-        "serves other vendors' GPUs than %(models)s (GPU facts)",
-        models=named or ", ".join(out.unknown_models),
-    )
-    why_unknown = _(
-        "vendor-specific, and %(models)s is not in EcoMap's GPU facts",
-        models=", ".join(out.unknown_models),
-    )
-    for row in rows:
-        if row.vendors and not models and out.unknown_models:
-            out.drop(unknown, row, why_unknown)
-        elif row.vendors and models and not row.vendors & vendors:
-            out.drop(wrong_vendor, row, why_vendor)
-        elif _other_devices(row, models):
-            out.drop(
-                other_devices,
-                row,
-                _("presents other devices than %(models)s is presented as (GPU facts)",
-                  models=named),
-            )  # fmt: skip
-        elif (lacking := _no_partitions_for(row, models)) is not None:
-            out.drop(
-                no_partitions,
-                row,
-                _("%(model)s has no %(feature)s (GPU facts)", model=lacking.name,
-                  feature=_partition_words(lacking)),
-            )  # fmt: skip
-        else:
-            out.rows.append(row)
-    if unknown:
-        out.left_out.append(
-            _(
-                "Left out because %(models)s is not in EcoMap's GPU facts, so no vendor-specific "
-                "row is proposed for it (add the model to the facts, or name a known one): "
-                "%(rows)s",
-                models=", ".join(out.unknown_models),
-                rows=_rows_named(unknown),
-            )
-        )
-    if wrong_vendor:
-        out.left_out.append(
-            _(
-                "Left out because %(model)s is made by %(vendor)s (GPU facts): rows serving "
-                "other vendors' GPUs: %(rows)s",
-                model=named,
-                vendor=", ".join(sorted({VENDOR_NAMES.get(m.vendor, m.vendor) for m in models})),
-                rows=_rows_named(wrong_vendor),
-            )
-        )
-    if other_devices:
-        model = next(m for m in models if m.presented_as)
-        out.left_out.append(
-            _(
-                "Left out because %(model)s is presented as %(interfaces)s (GPU facts): rows "
-                "presenting other %(vendor)s devices: %(rows)s",
-                model=model.name,
-                interfaces=", ".join(model.presented_as),
-                vendor=VENDOR_NAMES.get(model.vendor, model.vendor),
-                rows=_rows_named(other_devices),
-            )
-        )
-    if no_partitions:
-        model = next(m for m in models if m.vendor not in partitioned)
-        out.left_out.append(
-            _(
-                "Left out because %(model)s has no %(feature)s (GPU facts: %(sharing)s): rows "
-                "presenting hardware partitions (MIG slices): %(rows)s",
-                model=model.name,
-                feature=_partition_words(model),
-                sharing=", ".join(sorted(model.sharing)) or _("no sharing feature"),
-                rows=_rows_named(no_partitions),
-            )
-        )
-    if len(groups) > 1:
-        _per_group(out, groups)
-    return out
-
-
-def _per_group(out: _Filtered, groups: Sequence[NodeGroup]) -> None:
-    """What one group of several cannot use, though another can: said per group."""
-    for group in groups:
-        model = group.model
-        if group.gpu_model and model is None:
-            vendor_rows = sorted({r.project for r in out.rows if r.vendors})
-            if vendor_rows:
-                out.left_out.append(
-                    _(
-                        "Node group %(group)s: %(model)s is not in EcoMap's GPU facts, so only "
-                        "vendor-neutral rows present its GPUs (not %(rows)s)",
-                        group=group.name,
-                        model=group.gpu_model,
-                        rows=", ".join(vendor_rows),
-                    )
-                )
-            continue
-        if model is None or PARTITION_FEATURE.get(model.vendor) in model.sharing:
-            continue
-        partitions = sorted(
-            {r.project for r in out.rows if _only_partitions(r) and r.serves(model.vendor)}
-        )
-        if partitions:
-            out.left_out.append(
-                _(
-                    "Node group %(group)s: %(model)s has no %(feature)s (GPU facts), so rows "
-                    "presenting hardware partitions are not used there: %(rows)s",
-                    group=group.name,
-                    model=model.name,
-                    feature=_partition_words(model),
-                    rows=", ".join(partitions),
-                )
-            )
-
-
-def _kind(rec: Recommendation, rows: dict[str, Row]) -> tuple[object, ...]:
-    """What makes a stack different in kind: its shape, each pool's presenting project, units and
-    tenant sharing, and its governor's project. Variants of one project (a MIG strategy), an
-    exporter or a watcher do not."""
-    # Pool names left out: the same presenters and units under other pool names are one answer.
-    pools = tuple(
-        sorted(
-            (
-                tuple(pool["units"]),
-                pool["tenant_sharing"],
-                tuple(
-                    sorted(
-                        {
-                            rows[ref].project
-                            for ref in rec.pools[name]
-                            if rows[ref].layer == "data_plane"
-                            and rows[ref].resource_units - {"none"}
-                        }
-                    )
-                ),
-            )
-            for name, pool in rec.pool_details.items()
-        )
-    )
-    governors = tuple(sorted({rows[ref].project for ref in rec.rows if governed(rows[ref])}))
-    return (rec.shape, pools, governors)
-
-
 def _sound(verdict: _Verdict, draft: _Draft, profile: Profile) -> bool:
     """A stack whose shape makes sense for the profile: no isolation breach, every workload on a
     unit that suits it."""
     served = {kind for plan in draft.plans for kind in plan.workloads}
     return not verdict.breaches and served >= set(profile.workload_types)
-
-
-def _with_alternatives(
-    ranked: list[tuple[tuple[object, ...], Recommendation, bool, tuple[object, ...], bool]],
-    limit: int,
-) -> list[Recommendation]:
-    """Best first, where the first three are alternatives a review can weigh: the best stack of
-    each of METHOD's shapes that makes sense for the profile, then stacks whose data plane
-    differs from those already shown (another governor alone is a smaller difference) and that
-    can stand as an alternative (a plane that meters nothing is none for a profile that asks to
-    observe), then the rest by score."""
-    best_of_shape: dict[str, tuple[Recommendation, tuple[object, ...]]] = {}
-    for _order, rec, sound, plane, _alternative in ranked:
-        # The same data plane is not another shape's answer (see `plane` in recommend).
-        if (
-            sound
-            and rec.shape not in best_of_shape
-            and plane not in {known for _rec, known in best_of_shape.values()}
-        ):
-            best_of_shape[rec.shape] = (rec, plane)
-    top = sorted(best_of_shape.values(), key=lambda item: -item[0].score)[:ALTERNATIVES]
-    rest = [(rec, plane) for _order, rec, _sound, plane, _alt in ranked if (rec, plane) not in top]
-    sound = {id(rec) for _order, rec, is_sound, _plane, _alt in ranked if is_sound}
-    alternatives = {id(rec) for _order, rec, _sound, _plane, alternative in ranked if alternative}
-    while len(top) < ALTERNATIVES and rest:
-        planes = {plane for _rec, plane in top}
-        pick = next(
-            (item for item in rest if id(item[0]) in alternatives and item[1] not in planes),
-            next((item for item in rest if id(item[0]) in sound), rest[0]),
-        )
-        rest.remove(pick)
-        top.append(pick)
-    top.sort(key=lambda item: -item[0].score)
-    return [rec for rec, _plane in top + rest][:limit]
 
 
 def recommend(
@@ -767,22 +518,6 @@ def recommend(
         unknown_models=filtered.unknown_models,
         alike=alike,
     )
-
-
-def _shape_label(draft: _Draft, details: dict[str, dict[str, Any]], profile: Profile) -> str:
-    """The method's shape the stack is: one pool that shares no GPU, by unit or by time window
-    (training borrowing the serving GPUs at night), is shape A (whole GPUs or hard partitions
-    with queues), never B, which is one *shared* pool for inference."""
-    units = {unit for pool in details.values() for unit in pool["units"]}
-    served = {kind for pool in details.values() for kind in pool["workloads"]}
-    borrowed = set(_time_shared(profile)) & served
-    if draft.shape == "B" and not units & SHARING_UNITS and not borrowed:
-        return "A"
-    return draft.shape
-
-
-def _alternative_planes(kinds: dict[tuple[object, ...], Any]) -> set[object]:
-    return {item[3] for item in kinds.values() if item[4]}
 
 
 # Drafts examined per pool when looking for another data plane (see _other_planes).

@@ -35,7 +35,12 @@ from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
-from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
+from evaluations.steps.fleet_words import (
+    FLEET_LABELS,
+    fleet_in_words,
+    time_windows_in_words,
+    workload_isolation_in_words,
+)
 from evaluations.steps.forms import (
     CROSS_TENANT_CHOICES,
     FAILURE_CHOICES,
@@ -45,8 +50,6 @@ from evaluations.steps.forms import (
     PRIORITY_LABELS,
     TENANCY_CHOICES,
     WORKLOAD_CHOICES,
-    time_windows_in_words,
-    workload_isolation_in_words,
 )
 from evaluations.steps.mix_forms import workload_mix_in_words
 

@@ -1,5 +1,6 @@
-"""Profile v2 in words, in the reader's language: node groups, named tenants with their demand,
-and what is installed, as the summary, the diffs, the report and the decision record say them."""
+"""Step 1 in words, in the reader's language: when each workload runs, its isolation, and profile
+v2's node groups, named tenants with their demand and what is installed, as the summary, the
+diffs, the report and the decision record say them."""
 
 from __future__ import annotations
 
@@ -14,6 +15,26 @@ from evaluations.steps.fleet_forms import (
     WHEN_CHOICES,
     WORKLOAD_CHOICES,
 )
+from evaluations.steps.forms import ISOLATION_LEVEL_WORDS, TIME_WINDOW_CHOICES
+
+
+def time_windows_in_words(windows: dict[str, str] | None) -> str:
+    """`{"training": "night"}` as "Training: at night", in the reader's language."""
+    kinds, times = dict(WORKLOAD_CHOICES), dict(TIME_WINDOW_CHOICES)
+    return "; ".join(
+        f"{kinds.get(kind, kind)}: {times.get(window, window)}"
+        for kind, window in (windows or {}).items()
+    )
+
+
+def workload_isolation_in_words(levels: dict[str, str] | None) -> str:
+    """`{"interactive": "soft"}` as "Interactive development: soft", in the reader's language."""
+    kinds = dict(WORKLOAD_CHOICES)
+    return "; ".join(
+        f"{kinds.get(kind, kind)}: {ISOLATION_LEVEL_WORDS.get(level, level)}"
+        for kind, level in (levels or {}).items()
+    )
+
 
 FLEET_LABELS = {
     "node_groups": gettext_lazy("Node groups"),

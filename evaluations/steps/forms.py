@@ -87,27 +87,9 @@ TIME_WINDOW_CHOICES = [
 ]
 
 
-def time_windows_in_words(windows: dict[str, str] | None) -> str:
-    """`{"training": "night"}` as "Training: at night", in the reader's language."""
-    kinds, times = dict(WORKLOAD_CHOICES), dict(TIME_WINDOW_CHOICES)
-    return "; ".join(
-        f"{kinds.get(kind, kind)}: {times.get(window, window)}"
-        for kind, window in (windows or {}).items()
-    )
-
-
 # The per-workload isolation selects say the level alone; the choice's parenthesis is the
 # isolation requirement's own explanation, given once beside it.
 ISOLATION_LEVEL_WORDS = {"hard": _("hard"), "soft": _("soft"), "none": _("none")}
-
-
-def workload_isolation_in_words(levels: dict[str, str] | None) -> str:
-    """`{"interactive": "soft"}` as "Interactive development: soft", in the reader's language."""
-    kinds = dict(WORKLOAD_CHOICES)
-    return "; ".join(
-        f"{kinds.get(kind, kind)}: {ISOLATION_LEVEL_WORDS.get(level, level)}"
-        for kind, level in (levels or {}).items()
-    )
 
 
 PRIORITY_CHOICES = [("", "—")] + [(key, PRIORITY_LABELS[key]) for key in PRIORITIES]

@@ -19,12 +19,16 @@ from evaluations.review.diffs.engine import Change, ContentDiff, Touch, word_dif
 from evaluations.review.diffs.selectors import DiffRefused, evaluation_diff, last_approved_revision
 from evaluations.review.revisions import text_from_data
 from evaluations.steps.fleet_forms import FLEET_FIELDS
-from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words, fleet_item_in_words
+from evaluations.steps.fleet_words import (
+    FLEET_LABELS,
+    fleet_in_words,
+    fleet_item_in_words,
+    time_windows_in_words,
+    workload_isolation_in_words,
+)
 from evaluations.steps.forms import (
     PRIORITY_LABELS,
     ProfileForm,
-    time_windows_in_words,
-    workload_isolation_in_words,
 )
 from evaluations.steps.mix_forms import workload_mix_in_words
 
