@@ -10,6 +10,7 @@ from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport
 from catalog.engine.text import _, joined
 from catalog.engine.units import SHARING_UNITS, hard_partition
+from catalog.engine.words import UNIT_WORDS
 from evaluations.engine.cluster_fit import (
     _FINDING_PENALTY,
     _score_cluster,
@@ -414,7 +415,7 @@ def _uncosted(draft: _Draft) -> list[tuple[str, list[str]]]:
             for unit in row.resource_units & SHARING_UNITS
         } - watcher.resource_units
         if unread or split:
-            blind.append((plan.name, sorted(unread) + sorted(split)))
+            blind.append((plan.name, [*sorted(unread), *(UNIT_WORDS[u] for u in sorted(split))]))
     return blind
 
 
@@ -445,7 +446,7 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
                         "per tenant as it is shared",
                         row=draft.watcher.label,
                         pool=pool,
-                        resources=", ".join(resources),
+                        resources=joined(", ", resources),
                         reads=", ".join(
                             a.removeprefix("resource:")
                             for a in draft.watcher.accepts
