@@ -33,7 +33,7 @@ from catalog.models import Project
 
 FLEET_FIELDS: tuple[str, ...] = ("node_groups", "tenants", "installed")
 
-# The page's choices (the same vocabulary as ProfileForm's, kept here to avoid a cycle).
+# The page's workload words, ProfileForm's too (it imports them from here: no cycle).
 WORKLOAD_CHOICES = [
     ("training", _("Training")),
     ("batch", _("Batch")),

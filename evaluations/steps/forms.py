@@ -35,14 +35,9 @@ from catalog.engine.workload_mix import (
     mix_from_text,
 )
 from evaluations.models import Candidate
-from evaluations.steps.fleet_forms import FLEET_FIELDS, FleetForms
 
-WORKLOAD_CHOICES = [
-    ("training", _("Training")),
-    ("batch", _("Batch")),
-    ("online_inference", _("Online inference")),
-    ("interactive", _("Interactive development")),
-]
+# One list of workload words for step 1 (fleet_forms holds it: it cannot import this module).
+from evaluations.steps.fleet_forms import FLEET_FIELDS, WORKLOAD_CHOICES, FleetForms
 
 OBJECTIVE_CHOICES = [
     ("throughput", _("Throughput first")),
