@@ -61,6 +61,16 @@ RESOURCE_UNITS: tuple[Term, ...] = (
         "NVIDIA GPU 的硬件分区（多实例 GPU）：显存与算力硬隔离，重新切分需要清空该卡。",
     ),
     Term(
+        "amd_partition",
+        "AMD partition",
+        "AMD 分区",
+        "A logical GPU of an AMD Instinct GPU in a compute/memory partition mode (CPX, NPS4 ...): "
+        "its own compute dies and, under NPS4, its own memory; no per-partition fault "
+        "containment is promised; changing the mode needs the GPU drained.",
+        "AMD Instinct GPU 在计算/显存分区模式（CPX、NPS4 等）下呈现的逻辑 GPU：独占计算芯粒，"
+        "NPS4 下独占显存；不承诺分区级故障隔离；切换模式需要清空该卡。",
+    ),
+    Term(
         "vgpu",
         "vGPU",
         "vGPU",

@@ -14,8 +14,9 @@ from catalog.engine.fleet import Tenant
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
-from catalog.engine.text import _, joined
+from catalog.engine.text import Text, _, joined
 from catalog.engine.units import (
+    PARTITION_UNITS,
     SHARING_UNITS,
     hard_partition,
     short_of,
@@ -189,8 +190,26 @@ def tenant_fit(
     return findings
 
 
-# The sharing feature (gpus.yaml) a row presenting hardware partitions needs, per vendor.
-PARTITION_FEATURE = {"nvidia": "mig", "amd": "amd_compute_partition"}
+def only_partitions(row: Row) -> bool:
+    """A data-plane row presenting hardware partitions and no whole GPUs (MIG strategies, AMD's
+    partition naming)."""
+    return (
+        row.layer == "data_plane"
+        and bool(row.resource_units & PARTITION_UNITS)
+        and "whole_gpu" not in row.resource_units
+    )
+
+
+def lacks_partitions(row: Row, model: GpuModel) -> bool:
+    """Whether `row` presents only hardware partitions of the model's vendor and the model has
+    none (MIG on an L4, compute partitions on an MI210). A vendor whose partitions the GPU facts
+    do not describe is not judged."""
+    return only_partitions(row) and model.partition_unit is not None and not model.has_partitions
+
+
+def partition_words(model: GpuModel) -> Text:
+    """What the model's vendor calls its hardware partitions."""
+    return _("MIG") if model.partition_unit == "mig_slice" else _("compute partitions")
 
 
 def fleet_gpu_fit(rows: Sequence[Row], models: Sequence[GpuModel]) -> list[Finding]:
@@ -259,13 +278,7 @@ def gpu_fit(rows: Sequence[Row], model: GpuModel | None) -> list[Finding]:
                 )
             )
             continue
-        feature = PARTITION_FEATURE.get(model.vendor)
-        if feature is None:
-            continue  # partitions of this vendor are not in the GPU facts: not judged
-        partitions_only = "mig_slice" in row.resource_units and (
-            "whole_gpu" not in row.resource_units
-        )
-        if row.layer == "data_plane" and partitions_only and feature not in model.sharing:
+        if lacks_partitions(row, model):
             findings.append(
                 Finding(
                     "gpu",

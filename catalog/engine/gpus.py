@@ -19,6 +19,8 @@ from typing import Any
 
 import yaml
 
+from catalog.engine.units import PARTITION_FEATURES, VENDOR_PARTITIONS
+
 GPUS_PATH = Path(__file__).resolve().parents[1] / "data" / "facts" / "gpus.yaml"
 FORMAT = "ecomap.gpus/v1"
 
@@ -83,6 +85,18 @@ class GpuModel:
     @property
     def has_mig(self) -> bool:
         return "mig" in self.sharing
+
+    @property
+    def partition_unit(self) -> str | None:
+        """The unit of this vendor's hardware partitions (mig_slice on NVIDIA, amd_partition on
+        AMD); None where the facts describe none for the vendor."""
+        return VENDOR_PARTITIONS.get(self.vendor)
+
+    @property
+    def has_partitions(self) -> bool:
+        """Whether this model can be cut into its vendor's hardware partitions."""
+        unit = self.partition_unit
+        return unit is not None and PARTITION_FEATURES[unit] in self.sharing
 
     def amd_partitions_per_gpu(self, compute: str) -> int | None:
         """Logical GPUs one GPU shows in compute mode `compute`; None without a sourced count."""

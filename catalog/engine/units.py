@@ -25,7 +25,10 @@ def _ceiling(memory: str, compute: str, fault: str) -> Mapping[str, str]:
 # The strongest isolation each unit can give, whoever presents it:
 # - a whole GPU and a claim of one whole device: nothing else runs on it;
 # - a MIG slice: its own memory, SMs and error containment (NVIDIA MIG user guide, "MIG
-#   provides ... fault isolation"); rows for partitions of other vendors state less themselves;
+#   provides ... fault isolation");
+# - an AMD partition (an Instinct GPU in a compute/memory partition mode, CPX-NPS4 ...): a
+#   logical GPU with its own XCDs (compute) and, under NPS4, its own memory quadrant (AMD Instinct
+#   GPU partitioning docs); AMD promises no per-partition error containment, so fault is soft;
 # - a vGPU: fixed framebuffer, compute time-sliced by the vGPU scheduler, one GPU reset for all
 #   VMs (NVIDIA vGPU software user guide);
 # - a memory and compute quota (HAMi-style): an enforced memory limit, a soft share of cores,
@@ -38,6 +41,7 @@ UNIT_CEILINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
         "whole_gpu": _ceiling("hard", "hard", "hard"),
         "dra_claim": _ceiling("hard", "hard", "hard"),
         "mig_slice": _ceiling("hard", "hard", "hard"),
+        "amd_partition": _ceiling("hard", "hard", "soft"),
         "vgpu": _ceiling("hard", "soft", "soft"),
         "memory_compute_quota": _ceiling("hard", "soft", "none"),
         "mps_share": _ceiling("soft", "soft", "none"),
@@ -46,7 +50,18 @@ UNIT_CEILINGS: Mapping[str, Mapping[str, str]] = MappingProxyType(
 )
 # Units whose parts of one device go to different pods (and so, maybe, to different tenants).
 SHARING_UNITS: frozenset[str] = frozenset(
-    {"mig_slice", "vgpu", "memory_compute_quota", "mps_share", "time_slice"}
+    {"mig_slice", "amd_partition", "vgpu", "memory_compute_quota", "mps_share", "time_slice"}
+)
+# Hardware partitions, each with the sharing feature (catalog/data/facts/gpus.yaml) a GPU model
+# needs for it: MIG on NVIDIA, compute partitions on AMD Instinct.
+PARTITION_FEATURES: Mapping[str, str] = MappingProxyType(
+    {"mig_slice": "mig", "amd_partition": "amd_compute_partition"}
+)
+PARTITION_UNITS: frozenset[str] = frozenset(PARTITION_FEATURES)
+# The partition unit of each vendor whose partitions the GPU facts describe. Another vendor's
+# partitions (Ascend vNPU templates) are not judged against the facts.
+VENDOR_PARTITIONS: Mapping[str, str] = MappingProxyType(
+    {"nvidia": "mig_slice", "amd": "amd_partition"}
 )
 # Units that give a pod whole devices.
 WHOLE_UNITS: frozenset[str] = frozenset({"whole_gpu", "dra_claim"})

@@ -15,6 +15,7 @@ LAYER_WORDS: dict[str, Text] = {
 UNIT_WORDS: dict[str, Text] = {
     "whole_gpu": _("whole GPU"),
     "mig_slice": _("MIG slice"),
+    "amd_partition": _("AMD partition"),
     "vgpu": _("vGPU"),
     "time_slice": _("time slice"),
     "mps_share": _("MPS share"),

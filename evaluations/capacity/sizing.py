@@ -32,9 +32,12 @@ DEFAULT_GPUS_PER_NODE = 8
 
 # The unit a pool is replayed under when it presents several: MIG's fixed geometry decides a
 # pool it is in; then the finest sharing unit. vGPU is replayed as a memory + compute quota (a
-# fraction of one GPU), a DRA claim as a whole device (partitionable devices are not modelled).
+# fraction of one GPU), a DRA claim as a whole device (partitionable devices are not modelled),
+# and an AMD partition as a whole GPU for now (its CPX/NPS layouts are not modelled; the pool
+# says so).
 UNIT_ORDER = (
     "mig_slice",
+    "amd_partition",
     "memory_compute_quota",
     "vgpu",
     "mps_share",
@@ -42,7 +45,12 @@ UNIT_ORDER = (
     "dra_claim",
     "whole_gpu",
 )
-ENGINE_UNIT = {"vgpu": "memory_compute_quota", "dra_claim": "whole_gpu", "none": "whole_gpu"}
+ENGINE_UNIT = {
+    "vgpu": "memory_compute_quota",
+    "dra_claim": "whole_gpu",
+    "amd_partition": "whole_gpu",
+    "none": "whole_gpu",
+}
 # Time-slicing and MPS replicas per GPU: the NVIDIA device plugin's documented example (4).
 REPLICAS = 4
 
@@ -338,16 +346,23 @@ def size_pools(
     for name in names:
         pool = details.get(name, {})
         units = tuple(pool.get("units") or ("whole_gpu",))
-        pools.append(
-            PoolSize(
-                name=name,
-                label=pool.get("label") or name,
-                workloads=tuple(pool.get("workloads") or ()),
-                units=units,
-                unit=_replay_unit(units),
-                tenant_sharing=pool.get("tenant_sharing") or "across_tenants",
-            )
+        size = PoolSize(
+            name=name,
+            label=pool.get("label") or name,
+            workloads=tuple(pool.get("workloads") or ()),
+            units=units,
+            unit=_replay_unit(units),
+            tenant_sharing=pool.get("tenant_sharing") or "across_tenants",
         )
+        if "amd_partition" in units and size.unit == "whole_gpu":
+            size.notes.append(
+                _(
+                    "AMD partitions are replayed as whole GPUs: their compute/memory partition "
+                    "layouts are not modelled yet, so this pool's figures understate what it "
+                    "places"
+                )
+            )
+        pools.append(size)
     for entry in mix:
         home = next((p for p in pools if entry.workload in p.workloads), None)
         if home is None:

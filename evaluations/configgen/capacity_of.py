@@ -208,7 +208,9 @@ def _can_run(facts: DecisionFacts, pool: str, group: NodeGroup) -> bool:
         if (row := facts.row(ref)) is not None and row.layer == "data_plane"
         for unit in row.units
     }
-    return "mig_slice" not in units or (model is not None and model.has_mig)
+    if "mig_slice" in units and (model is None or not model.has_mig):
+        return False
+    return "amd_partition" not in units or (model is not None and model.has_partitions)
 
 
 def _group_shares(

@@ -91,11 +91,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
 def _refuse_mig_without_geometry(facts: DecisionFacts, pool: Pool) -> None:
     """A pool decided for MIG whose GPUs no MIG layout can be sized for: files for it would
     present whole GPUs, which is not what was decided, so nothing is generated."""
-    only_mig = [
-        row
-        for row in pool.data_plane
-        if row.units == ("mig_slice",) and row.project.startswith("nvidia")  # NVIDIA's MIG
-    ]
+    only_mig = [row for row in pool.data_plane if row.units == ("mig_slice",)]
     if not only_mig or pool.is_mig:
         return
     said = pool.cluster.model_text

@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from catalog.engine.gpus import GpuModel, gpu_model_find
 from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _, joined
+from catalog.engine.units import PARTITION_UNITS
+from catalog.engine.words import UNIT_WORDS, words
 from evaluations.engine.drafting import FAIR_SHARING, QUOTA, SERVING_KINDS, _Draft, _time_shared
 
 # Findings from the stack check: a gap costs more than any criterion can win back.
@@ -60,21 +62,31 @@ def _score_gpu_fit(
 ) -> float:
     """What the pool's GPUs (its node group's `model`, else the profile's) say of its units:
     MIG on a GPU without it cannot work, and memory-slicing units are sized from the GPU's
-    memory. An AMD model's partitions are compute partitions (CPX/NPS), not MIG."""
+    memory. An AMD model's partitions (amd_partition) are compute partitions (CPX/NPS), not MIG."""
     name = model.name if model is not None else profile.gpu_model
     memory = profile.gpu_memory_gb
-    if "mig_slice" in units and model is not None and model.vendor == "amd":
-        if model.amd_partitions_per_gpu("CPX"):
+    amd = model or gpu_model_find(profile.gpu_model)
+    if "amd_partition" in units and amd is not None and amd.vendor == "amd":
+        if not amd.has_partitions:
+            out.missing.append(
+                _(
+                    "%(where)s: AMD partitions need an Instinct GPU with compute partitions "
+                    "(MI300 series and later, GPU facts); %(model)s has none",
+                    where=where,
+                    model=amd.name,
+                )
+            )
+            return -_FINDING_PENALTY["gap"]
+        if amd.amd_partitions_per_gpu("CPX"):
             out.fits.append(
                 _(
                     "%(where)s: %(model)s is split into compute partitions (up to %(count)s "
-                    "logical GPUs each, GPU facts), AMD's counterpart of MIG slices",
+                    "logical GPUs each, GPU facts)",
                     where=where,
-                    model=model.name,
-                    count=model.amd_partitions_per_gpu("CPX"),
+                    model=amd.name,
+                    count=amd.amd_partitions_per_gpu("CPX"),
                 )
             )
-        return 0.0
     if "mig_slice" in units:
         if _mig_capable(name) is False:
             out.missing.append(
@@ -135,15 +147,18 @@ def _score_cluster(
         serving = [k for k in plan.workloads if k in SERVING_KINDS]
         presenter = draft.presenters[plan.name]
         # Handing GPUs over by time window is cheap only where no layout must change: a MIG
-        # layout changes by draining its GPUs.
-        drains = any("mig_slice" in presenter.resource_units & plan.units[k] for k in serving)
+        # layout or an AMD partition mode changes by draining its GPUs.
+        given = PARTITION_UNITS & presenter.resource_units
+        cut = {unit for kind in serving for unit in given & plan.units[kind]}
+        drains = bool(cut)
         for kind in borrowers:
             if serving and drains:
                 out.notes.append(
                     _(
-                        "%(kind)s runs %(window)s, but pool %(pool)s serves by MIG slices: "
+                        "%(kind)s runs %(window)s, but pool %(pool)s serves by %(units)s: "
                         "lending its GPUs would drain them twice a day",
                         kind=_(kind),
+                        units=words(UNIT_WORDS, cut),
                         window=_WINDOW_WORDS[profile.window(kind)],
                         pool=plan.name,
                     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from catalog.engine.baseline import runs_on
-from catalog.engine.fit import PARTITION_FEATURE, may_share_across_tenants, presents_other_devices
+from catalog.engine.fit import lacks_partitions, may_share_across_tenants, presents_other_devices
 from catalog.engine.fleet import Tenant
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import OFF_HOURS, Profile
@@ -17,6 +17,7 @@ from catalog.engine.stack import DEFAULT_POOL, governed
 from catalog.engine.text import _
 from catalog.engine.units import (
     LEVELS,
+    PARTITION_UNITS,
     SHARING_UNITS,
     WHOLE_UNITS,
 )
@@ -58,8 +59,10 @@ class UnitTraits:
 UNIT_TRAITS: Mapping[str, UnitTraits] = MappingProxyType(
     {
         "whole_gpu": UnitTraits(shares=False, reconfiguration="low"),
-        # Changing a MIG layout drains the GPU: the price of a hard partition.
+        # Changing a MIG layout or an AMD partition mode drains the GPU: the price of a hard
+        # partition.
         "mig_slice": UnitTraits(shares=True, reconfiguration="high"),
+        "amd_partition": UnitTraits(shares=True, reconfiguration="high"),
         "vgpu": UnitTraits(shares=True, reconfiguration="medium"),
         "dra_claim": UnitTraits(shares=False, reconfiguration="low"),
         "memory_compute_quota": UnitTraits(shares=True, reconfiguration="low"),
@@ -88,20 +91,21 @@ def workload_units(kind: str, profile: Profile, tenants: Iterable[Tenant] = ()) 
 
     Training and batch run on whole GPUs or whole-GPU claims unless the profile demands less
     than hard isolation for them by name (MIG has no GPU-to-GPU P2P; a slice is not a GPU).
-    Online inference wants strong or at least provable isolation: whole GPUs or MIG, soft
-    sharing only where its isolation is soft. Interactive work wants a fraction of a GPU: MIG,
-    soft sharing or, where nothing is demanded, time slices. A tenant's own isolation binds the
-    work it runs (`tenants`: those the pool serves)."""
+    Online inference wants strong or at least provable isolation: whole GPUs or hardware
+    partitions (MIG, AMD partitions), soft sharing only where its isolation is soft. Interactive
+    work wants a fraction of a GPU: hardware partitions, soft sharing or, where nothing is
+    demanded, time slices. A tenant's own isolation binds the work it runs (`tenants`: those the
+    pool serves)."""
     level = profile.isolation_for(kind, tenants)
     if kind in BATCH_KINDS:
         named_below_hard = dict(profile.workload_isolation).get(kind) in ("soft", "none")
-        return WHOLE_UNITS | (_SOFT_SHARING | {"mig_slice"} if named_below_hard else frozenset())
+        return WHOLE_UNITS | (_SOFT_SHARING | PARTITION_UNITS if named_below_hard else frozenset())
     if kind == "online_inference":
-        units = WHOLE_UNITS | {"mig_slice"}
+        units = WHOLE_UNITS | PARTITION_UNITS
         if level != "hard":
             units |= _SOFT_SHARING
         return frozenset(units | ({"time_slice"} if level == "none" else set()))
-    units = {"mig_slice"} | _SOFT_SHARING
+    units = PARTITION_UNITS | _SOFT_SHARING
     return frozenset(units | ({"time_slice"} if level != "hard" else set()))
 
 
@@ -142,11 +146,7 @@ class _PoolPlan:
             return True
         if not row.serves(self.model.vendor) or presents_other_devices(row, self.model):
             return False
-        return not (
-            "mig_slice" in row.resource_units
-            and "whole_gpu" not in row.resource_units
-            and PARTITION_FEATURE.get(self.model.vendor) not in self.model.sharing
-        )
+        return not lacks_partitions(row, self.model)
 
     def suits(self, row: Row) -> bool:
         """Whether `row` presents, to pods, a unit for every workload of the pool (and, for a

@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from catalog.engine.fit import PARTITION_FEATURE, presents_other_devices
+from catalog.engine.fit import (
+    lacks_partitions,
+    only_partitions,
+    partition_words,
+    presents_other_devices,
+)
 from catalog.engine.fleet import NodeGroup
 from catalog.engine.gpus import GpuModel
 from catalog.engine.profile import Profile
@@ -17,20 +22,8 @@ from catalog.engine.text import Text, _
 VENDOR_NAMES = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "huawei": "Huawei"}
 
 
-def _only_partitions(row: Row) -> bool:
-    return (
-        row.layer == "data_plane"
-        and "mig_slice" in row.resource_units
-        and "whole_gpu" not in row.resource_units
-    )
-
-
 def _rows_named(found: dict[str, list[str]]) -> str:
     return "; ".join(f"{p} ({', '.join(keys)})" for p, keys in sorted(found.items()))
-
-
-def _partition_words(model: GpuModel) -> Text:
-    return _("MIG") if PARTITION_FEATURE.get(model.vendor) == "mig" else _("compute partitions")
 
 
 class _Filtered:
@@ -50,15 +43,10 @@ class _Filtered:
 def _no_partitions_for(row: Row, models: Sequence[GpuModel]) -> GpuModel | None:
     """A model the row could serve, when none of those has the partitions the row presents only
     (MIG rows for an L4 fleet), else None."""
-    if not _only_partitions(row):
+    if not only_partitions(row):
         return None
     mine = [model for model in models if row.serves(model.vendor)]
-    lacking = [
-        model
-        for model in mine
-        if PARTITION_FEATURE.get(model.vendor) is not None
-        and PARTITION_FEATURE[model.vendor] not in model.sharing
-    ]
+    lacking = [model for model in mine if lacks_partitions(row, model)]
     return lacking[0] if mine and len(lacking) == len(mine) else None
 
 
@@ -81,9 +69,7 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
         dict.fromkeys(g.gpu_model for g in groups if g.gpu_model and g.model is None)
     )
     vendors = {model.vendor for model in models}
-    partitioned = {
-        model.vendor for model in models if PARTITION_FEATURE.get(model.vendor) in model.sharing
-    }
+    partitioned = {model.vendor for model in models if model.has_partitions}
     named = ", ".join(model.name for model in models)
     wrong_vendor: dict[str, list[str]] = {}
     other_devices: dict[str, list[str]] = {}
@@ -114,7 +100,7 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
                 no_partitions,
                 row,
                 _("%(model)s has no %(feature)s (GPU facts)", model=lacking.name,
-                  feature=_partition_words(lacking)),
+                  feature=partition_words(lacking)),
             )  # fmt: skip
         else:
             out.rows.append(row)
@@ -155,9 +141,9 @@ def _gpu_filter(rows: Sequence[Row], profile: Profile) -> _Filtered:
         out.left_out.append(
             _(
                 "Left out because %(model)s has no %(feature)s (GPU facts: %(sharing)s): rows "
-                "presenting hardware partitions (MIG slices): %(rows)s",
+                "presenting hardware partitions (%(feature)s): %(rows)s",
                 model=model.name,
-                feature=_partition_words(model),
+                feature=partition_words(model),
                 sharing=", ".join(sorted(model.sharing)) or _("no sharing feature"),
                 rows=_rows_named(no_partitions),
             )
@@ -184,10 +170,10 @@ def _per_group(out: _Filtered, groups: Sequence[NodeGroup]) -> None:
                     )
                 )
             continue
-        if model is None or PARTITION_FEATURE.get(model.vendor) in model.sharing:
+        if model is None:
             continue
         partitions = sorted(
-            {r.project for r in out.rows if _only_partitions(r) and r.serves(model.vendor)}
+            {r.project for r in out.rows if r.serves(model.vendor) and lacks_partitions(r, model)}
         )
         if partitions:
             out.left_out.append(
@@ -196,7 +182,7 @@ def _per_group(out: _Filtered, groups: Sequence[NodeGroup]) -> None:
                     "presenting hardware partitions are not used there: %(rows)s",
                     group=group.name,
                     model=model.name,
-                    feature=_partition_words(model),
+                    feature=partition_words(model),
                     rows=", ".join(partitions),
                 )
             )

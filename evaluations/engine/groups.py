@@ -19,7 +19,6 @@ from itertools import permutations, product
 from types import MappingProxyType
 from typing import Any, Protocol, TypeVar
 
-from catalog.engine.fit import PARTITION_FEATURE
 from catalog.engine.fleet import Demand, NodeGroup, Tenant
 from catalog.engine.profile import Profile
 from catalog.engine.stack import DEFAULT_POOL
@@ -52,7 +51,7 @@ def _size(group: NodeGroup) -> tuple[float, int, int]:
 
 def _partitions(group: NodeGroup) -> bool:
     model = group.model
-    return model is not None and PARTITION_FEATURE.get(model.vendor) in model.sharing
+    return model is not None and model.has_partitions
 
 
 def always_gpus(tenants: Iterable[Tenant], kinds: Iterable[str]) -> int:

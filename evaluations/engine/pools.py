@@ -18,6 +18,7 @@ from catalog.engine.units import (
     units_isolation,
     weakest_per_aspect,
 )
+from catalog.engine.words import UNIT_WORDS, word
 from evaluations.engine.drafting import (
     BATCH_KINDS,
     POOL_LABELS,
@@ -295,7 +296,7 @@ _SHARING_WORDS = {
 
 
 def _unit_words(units: Iterable[str]) -> str:
-    return joined(", ", (_(unit) for unit in units))
+    return joined(", ", (word(UNIT_WORDS, unit) for unit in units))
 
 
 def trade_off(
@@ -345,6 +346,8 @@ def trade_off(
         )
     if "mig_slice" in units:
         line = _("%(line)s; a MIG layout changes only by draining its GPUs", line=line)
+    if "amd_partition" in units:
+        line = _("%(line)s; an AMD partition mode changes only by draining its GPUs", line=line)
     if per_tenant:
         line = _(
             "%(line)s; one pool per tenant for %(pools)s, so a tenant's idle GPUs cannot serve "

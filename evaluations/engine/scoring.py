@@ -10,7 +10,7 @@ from catalog.engine.rows import Row
 from catalog.engine.stack import StackReport
 from catalog.engine.text import _, joined
 from catalog.engine.units import SHARING_UNITS, hard_partition
-from catalog.engine.words import UNIT_WORDS
+from catalog.engine.words import UNIT_WORDS, words
 from evaluations.engine.cluster_fit import (
     _FINDING_PENALTY,
     _score_cluster,
@@ -88,7 +88,7 @@ def _score_pool(
                 "%(where)s: %(row)s gives %(units)s (%(offered)s isolation), as its work demands",
                 where=where,
                 row=presenter.label,
-                units=", ".join(units),
+                units=words(UNIT_WORDS, units),
                 offered=offered,
             )
         )
@@ -107,7 +107,7 @@ def _score_pool(
                         "%(where)s: one GPU serves several tenants through %(units)s, as the "
                         "profile allows",
                         where=where,
-                        units=", ".join(u for u in units if u in SHARING_UNITS),
+                        units=words(UNIT_WORDS, (u for u in units if u in SHARING_UNITS)),
                     )
                 )
         elif facts.tenant_sharing == "within_tenant":
@@ -131,7 +131,7 @@ def _score_pool(
                     _(
                         "%(where)s: %(units)s gives each pod whole devices",
                         where=where,
-                        units=", ".join(units),
+                        units=words(UNIT_WORDS, units),
                     )
                 )
     if traits:
@@ -145,7 +145,7 @@ def _score_pool(
                         "%(where)s pays %(units)s's high reconfiguration cost for isolation "
                         "stronger than demanded",
                         where=where,
-                        units=", ".join(units),
+                        units=words(UNIT_WORDS, units),
                     )
                 )
 
@@ -261,7 +261,7 @@ def _score_governor(
                         "%(resources)s",
                         row=governor.label,
                         pool=plan.name,
-                        units=", ".join(units),
+                        units=words(UNIT_WORDS, units),
                         resources=", ".join(resources[:3]) + (" …" if len(resources) > 3 else ""),
                     )
                 )

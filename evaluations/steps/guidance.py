@@ -208,6 +208,10 @@ GRANULARITY: dict[str, dict[str, str]] = {
         "en": "a fixed hardware profile (1/7 to a whole GPU)",
         "zh": "固定的硬件切分规格（1/7 至整卡）",
     },
+    "amd_partition": {
+        "en": "a logical GPU of a compute/memory partition mode (up to 1/8 of an MI300X in CPX)",
+        "zh": "计算/显存分区模式下的一个逻辑 GPU（CPX 模式下最小为 MI300X 的 1/8）",
+    },
     "vgpu": {"en": "a virtual GPU of a fixed profile", "zh": "固定规格的虚拟 GPU"},
     "time_slice": {"en": "a turn on a shared GPU", "zh": "共享 GPU 上的一个时间片"},
     "mps_share": {"en": "a share of SMs under MPS", "zh": "MPS 下的一份 SM 份额"},
@@ -261,13 +265,54 @@ def gpu_model_note(typed: str | None) -> dict[str, str]:
         }
     if model is None:
         return {"text": "", "kind": "hint"}
-    sharing = _("MIG") if model.has_mig else _("no MIG")
+    if model.vendor == "amd":
+        sharing = _("compute partitions") if model.has_partitions else _("no partitions")
+    else:
+        sharing = _("MIG") if model.has_mig else _("no MIG")
     text = _("%(name)s in the GPU facts: %(memory)s GB, %(sharing)s.") % {
         "name": model.name,
         "memory": model.memory_gb,
         "sharing": sharing,
     }
     return {"text": text, "kind": "hint"}
+
+
+# The step-2 cards that list, per node group, what its GPU model offers of the unit.
+PARTITION_VENDORS = {"mig_slice": "nvidia", "amd_partition": "amd"}
+
+
+def unit_gpu_facts(unit_key: str, profile: dict[str, Any]) -> list[dict[str, Any]]:
+    """For a hardware-partition unit's card on step 2, one entry per node group of step 1 (a v1
+    profile's model is one group): the group's name (when there are several), the model as
+    typed, its facts (None: not in the GPU facts) and `offers`: "yes" (its MIG profiles or
+    partition modes follow from `model`), "no" (the model has none) or "other_vendor"."""
+    vendor = PARTITION_VENDORS.get(unit_key)
+    if vendor is None:
+        return []
+    try:
+        groups = Profile.from_dict(profile or {}).groups
+    except ValueError:
+        groups = ()
+    entries = []
+    for group in groups:
+        if not group.gpu_model:
+            continue
+        model = gpu_model_find(group.gpu_model)
+        if model is None:
+            offers = "unknown"
+        elif model.vendor != vendor:
+            offers = "other_vendor"
+        else:
+            offers = "yes" if model.has_partitions else "no"
+        entries.append(
+            {
+                "group": group.name if len(groups) > 1 else "",
+                "typed": group.gpu_model,
+                "model": model,
+                "offers": offers,
+            }
+        )
+    return entries
 
 
 def profile_notes(profile: dict[str, Any]) -> dict[str, dict[str, str]]:

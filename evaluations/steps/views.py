@@ -14,7 +14,6 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
-from catalog.engine.gpus import gpu_model_find
 from catalog.engine.text import render as render_text
 from catalog.engine.workload_mix import MixError, mix_from_trace
 from catalog.selectors import catalog_revision_for_pages
@@ -36,7 +35,13 @@ from evaluations.pages import (
 from evaluations.steps import candidates as step_candidates
 from evaluations.steps.fleet_forms import mig_profile_names, rows_edited
 from evaluations.steps.forms import BoundariesForm, ProfileForm, UnitsForm
-from evaluations.steps.guidance import gpu_model_note, granularity, guidance, profile_notes
+from evaluations.steps.guidance import (
+    gpu_model_note,
+    granularity,
+    guidance,
+    profile_notes,
+    unit_gpu_facts,
+)
 from evaluations.steps.mix_forms import TraceForm
 from evaluations.steps.services import (
     evaluation_candidate_add,
@@ -299,16 +304,14 @@ def _units_step(request, evaluation) -> HttpResponse:
         item.checked = item.unit.key in (form.data.getlist("units") if form.is_bound else chosen)
         item.note_field = form[f"note_{item.unit.key}"]
         item.caution = guidance(f"units_{item.unit.key}")
-    gpu_model = (evaluation.profile or {}).get("gpu_model") or ""
+        # A partition unit's card lists what each node group's GPUs offer (the GPU facts).
+        item.gpus = unit_gpu_facts(item.unit.key, evaluation.profile or {})
     context = page_context(
         request,
         evaluation,
         "step-2",
         form=form,
         implications=implications,
-        # The MIG unit's card lists what this model offers (EcoMap's GPU facts).
-        gpu_model=gpu_model,
-        gpu=gpu_model_find(gpu_model),
         guide={"step": guidance("step_units")},
     )
     return _step_response(request, evaluation, form, Step.UNITS, template, context)

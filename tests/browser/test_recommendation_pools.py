@@ -159,6 +159,9 @@ def test_step_1_with_the_realistic_profile_at_1366_and_390_px(
     shoot(screenshot, page, "step1-gpu-model-390")
 
     page.goto(f"{live_server.url}/evaluations/{evaluation.pk}/steps/2/")
-    expect(page.locator(".gpu-facts")).to_contain_text("NVIDIA H100 80GB MIG profiles")
+    mig_card = page.locator("article.unit-card", has=page.locator("input[value=mig_slice]"))
+    expect(mig_card.locator(".gpu-facts")).to_contain_text("NVIDIA H100 80GB MIG profiles")
+    amd_card = page.locator("article.unit-card", has=page.locator("input[value=amd_partition]"))
+    expect(amd_card.locator(".gpu-facts")).to_contain_text("not an AMD GPU")
     assert not scrolls_sideways(page)
     shoot(screenshot, page, "step2-gpu-facts-390")

@@ -17,8 +17,9 @@ def test_the_three_layers_are_seeded_in_map_order():
 
 
 def test_every_resource_unit_and_enforcement_point_of_the_design_is_seeded():
+    # DESIGN.md's units, and amd_partition (issue 38: AMD partitions are their own unit, not MIG).
     assert set(ResourceUnit.objects.values_list("key", flat=True)) == {
-        "whole_gpu", "mig_slice", "vgpu", "time_slice", "mps_share",
+        "whole_gpu", "mig_slice", "amd_partition", "vgpu", "time_slice", "mps_share",
         "memory_compute_quota", "dra_claim", "none",
     }  # fmt: skip
     assert set(EnforcementPoint.objects.values_list("key", flat=True)) == {

@@ -241,7 +241,7 @@ def test_shape_c_is_accepted_per_pool_and_on_self_service_audit_and_cost(ranked)
 def test_fits_and_missing_are_said_in_words(ranked):
     best = ranked["training"][0]
 
-    assert any("gives whole_gpu" in fit for fit in best.fits), best.fits
+    assert any("gives whole GPU (" in fit for fit in best.fits), best.fits
     assert all(isinstance(line, str) and line for line in best.fits + best.missing)
 
 

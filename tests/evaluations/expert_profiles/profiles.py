@@ -395,7 +395,7 @@ PROFILES: tuple[ExpertProfile, ...] = (
         expectations=(
             *sound("amd"),
             *TRAINING,
-            each("no_mig", "has no NVIDIA MIG row", AMD + " ; " + MIG_GPUS, strict=False),
+            each("no_mig", "has no MIG row or MIG unit", AMD + " ; " + MIG_GPUS),
             each(
                 "preemption_protects_inference",
                 "lets inference preempt training it shares a pool with",
@@ -408,6 +408,82 @@ PROFILES: tuple[ExpertProfile, ...] = (
                 AMD,
                 groups=(("nvidia", "mig"), ("mi300x", "amd")),
             ),
+        ),
+    ),
+    ExpertProfile(
+        name="mi300x-university",
+        title=(
+            "University MI300X cluster: 16 nodes x 8 MI300X, four departments, night training "
+            "and course notebooks that must not see each other, Kubernetes 1.32"
+        ),
+        profile={
+            "primary_objective": "cost",
+            "jitter_tolerance": "high",
+            "isolation": "soft",
+            "failure_semantics": "degrade",
+            "kubernetes_version": "1.32",
+            "priorities": ["cost", "isolation"],
+            "node_groups": [
+                {"name": "mi300x", "gpu_model": "MI300X", "nodes": 16, "gpus_per_node": 8}
+            ],
+            "tenants": [
+                {
+                    "name": "physics",
+                    "workloads": ["training"],
+                    "demand": [{"workload": "training", "gpus": 32, "when": "window"}],
+                },
+                {
+                    "name": "chemistry",
+                    "workloads": ["training"],
+                    "demand": [{"workload": "training", "gpus": 16, "when": "window"}],
+                },
+                {
+                    "name": "cs-courses",
+                    "workloads": ["interactive"],
+                    "cross_tenant_sharing": "hard_partitions",
+                    "demand": [
+                        {
+                            "workload": "interactive",
+                            "replicas": 40,
+                            "gpus_per_replica": 1,
+                            "when": "always",
+                        }
+                    ],
+                },
+                {
+                    "name": "linguistics",
+                    "workloads": ["interactive"],
+                    "cross_tenant_sharing": "hard_partitions",
+                    "demand": [
+                        {
+                            "workload": "interactive",
+                            "replicas": 8,
+                            "gpus_per_replica": 1,
+                            "when": "always",
+                        }
+                    ],
+                },
+            ],
+        },  # fmt: skip
+        source=(
+            "An MI300X is cut into AMD's own compute/memory partitions (CPX gives 8 logical "
+            "GPUs), not MIG: notebooks get AMD partitions, training whole GPUs, and nothing on "
+            "the page speaks of MIG."
+        ),
+        expectations=(
+            *sound("amd"),
+            *TRAINING,
+            each("no_mig", "has no MIG row or MIG unit", AMD + " ; " + MIG_GPUS),
+            each(
+                "shares_gpus_for",
+                "gives notebooks AMD partitions",
+                AMD,
+                workload="interactive",
+                units=("amd_partition",),
+            ),
+            each("never_says", "never speaks of MIG for AMD GPUs", AMD, words=("MIG",)),
+            each("every_group_hosts_a_pool", "puts a pool on every node group", PROFILE_V2),
+            each("tenants_by_work", "names, per pool, the tenants whose work it runs", PROFILE_V2),
         ),
     ),
     ExpertProfile(

@@ -791,6 +791,20 @@ def checks_mention(rec, ctx, groups: Sequence[Sequence[str]]) -> Problems:
     return [f"{rank_label(rec)}: no acceptance check names {missing}"] if missing else []
 
 
+def never_says(rec, ctx, words: Sequence[str]) -> Problems:
+    """None of `words` (whole words) appears in what the stack tells the reader: its trade-off,
+    explanation, fits, missing and acceptance checks."""
+    texts = [str(rec.get("trade_off") or ""), str(rec.get("explanation") or "")]
+    for key in ("fits", "missing", "acceptance_checks"):
+        texts += [str(t) for t in rec.get(key) or ()]
+    return [
+        f"{rank_label(rec)} says {w!r}: {t[:160]!r}"
+        for w in words
+        for t in texts
+        if re.search(rf"\b{re.escape(w)}\b", t)
+    ]
+
+
 def names_unknown_model(ranking, ctx, model: str) -> Problems:
     """The ranking names the GPU model the facts do not know."""
     unknown = getattr(ranking, "unknown_models", None)
@@ -853,6 +867,7 @@ RECOMMENDATION_CHECKS: dict[str, Callable[..., Problems]] = {
         keeps_installed_governor,
         topology_governor,
         checks_mention,
+        never_says,
     )
 }
 LIST_CHECKS: dict[str, Callable[..., Problems]] = {

@@ -238,3 +238,13 @@ def test_evaluate_scopes(rows):
     assert p.evaluate("first", "tenant_safe", {}, [good, bad], ctx(rows)) == []
     assert p.evaluate("top3", "three_stacks", {}, [good, bad], ctx(rows))
     assert p.evaluate("each", "tenant_safe", {}, [], ctx(rows)) == ["no stack recommended"]
+
+
+def test_never_says_reads_every_text_a_stack_shows_by_whole_word(rows):
+    said = split()
+    said["trade_off"] = "Split pools; a MIG layout changes only by draining its GPUs"
+    said["fits"] = ["the migration to Kueue is named"]
+
+    assert len(p.never_says(said, ctx(rows), words=("MIG",))) == 1
+    said["trade_off"] = "Split pools; an AMD partition mode changes only by draining its GPUs"
+    assert p.never_says(said, ctx(rows), words=("MIG",)) == []

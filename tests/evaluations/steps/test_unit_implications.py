@@ -96,21 +96,25 @@ def cast(db):
     return make_cast()
 
 
-def step_two(client, cast, gpu_model: str) -> str:
+def step_two(client, cast, gpu_model: str = "", **profile) -> str:
     evaluation = make_evaluation(cast)
-    evaluation_step_save(
-        evaluation=evaluation, actor=cast.bob, step="profile", data={"gpu_model": gpu_model}
-    )
+    data = {"gpu_model": gpu_model} if gpu_model else profile
+    evaluation_step_save(evaluation=evaluation, actor=cast.bob, step="profile", data=data)
     client.force_login(cast.bob)
     response = client.get(reverse("evaluations:step", args=[evaluation.pk, 2]))
     assert response.status_code == 200
     return response.content.decode()
 
 
-def test_the_mig_unit_lists_only_the_mig_profiles_of_the_gpu_model(client, cast):
-    content = step_two(client, cast, "h100")
+def facts_of(content: str, unit: str) -> str:
+    """The "On your GPUs" facts of one unit's card."""
+    card = content.split(f'name="units" value="{unit}"', 1)[1].split("</article>", 1)[0]
+    return card.split('class="gpu-facts"', 1)[1].split("</dd>", 1)[0]
 
-    facts = content.split('class="gpu-facts"', 1)[1].split("</dd>", 1)[0]
+
+def test_the_mig_unit_lists_only_the_mig_profiles_of_the_gpu_model(client, cast):
+    facts = facts_of(step_two(client, cast, "h100"), "mig_slice")
+
     assert "NVIDIA H100 80GB MIG profiles (GPU facts)" in facts
     assert "<code>1g.10gb</code>" in facts and "<code>7g.80gb</code>" in facts
     assert "1g.5gb" not in facts  # an A100 40GB profile
@@ -120,14 +124,34 @@ def test_the_mig_unit_lists_only_the_mig_profiles_of_the_gpu_model(client, cast)
 def test_the_mig_unit_says_plainly_when_the_model_has_no_mig(client, cast):
     content = step_two(client, cast, "L40S")
 
-    assert "NVIDIA L40S has no MIG: GPU facts." in content
+    assert "NVIDIA L40S has no MIG: GPU facts." in facts_of(content, "mig_slice")
+    assert "not an AMD GPU: AMD partitions do not apply" in facts_of(content, "amd_partition")
 
 
-def test_the_mig_unit_lists_an_amd_models_partition_modes(client, cast):
-    facts = step_two(client, cast, "mi300x").split('class="gpu-facts"', 1)[1].split("</dd>", 1)[0]
+def test_the_amd_partition_unit_lists_an_amd_models_partition_modes_and_mig_does_not(client, cast):
+    content = step_two(client, cast, "mi300x")
+    facts = facts_of(content, "amd_partition")
 
     assert "AMD Instinct MI300X partitions (GPU facts)" in facts
     assert "<code>CPX</code>" in facts and "<code>NPS4</code>" in facts
+    assert "AMD Instinct MI300X is not an NVIDIA GPU: MIG does not apply" in facts_of(
+        content, "mig_slice"
+    )
+
+
+def test_partition_cards_speak_of_every_node_group(client, cast):
+    content = step_two(
+        client,
+        cast,
+        node_groups=[
+            {"name": "a100", "gpu_model": "A100 40GB", "nodes": 6, "gpus_per_node": 4},
+            {"name": "l4", "gpu_model": "L4", "nodes": 4, "gpus_per_node": 2},
+        ],
+    )
+    facts = facts_of(content, "mig_slice")
+
+    assert "Node group a100:" in facts and "<code>1g.5gb</code>" in facts
+    assert "Node group l4:" in facts and "NVIDIA L4 has no MIG: GPU facts." in facts
 
 
 def test_the_mig_unit_warns_when_the_model_is_not_in_the_gpu_facts(client, cast):
