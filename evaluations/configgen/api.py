@@ -25,8 +25,10 @@ KINDS = [
     "device-plugin-config",
     "mig-parted-config",
     "gpu-operator-values",
+    "nvidia-device-plugin-values",
     "hami-values",
     "kueue",
+    "kueue-values",
     "volcano",
     "kai-scheduler",
     "dra",
@@ -74,7 +76,8 @@ class ConfigView(APIView):
                 ErrorSerializer,
                 description="no decision yet, or a decision that cannot become configuration "
                 "(a pool or tenant name that is not a Kubernetes name, decided rows no longer "
-                "in the catalog, a step 1 that is not valid): the message says which",
+                "in the catalog, a step 1 that is not valid), or files a cluster would not "
+                "admit or run (each finding in `errors`, path `findings`): the message says which",
             ),
         },
     )

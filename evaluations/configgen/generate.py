@@ -8,6 +8,7 @@ from __future__ import annotations
 from catalog.engine.gpus import mig_layout_valid
 from catalog.engine.text import _
 from evaluations.capacity.sizing import REPLICAS
+from evaluations.configgen.agents import tolerate_pool_taints
 from evaluations.configgen.capacity_of import (
     HAMI_MEMORY_SCALING,
     HAMI_SPLIT,
@@ -21,6 +22,7 @@ from evaluations.configgen.generate_amd import amd_files, refuse_partitions_with
 from evaluations.configgen.generate_dra import dra_files
 from evaluations.configgen.generate_queues import queue_files
 from evaluations.configgen.install import install_file
+from evaluations.configgen.kueue_config import kueue_values_file
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -82,8 +84,11 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
     files += amd_files(facts, pools, header, files)  # AMD partitions (generate_amd.py)
     if "kueue" in projects:
         files += _kueue_files(facts, pools, header)
+        values = kueue_values_file(facts, header)  # CPU and memory left to Kueue's exclusions
+        files += [values] if values is not None else []
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
     files += dra_files(facts, pools, header)  # DeviceClasses, ResourceClaimTemplates
+    files += tolerate_pool_taints(facts, files, header)  # per-node agents on tainted pools
     files.append(install_file(facts, files))  # last: it applies every file above
     return files
 
@@ -480,6 +485,9 @@ def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> 
             )
             per_pool[pool.name][resource] = (split(total, pool.quotas), total, why)
     cohort_field = "cohortName" if api.endswith("v1beta2") else "cohort"
+    tenant_rules = {
+        tenant.name: facts.profile.rule_for([tenant]) for tenant in facts.profile.tenant_list
+    }
     queues, locals_ = [], []
     for tenant in tenants:
         doc = Document({"apiVersion": api, "kind": "ClusterQueue", "metadata": {"name": tenant}})
@@ -506,13 +514,37 @@ def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> 
             + "; ".join(f"{row.ref}: {', '.join(row.resources)}" for row in _data_plane(pools))
             + ") and, under the MIG mixed strategy, each profile of the sized geometry",
         )
-        doc.data["spec"] = {
-            cohort_field: doc.note(
-                f"spec.{cohort_field}", facts.name, "one cohort per evaluation: idle quota is lent"
-            ),
-            "namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": tenant}},
-            "resourceGroups": [{"coveredResources": covered, "flavors": group_flavors}],
-        }
+        spec: dict = {}
+        rule = tenant_rules.get(tenant, facts.profile.tenant_rule)
+        if rule == "never":
+            doc.note(
+                f"spec.{cohort_field}",
+                None,
+                f"{tenant} never shares a GPU with another tenant (step 1): no cohort, so its "
+                "queue neither lends its idle quota nor borrows another's",
+            )
+        else:
+            spec[cohort_field] = doc.note(
+                f"spec.{cohort_field}",
+                facts.name,
+                "one cohort per evaluation: idle quota is lent to the other tenants "
+                f"({tenant}'s rule: {rule})",
+            )
+            spec["preemption"] = {
+                "reclaimWithinCohort": doc.note(
+                    "spec.preemption.reclaimWithinCohort",
+                    "Any",
+                    "quota lent to another tenant comes back when its owner needs it",
+                ),
+                "withinClusterQueue": doc.note(
+                    "spec.preemption.withinClusterQueue",
+                    "LowerPriority",
+                    "within the tenant, higher-priority work preempts lower-priority work",
+                ),
+            }
+        spec["namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": tenant}}
+        spec["resourceGroups"] = [{"coveredResources": covered, "flavors": group_flavors}]
+        doc.data["spec"] = spec
         doc.note("spec.namespaceSelector", tenant, "the tenant's namespace")
         queues.append(doc)
         local = Document(

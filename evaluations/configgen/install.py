@@ -14,6 +14,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from evaluations.configgen.kueue_config import manual_step
 from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile
 
 INSTALL_SCRIPT = "install-script"
@@ -29,6 +30,8 @@ VALUES_KIND = {
     "nvidia-gpu-operator": "gpu-operator-values",
     "hami": "hami-values",
     "amd-gpu-operator": "amd-gpu-operator-values",
+    "nvidia-device-plugin": "nvidia-device-plugin-values",
+    "kueue": "kueue-values",
 }
 SETTINGS = {"nvidia-device-plugin": (("config.name", DEVICE_PLUGIN_CONFIGMAP),)}
 # Where the NVIDIA ConfigMaps go when the decided row states no chart (the charts' namespaces).
@@ -238,6 +241,8 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         ]
         if VALUES_KIND.get(project) in values:
             argv += ["-f", values[VALUES_KIND[project]]]
+        elif project == "kueue":
+            steps.append(Step((), manual_step(row.version)))
         for key, value in SETTINGS.get(project, ()):
             argv += ["--set-string", f"{key}={value}"]
         steps.append(

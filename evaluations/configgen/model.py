@@ -18,6 +18,19 @@ POOL_LABEL = "ecomap.io/pool"
 GLOB = set("*?[")
 
 
+class _Dumper(yaml.SafeDumper):
+    """PyYAML's safe dumper writing a multi-line string as a literal block (a Configuration
+    embedded in Helm values reads as YAML, not as one escaped line)."""
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+
+
 class ConfigRefused(ValueError):
     """The decision cannot be turned into configuration; the message says why."""
 
@@ -229,8 +242,12 @@ class GeneratedFile:
                     comments.append(
                         f"#   {comment_text(path)} = {comment_text(shown)}: {comment_text(source)}"
                     )
-            body = yaml.safe_dump(
-                document.data, sort_keys=False, default_flow_style=False, allow_unicode=True
+            body = yaml.dump(
+                document.data,
+                Dumper=_Dumper,
+                sort_keys=False,
+                default_flow_style=False,
+                allow_unicode=True,
             )
             parts.append("\n".join(comments) + ("\n" if comments else "") + body)
         return "---\n".join(parts)

@@ -41,6 +41,10 @@ TAINT = {
     },
     "additionalProperties": False,
 }
+# A toleration: key and effect may be left out (an empty key with Exists tolerates every taint,
+# an empty effect every effect), as the Kubernetes Toleration type allows.
+TOLERATION = {**TAINT, "required": ["operator"]}
+TOLERATIONS = {"type": "array", "items": TOLERATION}
 KUEUE_API = {"enum": ["kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"]}
 
 
@@ -141,10 +145,22 @@ HAMI_VALUES = _closed(
                 "deviceSplitCount": {"type": "integer", "minimum": 1},
                 "deviceMemoryScaling": {"type": "number", "exclusiveMinimum": 0},
                 "deviceCoreScaling": {"type": "number", "exclusiveMinimum": 0},
-            }
+                "tolerations": TOLERATIONS,
+            },
+            ["deviceSplitCount", "deviceMemoryScaling", "deviceCoreScaling"],
         ),
     }
 )
+KUEUE_VALUES = _closed(
+    {
+        "managerConfig": _closed(
+            {"controllerManagerConfigYaml": {"type": "string", "minLength": 1}},
+            ["controllerManagerConfigYaml"],
+        )
+    },
+    ["managerConfig"],
+)
+NVIDIA_DEVICE_PLUGIN_VALUES = _closed({"tolerations": TOLERATIONS}, ["tolerations"])
 CONFIG_REF = _closed({"name": NAME, "default": NAME})
 GPU_OPERATOR_VALUES = _closed(
     {
@@ -153,6 +169,8 @@ GPU_OPERATOR_VALUES = _closed(
         ),
         "mig": _closed({"strategy": {"enum": ["single", "mixed"]}}),
         "migManager": _closed({"enabled": {"type": "boolean"}, "config": CONFIG_REF}),
+        "daemonsets": _closed({"tolerations": TOLERATIONS}),
+        "node-feature-discovery": _closed({"worker": _closed({"tolerations": TOLERATIONS})}),
     },
     ["devicePlugin"],
 )
@@ -183,6 +201,12 @@ FLAVOR_QUOTAS = _closed(
 )
 CLUSTER_QUEUE_SPEC = {
     "namespaceSelector": _closed({"matchLabels": LABELS}),
+    "preemption": _closed(
+        {
+            "reclaimWithinCohort": {"enum": ["Never", "LowerPriority", "Any"]},
+            "withinClusterQueue": {"enum": ["Never", "LowerPriority", "LowerOrNewerEqualPriority"]},
+        }
+    ),
     "resourceGroups": {
         "type": "array",
         "minItems": 1,
@@ -397,7 +421,6 @@ DCM_CONFIG = _closed(
         }
     }
 )
-TOLERATIONS = {"type": "array", "items": TAINT}
 DEVICE_CONFIG = _closed(
     {
         "apiVersion": {"const": "amd.com/v1alpha1"},
@@ -446,6 +469,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "mig-parted-config": MIG_PARTED,
     "hami-values": HAMI_VALUES,
     "gpu-operator-values": GPU_OPERATOR_VALUES,
+    "nvidia-device-plugin-values": NVIDIA_DEVICE_PLUGIN_VALUES,
+    "kueue-values": KUEUE_VALUES,
     "volcano": VOLCANO_QUEUE,
     "kai-scheduler": KAI_QUEUE,
     "dra": DRA,

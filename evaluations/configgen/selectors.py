@@ -12,6 +12,7 @@ from django.core.cache import cache
 from catalog.engine import gpus
 from catalog.engine.text import _
 from catalog.engine.versions import in_span
+from evaluations.configgen.admission import admission_problems
 from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile, RowFacts
@@ -28,9 +29,10 @@ class ConfigUnavailable(EvaluationError):
 
     status = 409
 
-    def __init__(self, message: str, *, reason: str = "") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, reason: str = "", findings: list[str] = ()) -> None:
+        super().__init__(message, errors={"findings": list(findings)} if findings else None)
         self.reason = reason or message
+        self.findings = list(findings)
 
 
 def _said(error: Exception) -> str:
@@ -148,6 +150,9 @@ def _generated(facts: DecisionFacts) -> tuple[str, Any]:
     problems = check_files(files)
     if problems:  # a generator defect: never ship a file that fails its own schema
         return "failed", problems[0]
+    problems = admission_problems(facts, files)
+    if problems:  # files a cluster would not admit or run: never served as if fine
+        return "inadmissible", problems
     return "files", [file.freeze() for file in files]
 
 
@@ -170,6 +175,16 @@ def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:
     if kind == "failed":
         raise ConfigUnavailable(
             _("The generated configuration failed its checks: %(problem)s", problem=value)
+        )
+    if kind == "inadmissible":
+        raise ConfigUnavailable(
+            _(
+                "The generated configuration would not run as decided (%(count)s findings; "
+                "the first: %(problem)s)",
+                count=len(value),
+                problem=value[0],
+            ),
+            findings=value,
         )
     return value
 

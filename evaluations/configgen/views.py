@@ -22,11 +22,12 @@ from evaluations.pages import evaluation_for, page_context
 def evaluation_configuration_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
     decision = getattr(evaluation, "decision", None)
-    files, reason = [], ""
+    files, reason, findings = [], "", []
     try:
         files = evaluation_config(evaluation)
     except ConfigUnavailable as exc:  # the API's 409: shown as the page's message
         reason = exc.reason  # an engine sentence: the template says it in the reader's language
+        findings = exc.findings  # what the generated files would not get past, first
     archive = reverse("evaluations-api:evaluation-config-archive", args=[evaluation.pk])
     return render(
         request,
@@ -38,6 +39,7 @@ def evaluation_configuration_view(request, pk: int):
             decision=decision,
             files=files,
             reason=reason,
+            findings=findings,
             archive_url=archive,
             archive_name=f"{config_archive_name(evaluation)}.tar.gz",
             archive_absolute=request.build_absolute_uri(archive),

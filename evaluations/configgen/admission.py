@@ -1,0 +1,44 @@
+"""Would the cluster admit and run what the generated files set up? Checks across files that a
+schema of one file cannot make (issue 39): every per-node agent tolerates every pool's taint
+(agents.py), Kueue admits pods that ask for CPU and memory (kueue_config.py), and a tenant that
+never shares lends and borrows nothing. A decision whose files fail one is not served."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from evaluations.configgen.agents import untolerated
+from evaluations.configgen.kueue_config import admits_cpu_and_memory, chart_config, kueue_row
+from evaluations.configgen.model import DecisionFacts, GeneratedFile
+
+
+def isolated_tenants_lend(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[str]:
+    """Each ClusterQueue of a tenant whose rule is `never` that is in a cohort (and so lends its
+    idle quota and borrows another's)."""
+    never = {
+        tenant.name
+        for tenant in facts.profile.tenant_list
+        if facts.profile.rule_for([tenant]) == "never"
+    }
+    return [
+        f"ClusterQueue {doc.data['metadata']['name']} is in cohort "
+        f"{doc.data['spec'].get('cohort') or doc.data['spec'].get('cohortName')}, but the tenant "
+        "never shares a GPU (step 1): it would lend and borrow quota"
+        for file in files
+        if file.kind == "kueue"
+        for doc in file.documents
+        if doc.data.get("kind") == "ClusterQueue"
+        and doc.data["metadata"]["name"] in never
+        and (doc.data["spec"].get("cohort") or doc.data["spec"].get("cohortName"))
+    ]
+
+
+def admission_problems(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[str]:
+    """What keeps the generated configuration from admitting or running work; [] when none."""
+    problems = untolerated(files)
+    row = kueue_row(facts)
+    # A Kueue release without chart facts gets a by-hand step in install.sh instead of values.
+    if row is not None and chart_config(row.version) is not None:
+        problems += admits_cpu_and_memory(list(files))
+    problems += isolated_tenants_lend(facts, files)
+    return problems

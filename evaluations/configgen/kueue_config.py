@@ -1,0 +1,131 @@
+"""Kueue's manager Configuration, so that pods asking for CPU and memory are admitted.
+
+Kueue admits a workload only when its ClusterQueue covers every resource the workload requests,
+except resources whose names start with one of `resources.excludeResourcePrefixes` in Kueue's
+Configuration ("resource cpu unavailable in ClusterQueue" otherwise: pkg/scheduler/
+flavorassigner at v0.19.2; `ExcludeResourcePrefixes` exists from v0.9 in config v1beta1 and in
+v1beta2). EcoMap's ClusterQueues cover the GPU resources it governs only, so the generated
+`kueue/values.yaml` excludes CPU, memory, ephemeral storage and huge pages: those stay with the
+namespaces' ResourceQuotas and the scheduler.
+
+The chart installs its Configuration from `managerConfig.controllerManagerConfigYaml`, one string
+that a values file replaces whole, so the generated one is the chart's default for the release
+the decision targets (catalog/data/facts/kueue-chart-config.yaml, refreshed from the chart at each
+tag by scripts/refresh-kueue-chart-config) plus `resources`. For a release those facts do not
+hold, no values file is written and install.sh says what to add by hand.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+import yaml
+
+from catalog.engine.gpus import GPUS_PATH
+from evaluations.configgen.model import DecisionFacts, Document, GeneratedFile, RowFacts
+
+CHART_CONFIG_PATH = GPUS_PATH.parent / "kueue-chart-config.yaml"
+VALUES_PATH = "kueue/values.yaml"
+# What every pod may ask besides the GPUs EcoMap's queues govern.
+EXCLUDED_PREFIXES = ("cpu", "memory", "ephemeral-storage", "hugepages-")
+
+
+@functools.cache
+def _chart_configs() -> tuple[str, dict[str, dict[str, Any]]]:
+    data = yaml.safe_load(CHART_CONFIG_PATH.read_text(encoding="utf-8"))
+    configs = {
+        release: entry["config"] for entry in data["entries"] for release in entry["releases"]
+    }
+    return data["source"], configs
+
+
+def chart_config(release: str) -> dict[str, Any] | None:
+    """The Configuration Kueue's chart installs by default at `release` ("0.19.2", a leading v
+    ignored), a copy; None for a release the facts do not hold."""
+    _source, configs = _chart_configs()
+    found = configs.get(release.removeprefix("v"))
+    return copy.deepcopy(found) if found is not None else None
+
+
+def kueue_row(facts: DecisionFacts) -> RowFacts | None:
+    return next((row for row in facts.rows if row.project == "kueue"), None)
+
+
+def manual_step(release: str) -> str:
+    """What install.sh says when no values file could be written for `release`."""
+    return (
+        f"Kueue {release}: EcoMap holds no chart default Configuration for this release, so no "
+        "kueue/values.yaml was written. Add resources.excludeResourcePrefixes: "
+        f"[{', '.join(EXCLUDED_PREFIXES)}] to Kueue's Configuration (ConfigMap "
+        "kueue-manager-config) and restart kueue-controller-manager, or pods that ask for CPU or "
+        "memory are never admitted"
+    )
+
+
+def kueue_values_file(facts: DecisionFacts, header: list[str]) -> GeneratedFile | None:
+    """kueue/values.yaml for the decided Kueue release; None when the facts lack its default."""
+    row = kueue_row(facts)
+    if row is None:
+        return None
+    config = chart_config(row.version)
+    if config is None:
+        return None
+    resources = config.setdefault("resources", {})
+    excluded = list(resources.get("excludeResourcePrefixes") or [])
+    resources["excludeResourcePrefixes"] = excluded + [
+        prefix for prefix in EXCLUDED_PREFIXES if prefix not in excluded
+    ]
+    source, _configs = _chart_configs()
+    text = yaml.safe_dump(config, sort_keys=False, default_flow_style=False)
+    doc = Document({"managerConfig": {"controllerManagerConfigYaml": text}})
+    doc.note(
+        "managerConfig.controllerManagerConfigYaml",
+        "the chart's default Configuration + resources.excludeResourcePrefixes",
+        f"{row.cites()}: the default of {source.format(release=row.version.removeprefix('v'))}; "
+        "the ClusterQueues cover GPU resources only, so CPU, memory, ephemeral storage and huge "
+        "pages are left out of Kueue's quota check",
+    )
+    return GeneratedFile(
+        VALUES_PATH,
+        "kueue-values",
+        [doc],
+        [*header, "helm upgrade --install with -f kueue/values.yaml (install.sh)"],
+    )
+
+
+def admits_cpu_and_memory(files: list[GeneratedFile]) -> list[str]:
+    """Each plain resource (cpu, memory) a pod asks that a generated ClusterQueue neither covers
+    nor the generated Kueue Configuration excludes: such a pod is never admitted."""
+    queues = [
+        doc.data
+        for file in files
+        if file.kind == "kueue"
+        for doc in file.documents
+        if doc.data.get("kind") == "ClusterQueue"
+    ]
+    if not queues:
+        return []
+    excluded: list[str] = []
+    for file in files:
+        if file.kind == "kueue-values":
+            text = file.documents[0].data["managerConfig"]["controllerManagerConfigYaml"]
+            config = yaml.safe_load(text) or {}
+            excluded = list((config.get("resources") or {}).get("excludeResourcePrefixes") or [])
+    problems = []
+    for queue in queues:
+        covered = {
+            name
+            for group in queue.get("spec", {}).get("resourceGroups", [])
+            for name in group.get("coveredResources", [])
+        }
+        for resource in ("cpu", "memory"):
+            if resource in covered or any(resource.startswith(p) for p in excluded):
+                continue
+            problems.append(
+                f"ClusterQueue {queue['metadata']['name']} does not cover {resource} and Kueue's "
+                f"Configuration does not exclude it: a pod asking for {resource} is never "
+                "admitted"
+            )
+    return problems

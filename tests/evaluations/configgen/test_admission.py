@@ -1,0 +1,251 @@
+"""Configuration a cluster would admit and run (issue 39): per-node agents tolerate the pools'
+taints, Kueue admits pods that ask for CPU and memory, a tenant that never shares lends and
+borrows nothing; and a configuration that fails one of these is not served.
+
+Upstream expectations, at the releases the catalog pins:
+- GPU Operator v26.7.0 values.yaml: `daemonsets.tolerations` (L41-L48) and
+  `node-feature-discovery.worker.tolerations` (L618-L637) schedule its per-node pods;
+- HAMi v2.10.0 values.yaml `devicePlugin.tolerations` (L421), empty by default;
+- NVIDIA device plugin v0.20.0 chart values.yaml `tolerations` (L86-L93);
+- Kueue: a workload is admitted only when its ClusterQueue covers every requested resource not
+  excluded by `resources.excludeResourcePrefixes` (Configuration v1beta1 from v0.9, v1beta2),
+  and the chart's managerConfig.controllerManagerConfigYaml replaces its default whole;
+- Kueue ClusterQueue: no cohort, no lending or borrowing (`spec.cohort`/`cohortName`);
+  `preemption.reclaimWithinCohort: Any` takes lent quota back.
+"""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from catalog.engine.profile import Profile
+from evaluations.configgen.admission import admission_problems, isolated_tenants_lend
+from evaluations.configgen.agents import POOL_TOLERATION, tolerates, untolerated
+from evaluations.configgen.generate import generate
+from evaluations.configgen.kueue_config import (
+    EXCLUDED_PREFIXES,
+    admits_cpu_and_memory,
+    chart_config,
+)
+from evaluations.configgen.model import DecisionFacts
+from evaluations.configgen.selectors import evaluation_config
+from evaluations.engine.recommend import recommend
+from evaluations.models import Evaluation
+from tests.evaluations.configgen.catalog_rows import bundle_row
+from tests.evaluations.configgen.known_gaps import known_gap
+from tests.evaluations.engine.test_recommend import load_builtin_catalog
+from tests.evaluations.expert_profiles.profiles import PROFILES
+
+TAINT = {"key": "ecomap.io/pool", "value": "training", "effect": "NoSchedule"}
+
+
+def _file(files, path: str):
+    return next(f for f in files if f.path == path)
+
+
+def _docs(files, path: str) -> list[dict]:
+    return [doc for doc in yaml.safe_load_all(_file(files, path).content) if doc]
+
+
+# -- the toleration rule, as Kubernetes matches it -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("toleration", "expected"),
+    [
+        (POOL_TOLERATION, True),
+        ({"operator": "Exists"}, True),  # an empty key with Exists tolerates everything
+        ({"key": "ecomap.io/pool", "operator": "Equal", "value": "training"}, True),
+        ({"key": "ecomap.io/pool", "operator": "Equal", "value": "serving"}, False),
+        ({"key": "ecomap.io/pool", "operator": "Exists", "effect": "NoExecute"}, False),
+        ({"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}, False),
+    ],
+)
+def test_tolerations_match_taints_as_the_scheduler_does(toleration, expected):
+    assert tolerates([toleration], TAINT) is expected
+
+
+# -- every expert profile's stacks, taken as decisions ---------------------------------------------
+
+
+def _decisions() -> list[tuple[str, DecisionFacts]]:
+    rows = load_builtin_catalog()
+    found = []
+    for expert in PROFILES:
+        profile = Profile.from_dict(expert.profile)
+        for item in recommend(profile, rows, limit=3):
+            stack = item.to_dict()
+            details = stack.get("pool_details") or {}
+            facts = DecisionFacts(
+                evaluation_id=stack["rank"],
+                rows=tuple(bundle_row(ref) for ref in stack["rows"]),
+                profile=profile,
+                pools={name: list(refs) for name, refs in stack["pools"].items()},
+                pool_tenant_sharing={n: d.get("tenant_sharing", "") for n, d in details.items()},
+                pool_groups={n: d["node_group"] for n, d in details.items() if d.get("node_group")},
+                tenants=tuple(tenant.name for tenant in profile.tenants) or None,
+            )
+            found.append((f"{expert.name} #{stack['rank']}", facts))
+    return found
+
+
+@pytest.fixture(scope="module")
+def generated():
+    out = []
+    for where, facts in _decisions():
+        try:
+            out.append((where, facts, generate(facts)))
+        except ValueError as exc:
+            if not known_gap(where.split(" #")[0], str(exc)):
+                raise
+    return out
+
+
+def test_the_matrix_covers_the_paths_that_need_these_checks(generated):
+    kinds = {file.kind for _where, _facts, files in generated for file in files}
+    assert {"gpu-operator-values", "hami-values", "kueue-values", "kueue"} <= kinds
+    tainted = [
+        where
+        for where, _facts, files in generated
+        if any(f.kind == "node-pool" and f.documents[0].data["taints"] for f in files)
+    ]
+    assert len(tainted) >= 10
+
+
+def test_every_expert_decision_gives_configuration_a_cluster_admits(generated):
+    problems = [
+        f"{where}: {problem}"
+        for where, facts, files in generated
+        for problem in admission_problems(facts, files)
+    ]
+    assert problems == []
+
+
+def test_the_gpu_operators_pods_tolerate_every_pool_and_keep_the_chart_defaults(generated):
+    seen = 0
+    for _where, _facts, files in generated:
+        values = [f for f in files if f.kind == "gpu-operator-values"]
+        pools = [f for f in files if f.kind == "node-pool" and f.documents[0].data["taints"]]
+        if not values or not pools:
+            continue
+        seen += 1
+        doc = values[0].documents[0].data
+        daemonsets = doc["daemonsets"]["tolerations"]
+        assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in daemonsets
+        worker = doc["node-feature-discovery"]["worker"]["tolerations"]
+        assert worker[0]["key"] == "node-role.kubernetes.io/control-plane"
+        for pool in pools:
+            for taint in pool.documents[0].data["taints"]:
+                assert tolerates(daemonsets, taint) and tolerates(worker, taint)
+    assert seen
+
+
+def test_a_values_file_without_the_pool_toleration_is_found(generated):
+    _where, _facts, files = next(
+        (w, f, fs) for w, f, fs in generated if any(x.kind == "gpu-operator-values" for x in fs)
+        and any(x.kind == "node-pool" and x.documents[0].data["taints"] for x in fs)
+    )  # fmt: skip
+    values = _file(files, "gpu-operator/values.yaml").documents[0].data
+    values["daemonsets"]["tolerations"] = values["daemonsets"]["tolerations"][:1]
+
+    problems = untolerated(files)
+    assert problems and "daemonsets.tolerations does not tolerate pool" in problems[0]
+
+
+def test_kueue_values_keep_the_chart_default_and_exclude_cpu_and_memory(generated):
+    where, facts, files = next(
+        (w, f, fs) for w, f, fs in generated if any(x.kind == "kueue-values" for x in fs)
+    )
+    kueue = next(row for row in facts.rows if row.project == "kueue")
+    text = (
+        _file(files, "kueue/values.yaml")
+        .documents[0]
+        .data["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    config = yaml.safe_load(text)
+
+    default = chart_config(kueue.version)
+    assert {k: v for k, v in config.items() if k != "resources"} == default, where
+    assert set(EXCLUDED_PREFIXES) <= set(config["resources"]["excludeResourcePrefixes"])
+    assert "-f kueue/values.yaml" in _file(files, "install.sh").content
+    # Without it, a pod asking for CPU is refused by every ClusterQueue.
+    without = [f for f in files if f.kind != "kueue-values"]
+    refused = admits_cpu_and_memory(without)
+    assert any("a pod asking for cpu is never admitted" in p for p in refused)
+
+
+def test_a_tenant_that_never_shares_is_in_no_cohort_and_the_others_reclaim(generated):
+    where, facts, files = next(
+        (w, f, fs) for w, f, fs in generated if w.startswith("hospital-a100-l4-kueue")
+    )
+    queues = {d["metadata"]["name"]: d for d in _docs(files, "kueue/cluster-queues.yaml")}
+
+    clinical = queues["clinical"]["spec"]
+    assert "cohort" not in clinical and "cohortName" not in clinical, where
+    research = queues["research"]["spec"]
+    assert research.get("cohort") or research.get("cohortName")
+    assert research["preemption"]["reclaimWithinCohort"] == "Any"
+
+    # As the files before issue 39 had it: every tenant in the evaluation's cohort.
+    file = _file(files, "kueue/cluster-queues.yaml")
+    for doc in file.documents:
+        if doc.data["metadata"]["name"] == "clinical":
+            doc.data["spec"]["cohortName"] = "evaluation-1"
+    assert isolated_tenants_lend(facts, files)
+
+
+# -- the installed Kueue, and what is served -----------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_installed_kueue_0_10_gets_its_own_chart_default_v1beta1(approved):
+    installed = [{"project": "kueue", "version": "0.10.1"}]
+    approved.profile = {**approved.profile, "installed": installed}
+    approved.save(update_fields=["profile"])
+
+    files = evaluation_config(Evaluation.objects.get(pk=approved.pk))
+    config = yaml.safe_load(
+        _file(files, "kueue/values.yaml")
+        .documents[0]
+        .data["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert config["apiVersion"] == "config.kueue.x-k8s.io/v1beta1"
+    assert config["metrics"]["bindAddress"] == ":8080"  # 0.10.1's chart, not 0.19.2's :8443
+    assert "cpu" in config["resources"]["excludeResourcePrefixes"]
+
+
+@pytest.mark.django_db
+def test_a_kueue_release_without_chart_facts_gets_a_step_by_hand(approved):
+    installed = [{"project": "kueue", "version": "0.8.1"}]
+    approved.profile = {**approved.profile, "installed": installed}
+    approved.save(update_fields=["profile"])
+
+    files = evaluation_config(Evaluation.objects.get(pk=approved.pk))
+    assert not any(f.path == "kueue/values.yaml" for f in files)
+    script = _file(files, "install.sh").content
+    assert "Kueue 0.8.1: EcoMap holds no chart default Configuration" in script
+    assert "excludeResourcePrefixes" in script
+
+
+@pytest.mark.django_db
+def test_configuration_that_would_not_run_is_refused_with_its_findings(
+    approved, client, monkeypatch
+):
+    from evaluations.configgen import selectors
+
+    monkeypatch.setattr(
+        selectors, "admission_problems", lambda facts, files: ["first finding", "second finding"]
+    )
+    client.force_login(approved.team.memberships.first().user)
+
+    response = client.get(f"/api/v1/evaluations/{approved.pk}/config/")
+    assert response.status_code == 409
+    body = response.json()
+    assert "would not run as decided (2 findings" in body["detail"]
+    assert [e["message"] for e in body["errors"]] == ["first finding", "second finding"]
+    archive = client.get(f"/api/v1/evaluations/{approved.pk}/config.tar.gz")
+    assert archive.status_code == 409
+    page = client.get(f"/evaluations/{approved.pk}/configuration/")
+    assert page.status_code == 200
+    assert "second finding" in page.content.decode()
