@@ -1,7 +1,8 @@
 """Would the cluster admit and run what the generated files set up? Checks across files that a
 schema of one file cannot make (issue 39): every per-node agent tolerates every pool's taint
-(agents.py), Kueue admits pods that ask for CPU and memory (kueue_config.py), and a tenant that
-never shares lends and borrows nothing. A decision whose files fail one is not served."""
+(agents.py), Kueue admits pods that ask for CPU and memory (kueue_config.py), a tenant that never
+shares lends and borrows nothing, and KAI queues leave room for non-preemptible work. A decision
+whose files fail one is not served."""
 
 from __future__ import annotations
 
@@ -33,6 +34,39 @@ def isolated_tenants_lend(facts: DecisionFacts, files: Sequence[GeneratedFile]) 
     ]
 
 
+def kai_holds_non_preemptible(files: Sequence[GeneratedFile]) -> list[str]:
+    """Each KAI Queue whose CPU or memory quota is neither unlimited (-1) nor positive: KAI keeps
+    non-preemptible work within its queue's quota, so such a pod asking for CPU or memory would
+    never be scheduled (KAI Scheduler v0.17.0 docs/queues/README.md, "Special Values")."""
+    return [
+        f"KAI Queue {doc.data['metadata']['name']}: {resource} quota "
+        f"{doc.data['spec']['resources'][resource].get('quota', 0)}: non-preemptible pods asking "
+        f"for {resource} are over quota and never scheduled"
+        for file in files
+        if file.kind == "kai-scheduler"
+        for doc in file.documents
+        for resource in ("cpu", "memory")
+        if doc.data["spec"]["resources"].get(resource, {}).get("quota", 0) == 0
+    ]
+
+
+def strategy_overridden(files: Sequence[GeneratedFile]) -> list[str]:
+    """Each pool's device plugin config whose MIG strategy differs from the GPU Operator's
+    mig.strategy, which the operator puts in force on every node (capacity_of.operator_strategy):
+    the pool would advertise other resources than its queues cover."""
+    operator = next((f for f in files if f.kind == "gpu-operator-values"), None)
+    forced = (operator.documents[0].data.get("mig") or {}).get("strategy") if operator else None
+    if forced is None:
+        return []
+    return [
+        f"{file.path}: flags.migStrategy {strategy}, but the GPU Operator's mig.strategy "
+        f"{forced} is in force on every node"
+        for file in files
+        if file.kind == "device-plugin-config"
+        and (strategy := file.documents[0].data["flags"]["migStrategy"]) not in ("none", forced)
+    ]
+
+
 def admission_problems(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[str]:
     """What keeps the generated configuration from admitting or running work; [] when none."""
     problems = untolerated(files)
@@ -41,4 +75,6 @@ def admission_problems(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> 
     if row is not None and chart_config(row.version) is not None:
         problems += admits_cpu_and_memory(list(files))
     problems += isolated_tenants_lend(facts, files)
+    problems += kai_holds_non_preemptible(files)
+    problems += strategy_overridden(files)
     return problems

@@ -131,7 +131,30 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
         by_default = tenant_names(tenant_count)
         quotas = {tenants[i]: size.quotas.get(by_default[i], 0) for i in range(tenant_count)}
         pools.append(Pool(name=name, rows=rows, size=size, cluster=part, quotas=quotas))
+    strategy = operator_strategy(facts, pools)
+    if strategy is not None:
+        for pool in pools:
+            if pool.is_mig and not pool.serves("hami"):
+                pool.strategy = strategy
     return pools, notes
+
+
+OPERATOR_ROW = "nvidia-gpu-operator/clusterpolicy"
+
+
+def operator_strategy(facts: DecisionFacts, pools: list[Pool]) -> str | None:
+    """The MIG strategy the GPU Operator puts in force on every node, when it runs the device
+    plugin: its `mig.strategy` becomes the MIG_STRATEGY environment variable of the device plugin
+    and GFD, and a flag set from the environment overrides the config file's flags.migStrategy
+    (k8s-device-plugin v0.20.0 api/config/v1/config.go, NewConfig: flags from the command line
+    or environment are applied over the file). `mixed` when any MIG pool needs it, else `single`;
+    None without the operator or without a MIG pool it serves."""
+    if facts.row(OPERATOR_ROW) is None:
+        return None
+    mig = [pool for pool in pools if pool.is_mig and not pool.serves("hami")]
+    if not mig:
+        return None
+    return "mixed" if any(mig_strategy(pool, own=True) == "mixed" for pool in mig) else "single"
 
 
 MIG_SINGLE = "nvidia-device-plugin/mig-single"
@@ -244,9 +267,12 @@ def mig_instances(pool: Pool) -> Counter[str]:
     return counts
 
 
-def mig_strategy(pool: Pool) -> str:
+def mig_strategy(pool: Pool, own: bool = False) -> str:
     """`single` when every GPU of the pool has one profile and the decision chose the single
-    strategy's row, else `mixed` (NVIDIA device plugin README: MIG strategies)."""
+    strategy's row, else `mixed` (NVIDIA device plugin README: MIG strategies); the strategy in
+    force over it (the GPU Operator's) unless `own`."""
+    if pool.strategy is not None and not own:
+        return pool.strategy
     profiles = {p for _nodes, layout in pool.size.mig_geometry or [] for p in layout}
     if pool.has("nvidia-device-plugin/mig-single") and len(profiles) == 1:
         return "single"

@@ -364,10 +364,15 @@ def _gpu_operator_file(
     doc.data["devicePlugin"] = plugin
     mig = [pool for pool in served if pool.is_mig and not pool.serves("hami")]
     if mig and device_plugin:
-        strategy = "mixed" if any(mig_strategy(p) == "mixed" for p in mig) else "single"
+        strategy = mig_strategy(mig[0])  # the operator's, in force on every pool
         doc.data["mig"] = {
             "strategy": doc.note(
-                "mig.strategy", strategy, "MIG pools: " + ", ".join(p.name for p in mig)
+                "mig.strategy",
+                strategy,
+                "MIG pools: "
+                + ", ".join(p.name for p in mig)
+                + "; it becomes the device plugin's MIG_STRATEGY on every node, over each "
+                "pool's flags.migStrategy, so the pools' configs say the same",
             )
         }
         doc.data["migManager"] = {

@@ -259,10 +259,16 @@ def _kai_quota(doc: Document, path: str, quota, limit, why: str) -> dict:
 
 
 def _unsized(doc: Document, path: str) -> dict:
-    """CPU and memory, which EcoMap does not size: as KAI's own default queue sets them."""
-    why = "EcoMap sizes GPUs only: no guarantee, no limit (KAI's default-queue values)"
+    """CPU and memory, which EcoMap does not size: unlimited quota and no limit. KAI holds
+    non-preemptible work (priority 100 and above) within its queue's quota, so a quota of 0 would
+    refuse every such pod that asks for CPU or memory (docs/queues/README.md at v0.17.0,
+    "Special Values": quota -1 unlimited, limit -1 no limit)."""
+    why = (
+        "EcoMap sizes GPUs only: unlimited quota and no limit, so non-preemptible work asking "
+        "for CPU or memory is never over quota"
+    )
     return {
-        "quota": doc.note(f"{path}.quota", 0, why),
+        "quota": doc.note(f"{path}.quota", KAI_NO_LIMIT, why),
         "overQuotaWeight": doc.note(f"{path}.overQuotaWeight", 1, why),
         "limit": doc.note(f"{path}.limit", KAI_NO_LIMIT, why),
     }

@@ -161,6 +161,9 @@ class Pool:
     size: PoolSize
     cluster: Cluster
     quotas: dict[str, int]  # tenant (as named in the files) -> GPUs
+    # The MIG strategy in force when something outside the pool sets it for every pool (the GPU
+    # Operator's mig.strategy, capacity_of.operator_strategy); None: the pool's own.
+    strategy: str | None = None
 
     @property
     def data_plane(self) -> list[RowFacts]:

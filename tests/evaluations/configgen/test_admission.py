@@ -20,7 +20,11 @@ import pytest
 import yaml
 
 from catalog.engine.profile import Profile
-from evaluations.configgen.admission import admission_problems, isolated_tenants_lend
+from evaluations.configgen.admission import (
+    admission_problems,
+    isolated_tenants_lend,
+    kai_holds_non_preemptible,
+)
 from evaluations.configgen.agents import POOL_TOLERATION, tolerates, untolerated
 from evaluations.configgen.generate import generate
 from evaluations.configgen.kueue_config import (
@@ -104,7 +108,7 @@ def generated():
 
 def test_the_matrix_covers_the_paths_that_need_these_checks(generated):
     kinds = {file.kind for _where, _facts, files in generated for file in files}
-    assert {"gpu-operator-values", "hami-values", "kueue-values", "kueue"} <= kinds
+    assert {"gpu-operator-values", "hami-values", "kueue-values", "kueue", "kai-scheduler"} <= kinds
     tainted = [
         where
         for where, _facts, files in generated
@@ -195,6 +199,20 @@ def test_a_tenant_that_never_shares_is_in_no_cohort_and_the_others_reclaim(gener
     assert isolated_tenants_lend(facts, files)
 
 
+def test_kai_queues_leave_cpu_and_memory_unlimited_for_non_preemptible_work(generated):
+    where, _facts, files = next(
+        (w, f, fs) for w, f, fs in generated if any(x.kind == "kai-scheduler" for x in fs)
+    )
+    queues = _docs(files, "kai-scheduler/queues.yaml")
+    for queue in queues:
+        for resource in ("cpu", "memory"):
+            assert queue["spec"]["resources"][resource]["quota"] == -1, where
+
+    file = _file(files, "kai-scheduler/queues.yaml")
+    file.documents[-1].data["spec"]["resources"]["cpu"]["quota"] = 0  # as before issue 39
+    assert kai_holds_non_preemptible(files)
+
+
 # -- the installed Kueue, and what is served -----------------------------------------------------
 
 
@@ -249,3 +267,48 @@ def test_configuration_that_would_not_run_is_refused_with_its_findings(
     page = client.get(f"/evaluations/{approved.pk}/configuration/")
     assert page.status_code == 200
     assert "second finding" in page.content.decode()
+
+
+def test_the_operators_mig_strategy_is_the_one_every_pool_is_generated_for():
+    # The GPU Operator turns mig.strategy into MIG_STRATEGY on every node's device plugin, and a
+    # flag from the environment overrides the config file's (k8s-device-plugin v0.20.0
+    # api/config/v1/config.go, NewConfig): a single-strategy pool beside a mixed one runs mixed.
+    from tests.evaluations.configgen.test_generate import bundle_row as row
+
+    facts = DecisionFacts(
+        evaluation_id=43,
+        rows=(
+            row("nvidia-gpu-operator", "clusterpolicy"),
+            row("nvidia-device-plugin", "mig-single"),
+            row("nvidia-device-plugin", "mig-mixed"),
+            row("nvidia-mig", "mig-manager"),
+            row("kueue", "controller"),
+        ),
+        profile=Profile.from_dict(
+            {
+                "workload_types": ["online_inference", "interactive"],
+                "tenant_count": 2,
+                "gpu_model": "A100 80GB",
+                "node_count": 4,
+                "gpus_per_node": 8,
+            }
+        ),
+        pools={
+            "serving": ["nvidia-device-plugin/mig-single", "nvidia-mig/mig-manager"],
+            "notebooks": ["nvidia-device-plugin/mig-mixed", "nvidia-mig/mig-manager"],
+        },
+    )
+    files = generate(facts)
+
+    assert _docs(files, "gpu-operator/values.yaml")[0]["mig"]["strategy"] == "mixed"
+    for pool in ("serving", "notebooks"):
+        config = _docs(files, f"nvidia-device-plugin/{pool}.yaml")[0]
+        assert config["flags"]["migStrategy"] == "mixed", pool
+    covered = _docs(files, "kueue/cluster-queues.yaml")[0]["spec"]["resourceGroups"][0]
+    assert any(name.startswith("nvidia.com/mig-") for name in covered["coveredResources"])
+    assert admission_problems(facts, files) == []
+
+    _file(files, "nvidia-device-plugin/serving.yaml").documents[0].data["flags"]["migStrategy"] = (
+        "single"  # as the files before issue 39 had it
+    )
+    assert any("mig.strategy mixed is in force" in p for p in admission_problems(facts, files))
