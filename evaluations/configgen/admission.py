@@ -67,6 +67,34 @@ def strategy_overridden(files: Sequence[GeneratedFile]) -> list[str]:
     ]
 
 
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
+
+
+def covers_what_no_gpu_advertises(files: Sequence[GeneratedFile]) -> list[str]:
+    """Each MIG resource a ClusterQueue covers that no MIG layout of the files makes a GPU
+    advertise (a row lists every profile of every model; the nodes show their layout's)."""
+    layouts = {
+        profile
+        for file in files
+        if file.kind == "mig-parted-config"
+        for entries in file.documents[0].data.get("mig-configs", {}).values()
+        for entry in entries
+        for profile in (entry.get("mig-devices") or {})
+    }
+    return [
+        f"ClusterQueue {doc.data['metadata']['name']} covers {name}, which no GPU of the "
+        "decision advertises (its MIG layouts have no such profile)"
+        for file in files
+        if file.kind == "kueue"
+        for doc in file.documents
+        if doc.data.get("kind") == "ClusterQueue"
+        for group in doc.data["spec"]["resourceGroups"][:1]
+        for name in group["coveredResources"]
+        if name.startswith(MIG_RESOURCE_PREFIX)
+        and name.removeprefix(MIG_RESOURCE_PREFIX) not in layouts
+    ]
+
+
 def admission_problems(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[str]:
     """What keeps the generated configuration from admitting or running work; [] when none."""
     problems = untolerated(files)
@@ -77,4 +105,5 @@ def admission_problems(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> 
     problems += isolated_tenants_lend(facts, files)
     problems += kai_holds_non_preemptible(files)
     problems += strategy_overridden(files)
+    problems += covers_what_no_gpu_advertises(files)
     return problems

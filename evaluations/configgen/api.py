@@ -34,6 +34,7 @@ KINDS = [
     "dra",
     "amd-gpu-operator",
     "amd-gpu-operator-values",
+    "workload-example",
 ]
 
 

@@ -124,12 +124,16 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
                 }
             },
         }
-        part = replace(group_cluster, nodes=nodes)
+        serving = serving_tenants(facts, name, tenants)
+        part = replace(group_cluster, nodes=nodes, tenants=len(serving))
         size = size_pools(recommendation, part, mix)[0]
         if any(row.ref == MIG_SINGLE for row in rows):
             _one_profile(size, part, notes)
-        by_default = tenant_names(tenant_count)
-        quotas = {tenants[i]: size.quotas.get(by_default[i], 0) for i in range(tenant_count)}
+        by_default = tenant_names(len(serving))
+        quotas = dict.fromkeys(tenants, 0)
+        quotas |= {serving[i]: size.quotas.get(by_default[i], 0) for i in range(len(serving))}
+        if len(serving) < len(tenants) and not size.per_tenant_nodes:
+            quotas = by_work(facts, name, size.gpus, serving, quotas, notes)
         pools.append(Pool(name=name, rows=rows, size=size, cluster=part, quotas=quotas))
     strategy = operator_strategy(facts, pools)
     if strategy is not None:
@@ -139,7 +143,60 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
     return pools, notes
 
 
+# The pools the recommender names by the work they run (evaluations.engine.drafting's keys).
+POOL_WORK = {
+    "training": ("training", "batch"),
+    "inference": ("online_inference",),
+    "interactive": ("interactive",),
+}
+
+
+def serving_tenants(facts: DecisionFacts, pool: str, tenants: list[str]) -> list[str]:
+    """The tenants a pool serves: with tenants named in step 1 and a pool named for its work,
+    those who run that work; otherwise (or when none does) every tenant."""
+    kinds = POOL_WORK.get(pool)
+    named = {tenant.name: tenant for tenant in facts.profile.tenants}
+    if kinds is None or not named or set(tenants) != set(named):
+        return list(tenants)
+    serving = [name for name in tenants if set(named[name].workloads) & set(kinds)]
+    return serving or list(tenants)
+
+
+def by_work(
+    facts: DecisionFacts,
+    pool: str,
+    gpus: int,
+    serving: list[str],
+    quotas: dict[str, int],
+    notes: list[str],
+) -> dict[str, int]:
+    """A shared pool's GPUs for the tenants it serves (serving_tenants), in proportion to what
+    their demand of its work asks in step 1 (GPUs, or replicas; 1 where none is said), and none
+    for the others: a clinical tenant that only serves gets the inference pool, not a third of
+    every pool."""
+    kinds = POOL_WORK[pool]
+    named = {tenant.name: tenant for tenant in facts.profile.tenants}
+    weights = [
+        float(
+            sum(
+                item.whole_gpus or item.replicas or 1
+                for item in named[name].demand
+                if item.workload in kinds
+            )
+            or 1
+        )
+        for name in serving
+    ]
+    shares = dict(zip(serving, largest_remainder(gpus, weights), strict=True))
+    notes.append(
+        f"pool {pool} runs {', '.join(kinds)}: its {gpus} GPUs go to the tenants who run that "
+        f"work ({', '.join(f'{n} {shares[n]}' for n in serving)}), by their demand in step 1"
+    )
+    return {name: shares.get(name, 0) for name in quotas}
+
+
 OPERATOR_ROW = "nvidia-gpu-operator/clusterpolicy"
+MIG_RESOURCE_PREFIX = "nvidia.com/mig-"
 
 
 def operator_strategy(facts: DecisionFacts, pools: list[Pool]) -> str | None:
@@ -355,9 +412,11 @@ def whole_gpu_resource(pool: Pool, resource: str) -> str | None:
 
 
 def presented(pool: Pool) -> list[str]:
-    """The resources a pool's nodes present: every one its data-plane rows advertise, and under
-    the MIG mixed strategy one `nvidia.com/mig-<profile>` per profile of its geometry."""
-    names = set(pool.resources)
+    """The resources a pool's nodes present: what its data-plane rows advertise, except MIG
+    profile names (a row lists every profile of every model), and under the MIG mixed strategy
+    one `nvidia.com/mig-<profile>` per profile of the pool's geometry: a queue covers what the
+    GPUs advertise, not what they never will."""
+    names = {name for name in pool.resources if not name.startswith(MIG_RESOURCE_PREFIX)}
     if pool.is_mig and mig_strategy(pool) == "mixed":
         names |= {f"nvidia.com/mig-{profile}" for profile in mig_instances(pool)}
     return sorted(names)

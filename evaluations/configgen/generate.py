@@ -18,6 +18,7 @@ from evaluations.configgen.capacity_of import (
     sized_pools,
     split,
 )
+from evaluations.configgen.examples import example_files
 from evaluations.configgen.generate_amd import amd_files, refuse_partitions_without_layout
 from evaluations.configgen.generate_dra import dra_files
 from evaluations.configgen.generate_queues import queue_files
@@ -89,6 +90,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
     files += dra_files(facts, pools, header)  # DeviceClasses, ResourceClaimTemplates
     files += tolerate_pool_taints(facts, files, header)  # per-node agents on tainted pools
+    files += example_files(facts, pools, header, files)  # how work enters (not applied)
     files.append(install_file(facts, files))  # last: it applies every file above
     return files
 

@@ -53,6 +53,8 @@ ORDER = (
 # Files of objects whose CRDs (DeviceConfig) and reader (the Device Config Manager) come with the
 # AMD GPU Operator: applied only when the decision has it (generate_amd.py).
 NEEDS_PROJECT = {"amd-gpu-operator": "amd-gpu-operator"}
+# Files that show how to use what install.sh sets up, never applied by it (examples.py).
+NOT_APPLIED = frozenset({"workload-example"})
 # What a chart needs in the cluster first that no decided row installs: said, not installed.
 PREREQUISITES = {
     "amd-gpu-operator": "the AMD GPU Operator needs cert-manager: install it first as "
@@ -262,9 +264,14 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         row = next(r for r in facts.rows if r.project == project)
         docs = row.docs or f"the {project} project's documentation"
         steps.append(Step((), f"{row.cites()}: install as {docs} says"))
-    applied = [f for f in files if f.kind not in NEEDS_PROJECT or NEEDS_PROJECT[f.kind] in projects]
+    applied = [
+        f
+        for f in files
+        if f.kind not in NOT_APPLIED
+        and (f.kind not in NEEDS_PROJECT or NEEDS_PROJECT[f.kind] in projects)
+    ]
     for file in files:
-        if file not in applied:
+        if file not in applied and file.kind not in NOT_APPLIED:
             steps.append(
                 Step(
                     (),

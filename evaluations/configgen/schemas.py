@@ -463,6 +463,68 @@ AMD_GPU_OPERATOR = {
 AMD_GPU_OPERATOR_VALUES = _closed(
     {"crds": _closed({"defaultCR": _closed({"install": {"type": "boolean"}})})}
 )
+_EXAMPLE_CONTAINER = _closed(
+    {
+        "name": NAME,
+        "image": {"type": "string", "minLength": 1},
+        "resources": _closed(
+            {
+                "requests": {"type": "object"},
+                "limits": {"type": "object", "propertyNames": {"pattern": RESOURCE_NAME}},
+                "claims": {"type": "array", "items": _closed({"name": NAME})},
+            },
+            ["requests"],
+        ),
+    },
+    ["name", "image", "resources"],
+)
+_EXAMPLE_POD = _closed(
+    {
+        "nodeSelector": LABELS,
+        "tolerations": TOLERATIONS,
+        "resourceClaims": {
+            "type": "array",
+            "items": _closed({"name": NAME, "resourceClaimTemplateName": NAME}),
+        },
+        "schedulerName": NAME,
+        "restartPolicy": {"enum": ["Never", "OnFailure"]},
+        "containers": {"type": "array", "minItems": 1, "items": _EXAMPLE_CONTAINER},
+    },
+    ["nodeSelector", "containers"],
+)
+_EXAMPLE_TEMPLATE = _closed(
+    {
+        "metadata": _closed({"labels": LABELS, "annotations": {"type": "object"}}, ["labels"]),
+        "spec": _EXAMPLE_POD,
+    }
+)
+_EXAMPLE_METADATA = _closed({"name": NAME, "namespace": NAME, "labels": LABELS})
+WORKLOAD_EXAMPLE = {
+    "oneOf": [
+        _closed(
+            {
+                "apiVersion": {"const": "batch/v1"},
+                "kind": {"const": "Job"},
+                "metadata": _EXAMPLE_METADATA,
+                "spec": _closed({"backoffLimit": QUANTITY, "template": _EXAMPLE_TEMPLATE}),
+            }
+        ),
+        _closed(
+            {
+                "apiVersion": {"const": "apps/v1"},
+                "kind": {"const": "Deployment"},
+                "metadata": _EXAMPLE_METADATA,
+                "spec": _closed(
+                    {
+                        "replicas": QUANTITY,
+                        "selector": _closed({"matchLabels": LABELS}),
+                        "template": _EXAMPLE_TEMPLATE,
+                    }
+                ),
+            }
+        ),
+    ]
+}
 SCHEMAS: dict[str, dict[str, Any]] = {
     "node-pool": NODE_POOL,
     "device-plugin-config": DEVICE_PLUGIN_CONFIG,
@@ -471,6 +533,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "gpu-operator-values": GPU_OPERATOR_VALUES,
     "nvidia-device-plugin-values": NVIDIA_DEVICE_PLUGIN_VALUES,
     "kueue-values": KUEUE_VALUES,
+    "workload-example": WORKLOAD_EXAMPLE,
     "volcano": VOLCANO_QUEUE,
     "kai-scheduler": KAI_QUEUE,
     "dra": DRA,

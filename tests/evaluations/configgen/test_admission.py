@@ -307,8 +307,95 @@ def test_the_operators_mig_strategy_is_the_one_every_pool_is_generated_for():
     covered = _docs(files, "kueue/cluster-queues.yaml")[0]["spec"]["resourceGroups"][0]
     assert any(name.startswith("nvidia.com/mig-") for name in covered["coveredResources"])
     assert admission_problems(facts, files) == []
+    # Only the profiles of the sized layouts, not every profile the row lists (23 before).
+    profiles = {
+        profile
+        for entries in _docs(files, "mig-parted/config.yaml")[0]["mig-configs"].values()
+        for entry in entries
+        for profile in entry.get("mig-devices") or {}
+    }
+    mig = {n for n in covered["coveredResources"] if n.startswith("nvidia.com/mig-")}
+    assert mig == {f"nvidia.com/mig-{profile}" for profile in profiles}
 
     _file(files, "nvidia-device-plugin/serving.yaml").documents[0].data["flags"]["migStrategy"] = (
         "single"  # as the files before issue 39 had it
     )
     assert any("mig.strategy mixed is in force" in p for p in admission_problems(facts, files))
+
+
+# -- quotas by the named tenants' work, and how work enters ----------------------------------------
+
+
+def _quotas(files) -> dict[str, dict[str, int]]:
+    """Tenant -> flavor (pool) -> the sum of its nominal quotas there."""
+    return {
+        doc["metadata"]["name"]: {
+            flavor["name"]: sum(r["nominalQuota"] for r in flavor["resources"])
+            for flavor in doc["spec"]["resourceGroups"][0]["flavors"]
+        }
+        for doc in _docs(files, "kueue/cluster-queues.yaml")
+    }
+
+
+def test_each_named_tenant_gets_quota_in_the_pools_that_run_its_work(generated):
+    # The hospital of issue 38: clinical serves, research trains, students use notebooks. Before
+    # issue 39 every tenant got a third of every pool (clinical: 2 training GPUs, no inference).
+    where, _facts, files = next(
+        (w, f, fs) for w, f, fs in generated if w.startswith("hospital-a100-l4-kueue")
+    )
+    quotas = _quotas(files)
+    owner = {"training": "research", "inference": "clinical", "interactive": "students"}
+    for pool, tenant in owner.items():
+        if pool not in quotas[tenant]:
+            continue  # this stack has no such pool
+        assert quotas[tenant][pool] > 0, (where, pool)
+        assert all(quotas[other][pool] == 0 for other in quotas if other != tenant), (where, pool)
+
+
+def test_every_tenant_gets_an_example_per_pool_it_has_quota_in_and_install_sh_skips_them(
+    generated,
+):
+    checked = {"kueue": 0, "volcano": 0, "kai-scheduler": 0, "dra": 0}
+    for where, facts, files in generated:
+        examples = {f.path: f for f in files if f.kind == "workload-example"}
+        if not examples:
+            continue
+        assert "examples/" not in _file(files, "install.sh").content, where
+        taints = {
+            f.documents[0].data["pool"]: f.documents[0].data["taints"]
+            for f in files
+            if f.kind == "node-pool"
+        }
+        templates = {
+            (d.data["metadata"]["namespace"], d.data["metadata"]["name"])
+            for f in files
+            if f.path == "dra/resource-claim-templates.yaml"
+            for d in f.documents
+        }
+        projects = facts.projects()
+        for path, file in examples.items():
+            tenant = path.removeprefix("examples/").removesuffix(".yaml")
+            for doc in file.documents:
+                data = doc.data
+                pod = data["spec"]["template"]["spec"]
+                pool = pod["nodeSelector"]["ecomap.io/pool"]
+                assert data["metadata"]["namespace"] == tenant
+                for taint in taints[pool]:
+                    assert tolerates(pod.get("tolerations", []), taint), (where, path)
+                labels = data["metadata"]["labels"]
+                if "kueue" in projects and data["kind"] == "Job":
+                    assert labels["kueue.x-k8s.io/queue-name"] == "gpu"
+                    checked["kueue"] += 1
+                if "volcano" in projects:
+                    annotations = data["spec"]["template"]["metadata"]["annotations"]
+                    assert annotations["scheduling.volcano.sh/queue-name"] == tenant
+                    assert pod["schedulerName"] == "volcano"
+                    checked["volcano"] += 1
+                if "kai-scheduler" in projects:
+                    assert labels["kai.scheduler/queue"] == tenant
+                    assert pod["schedulerName"] == "kai-scheduler"
+                    checked["kai-scheduler"] += 1
+                for claim in pod.get("resourceClaims", []):
+                    assert (tenant, claim["resourceClaimTemplateName"]) in templates, where
+                    checked["dra"] += 1
+    assert all(checked.values()), checked
