@@ -42,7 +42,8 @@ class Command(BaseCommand):
             else:
                 files = evaluation_config(evaluation)
         except EvaluationError as exc:
-            raise CommandError(exc.message) from exc
+            findings = getattr(exc, "findings", [])
+            raise CommandError("\n".join([exc.message, *(f"  - {f}" for f in findings)])) from exc
         if archive is not None:
             archive.write_bytes(body)
             self.stdout.write(f"{archive} written ({len(body)} bytes)")

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from catalog.engine.profile import Profile
 from evaluations.configgen.admission import (
@@ -267,6 +269,9 @@ def test_configuration_that_would_not_run_is_refused_with_its_findings(
     page = client.get(f"/evaluations/{approved.pk}/configuration/")
     assert page.status_code == 200
     assert "second finding" in page.content.decode()
+    with pytest.raises(CommandError) as refused:
+        call_command("export_config", str(approved.pk), "--tar", "/dev/null")
+    assert "  - first finding\n  - second finding" in str(refused.value)
 
 
 def test_the_operators_mig_strategy_is_the_one_every_pool_is_generated_for():
