@@ -56,9 +56,15 @@ NEEDS_PROJECT = {"amd-gpu-operator": "amd-gpu-operator"}
 # Files that show how to use what install.sh sets up, never applied by it (examples.py).
 NOT_APPLIED = frozenset({"workload-example"})
 # What a chart needs in the cluster first that no decided row installs: said, not installed.
-PREREQUISITES = {
-    "amd-gpu-operator": "the AMD GPU Operator needs cert-manager: install it first as "
-    "https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md#L40-L56 says",
+# Each is checked in order (the command fails, and `set -e` stops the script, when it is missing).
+PREREQUISITES: dict[str, tuple[tuple[str, ...], str]] = {
+    "amd-gpu-operator": (
+        ("kubectl", "get", "crd", "certificates.cert-manager.io"),
+        "the AMD GPU Operator needs cert-manager: this stops here when its CRDs are missing. "
+        "Install it first as https://github.com/ROCm/gpu-operator/blob/v1.5.1/README.md#L40-L56 "
+        "says (helm install cert-manager jetstack/cert-manager --namespace cert-manager "
+        "--create-namespace --version v1.15.1 --set crds.enabled=true), then run this again",
+    ),
 }
 
 
@@ -204,7 +210,8 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
         row = next(r for r in facts.rows if r.project == project and r.chart == chart)
         version = chart.version(row.version)
         if project in PREREQUISITES:
-            steps.append(Step((), PREREQUISITES[project]))
+            check, why = PREREQUISITES[project]
+            steps.append(Step(check, why))
         if row.catalog_version and row.catalog_version != row.version:
             steps.append(
                 Step(

@@ -174,6 +174,9 @@ def test_install_sh_installs_the_operator_chart_without_its_default_device_confi
     ) in script
     assert f"kubectl apply -f {DEVICE_CONFIGS}" in script
     assert "needs cert-manager" in script  # README v1.5.1 Prerequisites
+    # Checked before the operator's chart, so a missing cert-manager stops install.sh there.
+    check = "kubectl get crd certificates.cert-manager.io"
+    assert script.index(check) < script.index("helm upgrade --install amd-gpu-operator")
     assert script.index("rocm/gpu-operator-charts") < script.index(f"apply -f {DEVICE_CONFIGS}")
 
 
