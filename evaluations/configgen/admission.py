@@ -8,9 +8,36 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from catalog.engine.text import _
 from evaluations.configgen.agents import untolerated
 from evaluations.configgen.kueue_config import admits_cpu_and_memory, chart_config, kueue_row
-from evaluations.configgen.model import DecisionFacts, GeneratedFile
+from evaluations.configgen.model import ConfigRefused, DecisionFacts, GeneratedFile, Pool
+
+# Schedulers that place pods themselves (schedulerName), whose pods HAMi's webhook leaves alone.
+OTHER_SCHEDULERS = {"volcano": "volcano", "kai-scheduler": "kai-scheduler"}
+
+
+def refuse_hami_under_another_scheduler(pools: Sequence[Pool]) -> None:
+    """HAMi's device plugin hands devices only to pods HAMi's scheduler placed (it reads the
+    assignment HAMi's scheduler writes), and HAMi's webhook leaves a pod whose schedulerName is
+    another scheduler alone (HAMi v2.10.0 pkg/scheduler/webhook.go#L64-L69): under Volcano or
+    KAI no pod would get a HAMi device, so such a pool is refused with the alternative."""
+    for pool in pools:
+        if not pool.serves("hami"):
+            continue
+        for project, scheduler in OTHER_SCHEDULERS.items():
+            if pool.has(project):
+                raise ConfigRefused(
+                    _(
+                        "pool %(pool)s: HAMi's device plugin serves only pods HAMi's scheduler "
+                        "placed, and HAMi's webhook leaves pods with schedulerName %(scheduler)s "
+                        "alone (HAMi v2.10.0 pkg/scheduler/webhook.go#L64-L69), so no pod would "
+                        "get a HAMi device. Decide HAMi's volcano-vgpu-device-plugin for Volcano, "
+                        "or HAMi's scheduler instead of %(scheduler)s",
+                        pool=pool.name,
+                        scheduler=scheduler,
+                    )
+                )
 
 
 def isolated_tenants_lend(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[str]:

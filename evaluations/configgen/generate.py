@@ -8,6 +8,7 @@ from __future__ import annotations
 from catalog.engine.gpus import mig_layout_valid
 from catalog.engine.text import _
 from evaluations.capacity.sizing import REPLICAS
+from evaluations.configgen.admission import refuse_hami_under_another_scheduler
 from evaluations.configgen.agents import tolerate_pool_taints
 from evaluations.configgen.capacity_of import (
     HAMI_MEMORY_SCALING,
@@ -57,6 +58,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         raise ConfigRefused(_("the decision names no rows"))
     k8s_name(_("evaluation"), facts.name)
     pools, notes = sized_pools(facts)
+    refuse_hami_under_another_scheduler(pools)
     for pool in pools:
         _refuse_mig_without_geometry(facts, pool)
         refuse_partitions_without_layout(pool, pool.cluster.model_text)

@@ -404,3 +404,31 @@ def test_every_tenant_gets_an_example_per_pool_it_has_quota_in_and_install_sh_sk
                     assert (tenant, claim["resourceClaimTemplateName"]) in templates, where
                     checked["dra"] += 1
     assert all(checked.values()), checked
+
+
+@pytest.mark.parametrize("scheduler", ["volcano/scheduler", "kai-scheduler/scheduler"])
+def test_hami_under_volcano_or_kai_is_refused_with_the_alternative(scheduler):
+    # HAMi v2.10.0 pkg/scheduler/webhook.go#L64-L69: a pod with another schedulerName is let
+    # through untouched, and HAMi's device plugin allocates only what HAMi's scheduler assigned.
+    # The round trip of such a decision reported "Volcano scheduler cannot put quota on or
+    # place nvidia.com/gpumem (only the scheduler that HAMi device-plugin requires can assign it)".
+    from evaluations.configgen.model import ConfigRefused
+    from tests.evaluations.configgen.test_generate import bundle_row as row
+
+    project, key = scheduler.split("/")
+    facts = DecisionFacts(
+        evaluation_id=45,
+        rows=(
+            row("nvidia-gpu-operator", "clusterpolicy"),
+            row("hami", "device-plugin"),
+            row("hami", "scheduler-extender"),
+            row(project, key),
+        ),
+        profile=Profile.from_dict(
+            {"workload_types": ["online_inference"], "tenant_count": 2,
+             "gpu_model": "A100 80GB", "node_count": 2, "gpus_per_node": 8}
+        ),
+    )  # fmt: skip
+
+    with pytest.raises(ConfigRefused, match="volcano-vgpu-device-plugin"):
+        generate(facts)
