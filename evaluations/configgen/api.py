@@ -30,6 +30,7 @@ KINDS = [
     "kueue",
     "kueue-values",
     "volcano",
+    "volcano-values",
     "kai-scheduler",
     "dra",
     "amd-gpu-operator",

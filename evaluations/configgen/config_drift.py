@@ -54,7 +54,7 @@ NOT_COLLECTED_TEXT = _("A cluster snapshot does not collect what this file sets:
 NOT_YET_TEXT = _("EcoMap does not compare this file with a snapshot yet.")
 NOT_COLLECTED = frozenset(
     {"hami-values", "gpu-operator-values", "nvidia-device-plugin-values", "kueue-values"}
-    | {"workload-example"}
+    | {"workload-example", "volcano-values"}
     | {"kueue/resource-flavors.yaml", "kueue/local-queues.yaml"}
     | {AMD_VALUES_KIND, DEVICE_CONFIGS_PATH}  # DeviceConfigs are not collected either
 )

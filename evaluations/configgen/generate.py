@@ -35,6 +35,7 @@ from evaluations.configgen.model import (
     unknown_model,
 )
 from evaluations.configgen.names import k8s_name
+from evaluations.configgen.volcano_config import volcano_values_file
 
 # The labels NVIDIA's components select a node's configuration by (device plugin README:
 # "Per-node configuration"; mig-parted / MIG manager: nvidia.com/mig.config).
@@ -90,6 +91,8 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         values = kueue_values_file(facts, header)  # CPU and memory left to Kueue's exclusions
         files += [values] if values is not None else []
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
+    volcano = volcano_values_file(facts, header)  # capacity plugin and reclaim for deserved
+    files += [volcano] if volcano is not None else []
     files += dra_files(facts, pools, header)  # DeviceClasses, ResourceClaimTemplates
     files += tolerate_pool_taints(facts, files, header)  # per-node agents on tainted pools
     files += example_files(facts, pools, header, files)  # how work enters (not applied)

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from evaluations.configgen.kueue_config import manual_step
 from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile
+from evaluations.configgen.volcano_config import manual_step as volcano_manual_step
 
 INSTALL_SCRIPT = "install-script"
 INSTALL_PATH = "install.sh"
@@ -32,6 +33,7 @@ VALUES_KIND = {
     "amd-gpu-operator": "amd-gpu-operator-values",
     "nvidia-device-plugin": "nvidia-device-plugin-values",
     "kueue": "kueue-values",
+    "volcano": "volcano-values",
 }
 SETTINGS = {"nvidia-device-plugin": (("config.name", DEVICE_PLUGIN_CONFIGMAP),)}
 # Where the NVIDIA ConfigMaps go when the decided row states no chart (the charts' namespaces).
@@ -252,6 +254,8 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
             argv += ["-f", values[VALUES_KIND[project]]]
         elif project == "kueue":
             steps.append(Step((), manual_step(row.version)))
+        elif project == "volcano":
+            steps.append(Step((), volcano_manual_step(row.version)))
         for key, value in SETTINGS.get(project, ()):
             argv += ["--set-string", f"{key}={value}"]
         steps.append(

@@ -160,6 +160,14 @@ KUEUE_VALUES = _closed(
     },
     ["managerConfig"],
 )
+VOLCANO_VALUES = _closed(
+    {
+        "custom": _closed(
+            {"scheduler_config_override": {"type": "string", "minLength": 1}},
+            ["scheduler_config_override"],
+        )
+    }
+)
 NVIDIA_DEVICE_PLUGIN_VALUES = _closed({"tolerations": TOLERATIONS}, ["tolerations"])
 CONFIG_REF = _closed({"name": NAME, "default": NAME})
 GPU_OPERATOR_VALUES = _closed(
@@ -533,6 +541,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "gpu-operator-values": GPU_OPERATOR_VALUES,
     "nvidia-device-plugin-values": NVIDIA_DEVICE_PLUGIN_VALUES,
     "kueue-values": KUEUE_VALUES,
+    "volcano-values": VOLCANO_VALUES,
     "workload-example": WORKLOAD_EXAMPLE,
     "volcano": VOLCANO_QUEUE,
     "kai-scheduler": KAI_QUEUE,

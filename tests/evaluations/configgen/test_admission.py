@@ -432,3 +432,28 @@ def test_hami_under_volcano_or_kai_is_refused_with_the_alternative(scheduler):
 
     with pytest.raises(ConfigRefused, match="volcano-vgpu-device-plugin"):
         generate(facts)
+
+
+def test_volcano_queues_with_deserved_get_the_capacity_plugin_and_reclaim(generated):
+    # Volcano v1.15.1 how_to_use_capacity_plugin.md: "add reclaim action", "add this field
+    # [capacity] and remove proportion plugin"; the chart's default has neither.
+    from evaluations.configgen.volcano_config import chart_default, reclaims_deserved
+
+    where, facts, files = next(
+        (w, f, fs) for w, f, fs in generated if any(x.kind == "volcano" for x in fs)
+    )
+    text = _file(files, "volcano/values.yaml").documents[0].data["custom"][
+        "scheduler_config_override"
+    ]
+    config = yaml.safe_load(text)
+    plugins = [p["name"] for tier in config["tiers"] for p in tier["plugins"]]
+
+    assert "reclaim" in [a.strip() for a in config["actions"].split(",")], where
+    assert "capacity" in plugins and "proportion" not in plugins
+    default = chart_default("v1.15.1")
+    assert [p["name"] for p in default["tiers"][0]["plugins"]] == plugins[:3]  # the rest kept
+    assert "-f volcano/values.yaml" in _file(files, "install.sh").content
+
+    doc = _file(files, "volcano/values.yaml").documents[0]
+    doc.data["custom"]["scheduler_config_override"] = yaml.safe_dump(default)
+    assert len(reclaims_deserved(files)) == 2

@@ -40,6 +40,7 @@ CUSTOM_RESOURCES = {"kueue": "kueue", "volcano": "volcano", "kai-scheduler": "ka
 CUSTOM_RESOURCES["amd-gpu-operator"] = "amd-gpu-operator"
 VALUES = {
     "kueue-values": "kueue",
+    "volcano-values": "volcano",
     "gpu-operator-values": "nvidia-gpu-operator",
     "nvidia-device-plugin-values": "nvidia-device-plugin",
     "hami-values": "hami",
@@ -175,7 +176,12 @@ def test_every_expert_decision_validates_against_the_upstream_release_it_targets
         ("ROCm+gpu-operator", "DeviceConfig"),
     } <= kinds
     charts = {k[0] for k in checked if len(k) == 3}
-    assert {"kubernetes-sigs+kueue", "NVIDIA+gpu-operator", "Project-HAMi+HAMi"} <= charts
+    assert {
+        "kubernetes-sigs+kueue",
+        "NVIDIA+gpu-operator",
+        "Project-HAMi+HAMi",
+        "volcano-sh+volcano",
+    } <= charts
 
 
 def test_the_device_plugins_own_chart_gets_only_keys_it_has():
