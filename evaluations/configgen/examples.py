@@ -10,6 +10,10 @@ the pool's GPUs are presented as. A skeleton to copy, not something install.sh a
   (Volcano v1.15.1 apis labels.go#L46-L48).
 - KAI Scheduler: `schedulerName: kai-scheduler` and the label `kai.scheduler/queue` on the
   workload (KAI v0.17.0 docs/quickstart/README.md, "Assigning Pods to Queues").
+- NVLink domains: where the decision has the DRA driver's ComputeDomain row, a training
+  example comes with its ComputeDomain (resource.nvidia.com/v1beta1, numNodes 0 as the CRD
+  recommends) and claims the channel's ResourceClaimTemplate, as the driver's demo does
+  (dra-driver-nvidia-gpu v0.4.1 demo/specs/imex/channel-injection.yaml).
 - Images: NVIDIA's CUDA vector-add sample from the device plugin's README (v0.20.0, L184) and
   ROCm's TensorFlow image from the AMD device plugin's example pod (example/pod/alexnet-gpu.yaml);
   any other vendor gets a placeholder to replace.
@@ -31,6 +35,9 @@ from evaluations.configgen.model import POOL_LABEL, DecisionFacts, Document, Gen
 from evaluations.configgen.names import k8s_name
 
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+COMPUTE_DOMAIN_ROW = "nvidia-dra-driver-gpu/compute-domain"
+COMPUTE_DOMAIN_API = "resource.nvidia.com/v1beta1"
+CHANNEL = "channel"
 # Examples are written for this many tenants at most; the header says how to make the rest.
 MAX_TENANTS = 32
 IMAGES = {
@@ -67,6 +74,27 @@ def _resource(pool: Pool) -> tuple[str | None, str]:
 def _vendor(pool: Pool) -> str:
     model = pool.cluster.model
     return model.vendor if model is not None else "nvidia"
+
+
+def _compute_domain(facts: DecisionFacts, pool: Pool) -> Document:
+    name = k8s_name("ComputeDomain", f"example-{pool.name}-domain")
+    channel = k8s_name("ResourceClaimTemplate", f"example-{pool.name}-channel")
+    doc = Document(
+        {
+            "apiVersion": COMPUTE_DOMAIN_API,
+            "kind": "ComputeDomain",
+            "metadata": {"name": name},
+            "spec": {"numNodes": 0, "channel": {"resourceClaimTemplate": {"name": channel}}},
+        }
+    )
+    doc.note(
+        "kind",
+        "ComputeDomain",
+        f"{facts.row(COMPUTE_DOMAIN_ROW).cites()}: Multi-Node NVLink for a job across nodes",
+    )
+    doc.note("spec.numNodes", 0, "the CRD's recommended default (IMEX daemons with DNS names)")
+    doc.note("spec.channel.resourceClaimTemplate.name", channel, "the job's pods claim it")
+    return doc
 
 
 def _example(facts: DecisionFacts, pool: Pool, tenant: str, tainted: bool) -> Document | None:
@@ -121,6 +149,13 @@ def _example(facts: DecisionFacts, pool: Pool, tenant: str, tainted: bool) -> Do
     else:
         container["resources"]["limits"] = {resource: 1}
         doc.note(f"limits.{resource}", 1, why)
+    if kind == "Job" and facts.row(COMPUTE_DOMAIN_ROW) is not None:
+        channel = k8s_name("ResourceClaimTemplate", f"example-{pool.name}-channel")
+        pod.setdefault("resourceClaims", []).append(
+            {"name": CHANNEL, "resourceClaimTemplateName": channel}
+        )
+        container["resources"].setdefault("claims", []).append({"name": CHANNEL})
+        doc.note("resourceClaims", channel, "the IMEX channel of the ComputeDomain above")
     if scheduler:
         pod["schedulerName"] = doc.note("schedulerName", scheduler, "the decided scheduler")
     if kind == "Job":
@@ -162,9 +197,16 @@ def example_files(
     out = []
     for tenant in tenants[:MAX_TENANTS]:
         mine = [pool for pool in pools if pool.quotas.get(tenant, 0) > 0] or pools[:1]
-        documents = [
-            doc for pool in mine if (doc := _example(facts, pool, tenant, tainted)) is not None
-        ]
+        documents = []
+        for pool in mine:
+            doc = _example(facts, pool, tenant, tainted)
+            if doc is None:
+                continue
+            if doc.data["kind"] == "Job" and facts.row(COMPUTE_DOMAIN_ROW) is not None:
+                domain = _compute_domain(facts, pool)
+                domain.data["metadata"]["namespace"] = tenant
+                documents.append(domain)
+            documents.append(doc)
         if not documents:
             continue
         notes = [

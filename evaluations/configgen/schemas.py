@@ -511,6 +511,19 @@ WORKLOAD_EXAMPLE = {
     "oneOf": [
         _closed(
             {
+                "apiVersion": {"const": "resource.nvidia.com/v1beta1"},
+                "kind": {"const": "ComputeDomain"},
+                "metadata": _closed({"name": NAME, "namespace": NAME}),
+                "spec": _closed(
+                    {
+                        "numNodes": QUANTITY,
+                        "channel": _closed({"resourceClaimTemplate": _closed({"name": NAME})}),
+                    }
+                ),
+            }
+        ),
+        _closed(
+            {
                 "apiVersion": {"const": "batch/v1"},
                 "kind": {"const": "Job"},
                 "metadata": _EXAMPLE_METADATA,

@@ -360,7 +360,7 @@ def test_each_named_tenant_gets_quota_in_the_pools_that_run_its_work(generated):
 def test_every_tenant_gets_an_example_per_pool_it_has_quota_in_and_install_sh_skips_them(
     generated,
 ):
-    checked = {"kueue": 0, "volcano": 0, "kai-scheduler": 0, "dra": 0}
+    checked = {"kueue": 0, "volcano": 0, "kai-scheduler": 0, "dra": 0, "compute-domain": 0}
     for where, facts, files in generated:
         examples = {f.path: f for f in files if f.kind == "workload-example"}
         if not examples:
@@ -380,9 +380,21 @@ def test_every_tenant_gets_an_example_per_pool_it_has_quota_in_and_install_sh_sk
         projects = facts.projects()
         for path, file in examples.items():
             tenant = path.removeprefix("examples/").removesuffix(".yaml")
+            channels = {
+                d.data["spec"]["channel"]["resourceClaimTemplate"]["name"]
+                for d in file.documents
+                if d.data["kind"] == "ComputeDomain"
+            }
             for doc in file.documents:
                 data = doc.data
+                if data["kind"] == "ComputeDomain":
+                    assert data["metadata"]["namespace"] == tenant
+                    checked["compute-domain"] += 1
+                    continue
                 pod = data["spec"]["template"]["spec"]
+                if channels and data["kind"] == "Job":
+                    claimed = {c["resourceClaimTemplateName"] for c in pod["resourceClaims"]}
+                    assert channels & claimed, (where, path)
                 pool = pod["nodeSelector"]["ecomap.io/pool"]
                 assert data["metadata"]["namespace"] == tenant
                 for taint in taints[pool]:
@@ -401,6 +413,8 @@ def test_every_tenant_gets_an_example_per_pool_it_has_quota_in_and_install_sh_sk
                     assert pod["schedulerName"] == "kai-scheduler"
                     checked["kai-scheduler"] += 1
                 for claim in pod.get("resourceClaims", []):
+                    if claim["resourceClaimTemplateName"] in channels:
+                        continue  # the ComputeDomain's own template (the driver makes it)
                     assert (tenant, claim["resourceClaimTemplateName"]) in templates, where
                     checked["dra"] += 1
     assert all(checked.values()), checked
@@ -442,9 +456,9 @@ def test_volcano_queues_with_deserved_get_the_capacity_plugin_and_reclaim(genera
     where, facts, files = next(
         (w, f, fs) for w, f, fs in generated if any(x.kind == "volcano" for x in fs)
     )
-    text = _file(files, "volcano/values.yaml").documents[0].data["custom"][
-        "scheduler_config_override"
-    ]
+    text = (
+        _file(files, "volcano/values.yaml").documents[0].data["custom"]["scheduler_config_override"]
+    )
     config = yaml.safe_load(text)
     plugins = [p["name"] for tier in config["tiers"] for p in tier["plugins"]]
 

@@ -34,10 +34,14 @@ REPOSITORIES = {
     "nvidia-device-plugin": "NVIDIA+k8s-device-plugin",
     "hami": "Project-HAMi+HAMi",
     "amd-gpu-operator": "ROCm+gpu-operator",
+    "nvidia-dra-driver-gpu": "kubernetes-sigs+dra-driver-nvidia-gpu",
 }
 # The project whose custom resources or chart a generated file's kind configures.
 CUSTOM_RESOURCES = {"kueue": "kueue", "volcano": "volcano", "kai-scheduler": "kai-scheduler"}
 CUSTOM_RESOURCES["amd-gpu-operator"] = "amd-gpu-operator"
+# The examples hold core objects and, for NVLink training, the DRA driver's ComputeDomain.
+CUSTOM_RESOURCES["workload-example"] = "nvidia-dra-driver-gpu"
+CORE = {"batch/v1", "apps/v1", "v1"}
 VALUES = {
     "kueue-values": "kueue",
     "volcano-values": "volcano",
@@ -116,7 +120,7 @@ def _problems(facts_rows, files, checked: Counter) -> list[str]:
             repository, tag = REPOSITORIES[project], _tag(versions[project])
             for doc in file.documents:
                 data = doc.data
-                if data.get("kind") == "ConfigMap":
+                if data.get("kind") == "ConfigMap" or data.get("apiVersion") in CORE:
                     continue  # a core object, not a custom resource
                 key = (repository, tag, data.get("apiVersion"), data.get("kind"))
                 schema = CRDS.get(key)
@@ -174,6 +178,7 @@ def test_every_expert_decision_validates_against_the_upstream_release_it_targets
         ("volcano-sh+volcano", "Queue"),
         ("kai-scheduler+KAI-Scheduler", "Queue"),
         ("ROCm+gpu-operator", "DeviceConfig"),
+        ("kubernetes-sigs+dra-driver-nvidia-gpu", "ComputeDomain"),
     } <= kinds
     charts = {k[0] for k in checked if len(k) == 3}
     assert {
