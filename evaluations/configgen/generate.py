@@ -24,7 +24,7 @@ from evaluations.configgen.generate_amd import amd_files, refuse_partitions_with
 from evaluations.configgen.generate_dra import dra_files
 from evaluations.configgen.generate_queues import queue_files
 from evaluations.configgen.install import install_file
-from evaluations.configgen.kueue_config import kueue_values_file
+from evaluations.configgen.kueue_config import dra_quota, kueue_values_file
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -88,7 +88,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
     files += amd_files(facts, pools, header, files)  # AMD partitions (generate_amd.py)
     if "kueue" in projects:
         files += _kueue_files(facts, pools, header)
-        values = kueue_values_file(facts, header)  # CPU and memory left to Kueue's exclusions
+        values = kueue_values_file(facts, header, pools)  # CPU, memory excluded; DRA mapped
         files += [values] if values is not None else []
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
     volcano = volcano_values_file(facts, header)  # capacity plugin and reclaim for deserved
@@ -481,7 +481,8 @@ def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> 
             doc.note("spec.tolerations", "the pool's taint", "admitted workloads tolerate it")
         doc.data["spec"] = spec
         flavors.append(doc)
-    offered = {pool.name: presented(pool) for pool in pools}
+    devices = {pool.name: dra_quota(facts, pool) for pool in pools}  # DRA claims (kueue_config)
+    offered = {pool.name: presented(pool) + list(devices[pool.name]) for pool in pools}
     covered = sorted({name for names in offered.values() for name in names})
     if not covered:
         raise ConfigRefused(_("no decided data-plane row advertises a resource for Kueue to cover"))
@@ -493,6 +494,8 @@ def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> 
             total, why = (
                 capacity(pool, resource)
                 if resource in pool.resources
+                else devices[pool.name][resource][:2]
+                if resource in devices[pool.name]
                 else (0, f"pool {pool.name}'s rows do not advertise it")
             )
             per_pool[pool.name][resource] = (split(total, pool.quotas), total, why)

@@ -141,6 +141,21 @@ def claim_class(row: RowFacts) -> str | None:
     return next((name for name in classes if name in row.dra_drivers), classes[0])
 
 
+def pool_classes(facts: DecisionFacts, pool: Pool) -> list[tuple[RowFacts, str, bool]]:
+    """Each DRA presenter of the pool with the DeviceClass its claims name, and whether that
+    class is installed by the driver's chart (else dra_files writes it, named per pool)."""
+    found = []
+    rows = presenters(pool)
+    for index, row in enumerate(rows):
+        suffix = f"-{index + 1}" if len(rows) > 1 else ""
+        name = claim_class(row)
+        if name is not None:
+            found.append((row, name, True))
+        else:
+            found.append((row, k8s_name("DeviceClass", f"{facts.name}-{pool.name}{suffix}"), False))
+    return found
+
+
 def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> list[GeneratedFile]:
     served = [(pool, row) for pool in pools for row in presenters(pool)]
     if not served:
@@ -149,21 +164,20 @@ def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> lis
     notes = [] if facts.profile.kubernetes_version else [why_api]
     notes += release_warnings(facts.profile.kubernetes_version, [row for _p, row in served])
     classes, claims = [], []  # (pool, row, class name, why)
-    for pool, row in served:
-        same_pool = [r for p, r in served if p is pool]
-        suffix = f"-{same_pool.index(row) + 1}" if len(same_pool) > 1 else ""
-        name = claim_class(row)
-        if name is not None:
-            why = (
-                f"{row.cites()}: the driver's chart installs DeviceClass {name} (row provides "
-                f"deviceclass:{name}), so it is referenced, not written again"
-            )
-        else:
-            name = k8s_name("DeviceClass", f"{facts.name}-{pool.name}{suffix}")
-            classes.append(_device_class(api, why_api, name, pool, row))
-            why = f"generated for pool {pool.name} in dra/device-classes.yaml"
-        template = k8s_name("ResourceClaimTemplate", f"{REQUEST}-{pool.name}{suffix}")
-        claims.append((pool, row, name, template, why))
+    for pool in pools:
+        named = pool_classes(facts, pool)
+        for index, (row, name, installed) in enumerate(named):
+            suffix = f"-{index + 1}" if len(named) > 1 else ""
+            if installed:
+                why = (
+                    f"{row.cites()}: the driver's chart installs DeviceClass {name} (row "
+                    f"provides deviceclass:{name}), so it is referenced, not written again"
+                )
+            else:
+                classes.append(_device_class(api, why_api, name, pool, row))
+                why = f"generated for pool {pool.name} in dra/device-classes.yaml"
+            template = k8s_name("ResourceClaimTemplate", f"{REQUEST}-{pool.name}{suffix}")
+            claims.append((pool, row, name, template, why))
     tenants = list(pools[0].quotas)
     templates = [
         _claim_template(api, why_api, tenant, *claim) for claim in claims for tenant in tenants

@@ -19,14 +19,30 @@ from __future__ import annotations
 
 import copy
 import functools
+import re
 from typing import Any
 
 import yaml
 
 from catalog.engine.gpus import GPUS_PATH
-from evaluations.configgen.model import DecisionFacts, Document, GeneratedFile, RowFacts
+from catalog.engine.text import _
+from evaluations.configgen.capacity_of import UNKNOWN_CAPACITY
+from evaluations.configgen.generate_dra import pool_classes
+from evaluations.configgen.model import (
+    ConfigRefused,
+    DecisionFacts,
+    Document,
+    GeneratedFile,
+    Pool,
+    RowFacts,
+)
 
 CHART_CONFIG_PATH = GPUS_PATH.parent / "kueue-chart-config.yaml"
+# Kueue counts devices a ResourceClaimTemplate asks for against quota through the
+# Configuration's resources.deviceClassMappings, on by default from 0.18 (site/content/en/docs/
+# tasks/manage/setup_dra.md at v0.19.2, "Set up the ResourceClaimTemplate path").
+DRA_SINCE = (0, 18)
+DRA_PREFIX = "dra.ecomap.io/"
 VALUES_PATH = "kueue/values.yaml"
 # What every pod may ask besides the GPUs EcoMap's queues govern.
 EXCLUDED_PREFIXES = ("cpu", "memory", "ephemeral-storage", "hugepages-")
@@ -49,6 +65,40 @@ def chart_config(release: str) -> dict[str, Any] | None:
     return copy.deepcopy(found) if found is not None else None
 
 
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.findall(r"\d+", version)[:3])
+
+
+def dra_quota(facts: DecisionFacts, pool: Pool) -> dict[str, tuple[int, str, str]]:
+    """The logical resources Kueue's quota counts the pool's DRA devices under: name ->
+    (capacity, why, DeviceClass). One device per GPU where the class is the driver's whole-device
+    class; otherwise the count is not known (0, said). ConfigRefused for a Kueue before 0.18."""
+    found = {}
+    for row, device_class, _installed in pool_classes(facts, pool):
+        kueue = kueue_row(facts)
+        if kueue is not None and _release(kueue.version) < DRA_SINCE:
+            raise ConfigRefused(
+                _(
+                    "Kueue %(version)s does not count DRA devices against quota by default "
+                    "(deviceClassMappings from 0.18): decide Kueue 0.18 or later for pool "
+                    "%(pool)s, whose devices are claimed through DRA",
+                    version=kueue.version,
+                    pool=pool.name,
+                )
+            )
+        name = DRA_PREFIX + re.sub(r"[^a-z0-9-]", "-", device_class.lower())[:63].strip("-")
+        if device_class in row.dra_drivers and "whole_gpu" in row.units:
+            found[name] = (
+                pool.size.gpus,
+                f"{pool.cites_gpus()}; {row.cites()} publishes each GPU as one {device_class} "
+                "device",
+                device_class,
+            )
+        else:
+            found[name] = (0, UNKNOWN_CAPACITY, device_class)
+    return found
+
+
 def kueue_row(facts: DecisionFacts) -> RowFacts | None:
     return next((row for row in facts.rows if row.project == "kueue"), None)
 
@@ -64,7 +114,9 @@ def manual_step(release: str) -> str:
     )
 
 
-def kueue_values_file(facts: DecisionFacts, header: list[str]) -> GeneratedFile | None:
+def kueue_values_file(
+    facts: DecisionFacts, header: list[str], pools: list[Pool] = ()
+) -> GeneratedFile | None:
     """kueue/values.yaml for the decided Kueue release; None when the facts lack its default."""
     row = kueue_row(facts)
     if row is None:
@@ -77,6 +129,16 @@ def kueue_values_file(facts: DecisionFacts, header: list[str]) -> GeneratedFile 
     resources["excludeResourcePrefixes"] = excluded + [
         prefix for prefix in EXCLUDED_PREFIXES if prefix not in excluded
     ]
+    mappings: dict[str, list[str]] = {}
+    for pool in pools:
+        for name, (_count, _why, device_class) in dra_quota(facts, pool).items():
+            mappings.setdefault(name, [])
+            if device_class not in mappings[name]:
+                mappings[name].append(device_class)
+    if mappings:
+        resources["deviceClassMappings"] = [
+            {"name": name, "deviceClassNames": classes} for name, classes in mappings.items()
+        ]
     source, _configs = _chart_configs()
     text = yaml.safe_dump(config, sort_keys=False, default_flow_style=False)
     doc = Document({"managerConfig": {"controllerManagerConfigYaml": text}})

@@ -370,6 +370,15 @@ def _installed(
             )
         for crd in _crds(rows_by_id.get(row.ref), signature):
             put("crds", crd)
+        for name in row.device_classes:  # the DeviceClasses its chart installs (row provides)
+            put(
+                "deviceclasses",
+                {
+                    "apiVersion": "resource.k8s.io/v1",
+                    "kind": "DeviceClass",
+                    "metadata": {"name": name},
+                },
+            )
         for driver in signature.get("dra_drivers", ()):
             for pool in pools:
                 if pool.name not in _where(row, pools):

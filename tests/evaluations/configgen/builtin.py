@@ -45,6 +45,8 @@ def row_facts(ref: str) -> RowFacts:
         provides=tuple(placement.get("provides") or ()),
         version=str(placement.get("project_version") or ""),
         docs=str(placement.get("homepage") or ""),
+        # As decision_facts reads them (the row's detect signature names its DRA drivers).
+        dra_drivers=tuple((placement.get("detect") or {}).get("dra_drivers") or ()),
         chart=Chart.of(placement.get("config")),
     )
 

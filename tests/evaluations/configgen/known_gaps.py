@@ -6,16 +6,8 @@ from __future__ import annotations
 
 # profile name -> (words of the refusal, why, and the issue that tracks it)
 KNOWN_GAPS: dict[str, tuple[tuple[str, str], ...]] = {
-    "gaudi3-training-k8s-1.34": (
-        (
-            "no decided data-plane row advertises a resource for Kueue to cover",
-            "issue 39: Kueue quota over DRA devices (deviceClassMappings) is not generated yet",
-        ),
-        (
-            "no decided data-plane row presents a resource for Volcano's queues",
-            "issue 39: Volcano queues over DRA devices are not generated yet",
-        ),
-    ),
+    # Empty since issue 39: Gaudi over DRA with Kueue (deviceClassMappings) and with Volcano
+    # (deviceclass/<class> quota keys) both give configuration now.
 }
 
 

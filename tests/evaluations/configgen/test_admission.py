@@ -471,3 +471,67 @@ def test_volcano_queues_with_deserved_get_the_capacity_plugin_and_reclaim(genera
     doc = _file(files, "volcano/values.yaml").documents[0]
     doc.data["custom"]["scheduler_config_override"] = yaml.safe_dump(default)
     assert len(reclaims_deserved(files)) == 2
+
+
+def _gaudi_with_kueue(kueue_version: str | None = None) -> DecisionFacts:
+    from dataclasses import replace
+
+    kueue = bundle_row("kueue/controller")
+    if kueue_version is not None:
+        kueue = replace(kueue, version=kueue_version)
+    return DecisionFacts(
+        evaluation_id=46,
+        rows=(
+            bundle_row("intel-resource-drivers/gaudi-kubelet-plugin"),
+            bundle_row("kubernetes-dra/resource-api"),
+            kueue,
+        ),
+        profile=Profile.from_dict(
+            {
+                "workload_types": ["training"],
+                "kubernetes_version": "1.34",
+                "node_groups": [
+                    {"name": "gaudi", "gpu_model": "Gaudi 3", "nodes": 4, "gpus_per_node": 8}
+                ],
+                "tenants": [
+                    {"name": "llm", "workloads": ["training"]},
+                    {"name": "speech", "workloads": ["training"]},
+                ],
+            }
+        ),
+        tenants=("llm", "speech"),
+    )
+
+
+def test_kueue_counts_dra_devices_through_device_class_mappings():
+    # Kueue v0.19.2 setup_dra.md, "Set up the ResourceClaimTemplate path": map each DeviceClass
+    # to a logical resource in resources.deviceClassMappings and cover that resource in the
+    # ClusterQueue. Before, such a decision was refused ("no decided data-plane row advertises
+    # a resource for Kueue to cover").
+    facts = _gaudi_with_kueue()
+    files = generate(facts)
+
+    config = yaml.safe_load(
+        _file(files, "kueue/values.yaml")
+        .documents[0]
+        .data["managerConfig"]["controllerManagerConfigYaml"]
+    )
+    assert config["resources"]["deviceClassMappings"] == [
+        {"name": "dra.ecomap.io/gaudi-intel-com", "deviceClassNames": ["gaudi.intel.com"]}
+    ]
+    quotas = {
+        doc["metadata"]["name"]: doc["spec"]["resourceGroups"][0]
+        for doc in _docs(files, "kueue/cluster-queues.yaml")
+    }
+    for group in quotas.values():
+        assert group["coveredResources"] == ["dra.ecomap.io/gaudi-intel-com"]
+    total = sum(g["flavors"][0]["resources"][0]["nominalQuota"] for g in quotas.values())
+    assert total == 32  # 4 nodes x 8 Gaudi 3, one device each
+    assert admission_problems(facts, files) == []
+
+
+def test_a_kueue_before_0_18_with_dra_devices_is_refused_with_the_release_that_counts_them():
+    from evaluations.configgen.model import ConfigRefused
+
+    with pytest.raises(ConfigRefused, match="deviceClassMappings from 0.18"):
+        generate(_gaudi_with_kueue("0.10.1"))

@@ -70,6 +70,7 @@ def test_every_generated_file_parses_and_validates():
         "kueue/cluster-queues.yaml",
         "kueue/local-queues.yaml",
         "kueue/values.yaml",  # pods asking for CPU and memory are admitted (issue 39)
+        *(f"examples/tenant-{n}.yaml" for n in (1, 2, 3)),  # how work enters (issue 39)
         "install.sh",
     }
 

@@ -265,3 +265,14 @@ def test_an_installed_kueue_0_10_gets_objects_its_own_crds_accept(approved):
     assert problems == []
     assert ("kubernetes-sigs+kueue", "v0.10.1", "kueue.x-k8s.io/v1beta1", "ClusterQueue") in checked
     assert ("kubernetes-sigs+kueue", "v0.10.1", "values") in checked
+
+
+def test_kueue_over_dra_devices_validates_upstream():
+    from evaluations.configgen.generate import generate
+    from tests.evaluations.configgen.test_admission import _gaudi_with_kueue
+
+    facts = _gaudi_with_kueue()
+    checked: Counter = Counter()
+
+    assert _problems(facts.rows, generate(facts), checked) == []
+    assert ("kubernetes-sigs+kueue", "v0.19.2", "kueue.x-k8s.io/v1beta2", "ClusterQueue") in checked
