@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from evaluations.configgen.kueue_config import manual_step
-from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile
+from evaluations.configgen.model import POOL_LABEL, Chart, DecisionFacts, GeneratedFile
 from evaluations.configgen.volcano_config import manual_step as volcano_manual_step
 
 INSTALL_SCRIPT = "install-script"
@@ -81,6 +81,8 @@ class Step:
     nodes_at: int = 0
     apply: bool = False  # `argv --dry-run=client -o yaml | kubectl apply -f -`: rerunnable
     release: dict[str, str] = field(default_factory=dict)  # name, namespace, chart, version
+    # A removal that finds nothing to remove (a node without the taint) is not a failure.
+    may_find_nothing: bool = False
 
     def render(self) -> str:
         words = [shlex.quote(a) for a in self.argv]
@@ -88,7 +90,13 @@ class Step:
             words.insert(self.nodes_at, f"${self.nodes}")
         line = " ".join(words)
         if self.apply:
-            line += " --dry-run=client -o yaml | kubectl apply -f -"
+            line += f" --dry-run=client -o yaml | kubectl apply -f - {KUBECTL_DRY}"
+        elif self.argv[:1] == ("kubectl",) and self.argv[1] in MUTATING:
+            line += f" {KUBECTL_DRY}"
+        elif self.argv[:3] == ("helm", "upgrade", "--install"):
+            line += f" {HELM_DRY}"
+        if self.may_find_nothing:
+            line += " || true"
         return line
 
 
@@ -98,8 +106,44 @@ def nodes_variable(pool: str, group: int | None = None) -> str:
     return name if group is None else f"{name}_MIG_{group}"
 
 
+def _stale_node_steps(files: Sequence[GeneratedFile]) -> list[Step]:
+    """Undo what an earlier run placed that this decision no longer wants: the pool taint and
+    label of nodes in a pool the decision no longer has, and, with one pool (no taint), an
+    earlier decision's pool taint on this pool's nodes."""
+    pools = [f.documents[0].data for f in files if f.kind == "node-pool"]
+    if not pools:
+        return []
+    # Set-based `notin (a,b)` needs spaces; `!=` per pool, AND-ed by commas, says the same.
+    stale = ",".join([POOL_LABEL, *(f"{POOL_LABEL}!={doc['pool']}" for doc in pools)])
+    steps = [
+        Step(
+            ("kubectl", "taint", "node", "-l", stale, f"{POOL_LABEL}:NoSchedule-"),
+            f"nodes an earlier run put in a pool this decision does not have ({stale}): their "
+            "pool taint goes (nothing to do when none has it)",
+            may_find_nothing=True,
+        ),
+        Step(
+            ("kubectl", "label", "node", "-l", stale, f"{POOL_LABEL}-"),
+            "and their pool label",
+            may_find_nothing=True,
+        ),
+    ]
+    if len(pools) == 1 and not pools[0].get("taints"):
+        steps.append(
+            Step(
+                ("kubectl", "taint", "node", f"{POOL_LABEL}:NoSchedule-"),
+                f"one pool, so no pool taint: an earlier decision's is removed from pool "
+                f"{pools[0]['pool']}'s nodes (nothing to do when they have none)",
+                nodes_variable(pools[0]["pool"]),
+                3,
+                may_find_nothing=True,
+            )
+        )
+    return steps
+
+
 def _node_steps(files: Sequence[GeneratedFile]) -> list[Step]:
-    steps = []
+    steps = _stale_node_steps(files)
     for file in files:
         if file.kind != "node-pool":
             continue
@@ -324,6 +368,7 @@ def install_file(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> Genera
         "# cluster; set each NODES_* variable to the names of its nodes (space-separated).",
         "# set -f: a node name is never expanded as a file pattern.",
         SET_OPTIONS,
+        *DRY_RUN_LINES,
     ]
     lines += [f': "${{{v}:?set {v} to the names of its nodes}}"' for v in variables]
     for step in steps:
@@ -337,6 +382,15 @@ def _comment(text: str) -> str:
     return re.sub(r"[\x00-\x1f\x7f\u2028\u2029\x85]+", " ", text).strip()
 
 
+# DRY_RUN=1 sh install.sh: every kubectl change is sent with --dry-run=server and every helm
+# install with --dry-run, so the cluster checks each one and nothing changes.
+KUBECTL_DRY, HELM_DRY = "$KUBECTL_DRY", "$HELM_DRY"
+DRY_RUN_LINES = (
+    "# DRY_RUN=1 sh install.sh: the cluster checks every change, and nothing is changed.",
+    'KUBECTL_DRY="${DRY_RUN:+--dry-run=server}"',
+    'HELM_DRY="${DRY_RUN:+--dry-run}"',
+)
+MUTATING = frozenset({"label", "taint", "apply", "delete", "create"})
 # Each NODES_* variable is split into one argument per node on purpose (shellcheck SC2086),
 # with filename expansion off (`set -f`), so the split never globs.
 SPLIT_ON_PURPOSE = "# shellcheck disable=SC2086 # NODES_* give one argument per node, on purpose"
@@ -365,17 +419,22 @@ def check_install_script(file: GeneratedFile) -> list[str]:
     problems = []
     for number, line in enumerate((file.text or "").splitlines(), start=1):
         where = f"{file.path} line {number}"
-        if line.startswith("#") or line == SET_OPTIONS or GUARD.match(line):
+        if line.startswith("#") or line in (SET_OPTIONS, *DRY_RUN_LINES) or GUARD.match(line):
             continue
+        if line.endswith(" || true"):  # only a removal may find nothing to remove
+            line = line.removesuffix(" || true")
+            removal = line.split(" ")[:2] in (["kubectl", "taint"], ["kubectl", "label"])
+            if not removal or not any(w.endswith("-") for w in shlex.split(line)[3:]):
+                problems.append(f"{where}: only a taint or label removal may fail quietly")
         command, _pipe, rest = line.partition(" --dry-run=client -o yaml | ")
-        if rest and rest != "kubectl apply -f -":
+        if rest and rest not in ("kubectl apply -f -", f"kubectl apply -f - {KUBECTL_DRY}"):
             problems.append(f"{where}: unexpected pipe")
         words = command.split(" ")
         if words[0] not in ("helm", "kubectl"):
             problems.append(f"{where}: only helm and kubectl are run")
             continue
         for word in words:
-            if re.fullmatch(r"\$NODES_[A-Z0-9_]+", word):
+            if re.fullmatch(r"\$NODES_[A-Z0-9_]+", word) or word in (KUBECTL_DRY, HELM_DRY):
                 continue
             if shlex.quote(shlex.split(word)[0] if word else "") != word:
                 problems.append(f"{where}: {word!r} is not quoted")

@@ -33,8 +33,14 @@ def _script(refs) -> GeneratedFile:
 
 
 def _commands(script: GeneratedFile) -> list[list[str]]:
+    """The commands as run without DRY_RUN: the dry-run variables expand to nothing, and a
+    removal's `|| true` is not part of the command."""
     return [
-        shlex.split(line.partition(" --dry-run")[0])
+        [
+            word
+            for word in shlex.split(line.partition(" --dry-run")[0].removesuffix(" || true"))
+            if word not in ("$KUBECTL_DRY", "$HELM_DRY")
+        ]
         for line in script.content.splitlines()
         if line.split(" ")[0] in ("helm", "kubectl")
     ]
@@ -256,3 +262,19 @@ def test_the_namespaces_the_generators_write_into_are_the_charts_namespaces():
         row_facts("nvidia-device-plugin/whole-gpu").chart.namespace
         == (CONFIGMAP_NAMESPACE["nvidia-device-plugin"])
     )
+
+
+def test_only_a_taint_or_label_removal_may_fail_quietly():
+    script = GeneratedFile(
+        "install.sh",
+        INSTALL_SCRIPT,
+        [],
+        text="#!/bin/sh\nset -euf\n"
+        "kubectl taint node -l ecomap.io/pool ecomap.io/pool:NoSchedule- $KUBECTL_DRY || true\n"
+        "kubectl apply -f kueue/cluster-queues.yaml $KUBECTL_DRY || true\n"
+        "helm upgrade --install kueue oci://registry.k8s.io/kueue/charts/kueue $HELM_DRY\n",
+    )
+
+    problems = check_install_script(script)
+
+    assert problems == ["install.sh line 4: only a taint or label removal may fail quietly"]

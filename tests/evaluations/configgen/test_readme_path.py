@@ -27,6 +27,7 @@ STAND_IN = """#!/bin/sh
 line="$(basename "$0")"
 for arg in "$@"; do line="$line $arg"; done
 printf '%s\n' "$line" >> "$CALLS"
+[ -z "${FAIL_TAINT:-}" ] || case "$line" in *taint*NoSchedule-*) exit 1;; esac
 previous=""
 for arg in "$@"; do
   case "$previous" in
@@ -78,10 +79,20 @@ def test_the_readme_path_installs_the_approved_demo_decision(
     result, calls = _run(directory, tmp_path, NODES_SHARED="gpu-node-1 gpu-node-2")
 
     assert result.returncode == 0, result.stderr
-    # The nodes are labelled first, each node a word of its own.
-    assert calls[0][:4] == ["kubectl", "label", "node", "--overwrite"]
-    assert calls[0][4:6] == ["gpu-node-1", "gpu-node-2"]
-    assert "ecomap.io/pool=shared" in calls[0]
+    # First what an earlier run placed and this decision no longer wants goes: the pool taint
+    # and label of nodes in another pool, and (one pool, no taint) an old taint on its nodes.
+    stale = "ecomap.io/pool,ecomap.io/pool!=shared"
+    assert calls[:3] == [
+        ["kubectl", "taint", "node", "-l", stale, "ecomap.io/pool:NoSchedule-"],
+        ["kubectl", "label", "node", "-l", stale, "ecomap.io/pool-"],
+        ["kubectl", "taint", "node", "gpu-node-1", "gpu-node-2", "ecomap.io/pool:NoSchedule-"],
+    ]
+    # Then the nodes are labelled, each node a word of its own.
+    label = next(call for call in calls if call[:4] == ["kubectl", "label", "node", "--overwrite"])
+    assert label[4:6] == ["gpu-node-1", "gpu-node-2"]
+    assert "ecomap.io/pool=shared" in label
+    # Without DRY_RUN nothing is sent as a dry run but the create | apply pipe's client half.
+    assert not any("--dry-run=server" in call or "--dry-run" in call for call in calls)
     helm = [call for call in calls if call[:3] == ["helm", "upgrade", "--install"]]
     charts = {call[4]: call[call.index("--version") + 1] for call in helm}
     # The versions the demo's decision pins (catalog rows: GPU Operator v26.7.0, HAMi v2.10.0,
@@ -125,4 +136,23 @@ def test_a_node_pattern_is_passed_as_written_never_expanded_to_file_names(
     result, calls = _run(directory, tmp_path, NODES_SHARED="gpu-* gpu-node-2")
 
     assert result.returncode == 0, result.stderr
-    assert calls[0][4:6] == ["gpu-*", "gpu-node-2"]
+    label = next(call for call in calls if call[:4] == ["kubectl", "label", "node", "--overwrite"])
+    assert label[4:6] == ["gpu-*", "gpu-node-2"]
+
+
+def test_dry_run_sends_every_change_as_a_dry_run_and_a_removal_that_finds_nothing_is_no_failure(
+    demo_member, approved, client, tmp_path
+):
+    directory = _unpacked(client, demo_member, approved, tmp_path)
+    # A kubectl that fails every taint removal, as the real one does on a node without it.
+    fails = 'case "$*" in taint*NoSchedule-*) exit 1;; esac\n'
+
+    result, calls = _run(
+        directory, tmp_path, NODES_SHARED="gpu-node-1", DRY_RUN="1", FAIL_TAINT=fails
+    )
+
+    assert result.returncode == 0, result.stderr
+    kubectl = [c for c in calls if c[0] == "kubectl" and c[1] in ("label", "taint", "apply")]
+    assert kubectl and all(c[-1] == "--dry-run=server" for c in kubectl)
+    helm = [c for c in calls if c[:3] == ["helm", "upgrade", "--install"]]
+    assert helm and all(c[-1] == "--dry-run" for c in helm)
