@@ -264,7 +264,10 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
                     (),
                     f"{project} {row.version} is installed (step 1) and kept at that release; the "
                     f"catalog's row is verified at {row.catalog_version}. Upgrading is a step of "
-                    "its own: read the project's upgrade notes, then change the version below",
+                    f"its own: read the project's upgrade notes, then set {project}'s installed "
+                    f"version in step 1 to {row.catalog_version.removeprefix('v')} and generate "
+                    "again, so every file (API versions, chart values) targets that release; "
+                    "changing the version below alone would not",
                 )
             )
         if chart.repository:

@@ -43,6 +43,8 @@ def test_install_sh_keeps_the_installed_kueue_and_names_the_upgrade_as_a_step(ap
     assert "0.19.2" not in helm
     assert "kueue 0.10.1 is installed (step 1) and kept at that release" in script
     assert "Upgrading is a step of its own" in script
+    # The upgrade is a decision: step 1 says the new release and every file is generated for it.
+    assert "set kueue's installed version in step 1 to 0.19.2 and generate again" in script
 
 
 def test_a_kueue_that_serves_v1beta2_keeps_it(approved):
