@@ -21,7 +21,7 @@ from evaluations.configgen.capacity_of import (
 )
 from evaluations.configgen.examples import example_files
 from evaluations.configgen.generate_amd import amd_files, refuse_partitions_without_layout
-from evaluations.configgen.generate_dra import dra_files
+from evaluations.configgen.generate_dra import dra_files, presenters
 from evaluations.configgen.generate_queues import queue_files
 from evaluations.configgen.install import install_file
 from evaluations.configgen.kueue_config import dra_quota, kueue_values_file
@@ -71,7 +71,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
     _operator_plugin_off(facts, pools, files)
     projects = facts.projects()
     uses_device_plugin = any(pool.has("nvidia-device-plugin") for pool in pools) or (
-        "hami" not in projects and "nvidia-gpu-operator" in projects
+        "nvidia-gpu-operator" in projects and not all(map(_other_device_plugin, pools))
     )
     if uses_device_plugin:
         files += [
@@ -188,10 +188,13 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
 
 
 def _other_device_plugin(pool: Pool) -> bool:
-    """Whether another device plugin than NVIDIA's serves the pool's GPUs: it decides none of
-    the NVIDIA device plugin's rows and a data-plane row of it advertises resources (HAMi, the
-    Volcano vGPU plugin, Koordinator's koordlet)."""
-    return not pool.has("nvidia-device-plugin") and bool(pool.resources)
+    """Whether something else than NVIDIA's device plugin presents the pool's GPUs: it decides
+    none of the NVIDIA device plugin's rows and a data-plane row advertises resources (HAMi, the
+    Volcano vGPU plugin, Koordinator's koordlet) or a DRA driver hands them out by claim, whose
+    prerequisites keep the device plugin off its GPUs (dra-driver-nvidia-gpu v0.4.1
+    docs/prerequisites.md#L41: "the GPU Operator with the NVIDIA Kubernetes Device Plugin
+    disabled")."""
+    return not pool.has("nvidia-device-plugin") and bool(pool.resources or presenters(pool))
 
 
 def _operator_plugin_off(facts: DecisionFacts, pools: list[Pool], files: list) -> None:

@@ -535,3 +535,47 @@ def test_a_kueue_before_0_18_with_dra_devices_is_refused_with_the_release_that_c
 
     with pytest.raises(ConfigRefused, match="deviceClassMappings from 0.18"):
         generate(_gaudi_with_kueue("0.10.1"))
+
+
+def test_the_operators_device_plugin_stays_off_the_gpus_a_dra_driver_hands_out():
+    # dra-driver-nvidia-gpu v0.4.1 docs/prerequisites.md#L41: the GPU Operator "with the NVIDIA
+    # Kubernetes Device Plugin disabled". Before, its device plugin ran on the DRA pool too.
+    from tests.evaluations.configgen.test_generate import bundle_row as row
+
+    def facts(pools):
+        plugin = [row("nvidia-device-plugin", "whole-gpu")] if len(pools) > 1 else []
+        return DecisionFacts(
+            evaluation_id=47,
+            rows=(
+                row("nvidia-gpu-operator", "clusterpolicy"),
+                *plugin,
+                bundle_row("nvidia-dra-driver-gpu/gpu-kubelet-plugin"),
+                row("kueue", "controller"),
+            ),
+            profile=Profile.from_dict(
+                {"workload_types": ["training", "online_inference"], "tenant_count": 2,
+                 "gpu_model": "H100 80GB", "node_count": 4, "gpus_per_node": 8,
+                 "kubernetes_version": "1.34"}
+            ),
+            pools=pools,
+        )  # fmt: skip
+
+    files = generate(
+        facts(
+            {
+                "training": ["nvidia-device-plugin/whole-gpu"],
+                "inference": ["nvidia-dra-driver-gpu/gpu-kubelet-plugin"],
+            }
+        )
+    )
+    nodes = {
+        f.documents[0].data["pool"]: f.documents[0].data["labels"]
+        for f in files
+        if f.kind == "node-pool"
+    }
+    assert nodes["inference"]["nvidia.com/gpu.deploy.device-plugin"] == "false"
+    assert "nvidia.com/gpu.deploy.device-plugin" not in nodes["training"]
+
+    only_dra = generate(facts({"inference": ["nvidia-dra-driver-gpu/gpu-kubelet-plugin"]}))
+    values = _docs(only_dra, "gpu-operator/values.yaml")[0]
+    assert values["devicePlugin"]["enabled"] is False
