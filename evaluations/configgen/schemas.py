@@ -14,48 +14,27 @@ from jsonschema import Draft202012Validator
 
 from evaluations.configgen.install import INSTALL_SCRIPT, check_install_script
 from evaluations.configgen.model import GeneratedFile
-
-DNS_LABEL = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-# A label key: optional DNS-subdomain prefix, then a name of at most 63 characters.
-LABEL_KEY = (
-    r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
-    r"[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$"
+from evaluations.configgen.schema_parts import (
+    DNS_LABEL,
+    KUEUE_API,
+    LABEL_VALUE,
+    LABELS,
+    NAME,
+    QUANTITY,
+    RESOURCE_NAME,
+    TAINT,
+    TOLERATIONS,
+    _closed,
 )
-LABEL_VALUE = r"^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$"
-RESOURCE_NAME = r"^[a-z0-9]([-a-z0-9.]*[a-z0-9])?/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$"
-
-NAME = {"type": "string", "pattern": DNS_LABEL, "maxLength": 63}
-LABELS = {
-    "type": "object",
-    "propertyNames": {"pattern": LABEL_KEY},
-    "additionalProperties": {"type": "string", "pattern": LABEL_VALUE, "maxLength": 63},
-}
-TAINT = {
-    "type": "object",
-    "required": ["key", "effect"],
-    "properties": {
-        "key": {"type": "string", "pattern": LABEL_KEY},
-        "operator": {"enum": ["Equal", "Exists"]},
-        "value": {"type": "string", "pattern": LABEL_VALUE},
-        "effect": {"enum": ["NoSchedule", "PreferNoSchedule", "NoExecute"]},
-    },
-    "additionalProperties": False,
-}
-# A toleration: key and effect may be left out (an empty key with Exists tolerates every taint,
-# an empty effect every effect), as the Kubernetes Toleration type allows.
-TOLERATION = {**TAINT, "required": ["operator"]}
-TOLERATIONS = {"type": "array", "items": TOLERATION}
-KUEUE_API = {"enum": ["kueue.x-k8s.io/v1beta1", "kueue.x-k8s.io/v1beta2"]}
-
-
-def _closed(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
-    return {
-        "type": "object",
-        "properties": properties,
-        "required": required if required is not None else list(properties),
-        "additionalProperties": False,
-    }
-
+from evaluations.configgen.values_schemas import (
+    AMD_GPU_OPERATOR_VALUES,
+    GPU_OPERATOR_VALUES,
+    HAMI_VALUES,
+    KUEUE_VALUES,
+    NVIDIA_DEVICE_PLUGIN_VALUES,
+    VOLCANO_VALUES,
+    WORKLOAD_EXAMPLE,
+)
 
 NODE_POOL = _closed(
     {
@@ -128,61 +107,6 @@ MIG_PARTED = _closed(
         },
     }
 )
-HAMI_VALUES = _closed(
-    {
-        "scheduler": _closed(
-            {
-                "defaultSchedulerPolicy": _closed(
-                    {
-                        "nodeSchedulerPolicy": {"enum": ["binpack", "spread"]},
-                        "gpuSchedulerPolicy": {"enum": ["binpack", "spread", "topology-aware"]},
-                    }
-                )
-            }
-        ),
-        "devicePlugin": _closed(
-            {
-                "deviceSplitCount": {"type": "integer", "minimum": 1},
-                "deviceMemoryScaling": {"type": "number", "exclusiveMinimum": 0},
-                "deviceCoreScaling": {"type": "number", "exclusiveMinimum": 0},
-                "tolerations": TOLERATIONS,
-            },
-            ["deviceSplitCount", "deviceMemoryScaling", "deviceCoreScaling"],
-        ),
-    }
-)
-KUEUE_VALUES = _closed(
-    {
-        "managerConfig": _closed(
-            {"controllerManagerConfigYaml": {"type": "string", "minLength": 1}},
-            ["controllerManagerConfigYaml"],
-        )
-    },
-    ["managerConfig"],
-)
-VOLCANO_VALUES = _closed(
-    {
-        "custom": _closed(
-            {"scheduler_config_override": {"type": "string", "minLength": 1}},
-            ["scheduler_config_override"],
-        )
-    }
-)
-NVIDIA_DEVICE_PLUGIN_VALUES = _closed({"tolerations": TOLERATIONS}, ["tolerations"])
-CONFIG_REF = _closed({"name": NAME, "default": NAME})
-GPU_OPERATOR_VALUES = _closed(
-    {
-        "devicePlugin": _closed(
-            {"enabled": {"type": "boolean"}, "config": CONFIG_REF}, ["enabled"]
-        ),
-        "mig": _closed({"strategy": {"enum": ["single", "mixed"]}}),
-        "migManager": _closed({"enabled": {"type": "boolean"}, "config": CONFIG_REF}),
-        "daemonsets": _closed({"tolerations": TOLERATIONS}),
-        "node-feature-discovery": _closed({"worker": _closed({"tolerations": TOLERATIONS})}),
-    },
-    ["devicePlugin"],
-)
-QUANTITY = {"type": "integer", "minimum": 0}
 RESOURCE_FLAVOR = _closed(
     {
         "apiVersion": KUEUE_API,
@@ -467,84 +391,6 @@ AMD_GPU_OPERATOR = {
     "if": {"properties": {"kind": {"const": "ConfigMap"}}},
     "then": DCM_CONFIGMAP,
     "else": DEVICE_CONFIG,
-}
-AMD_GPU_OPERATOR_VALUES = _closed(
-    {"crds": _closed({"defaultCR": _closed({"install": {"type": "boolean"}})})}
-)
-_EXAMPLE_CONTAINER = _closed(
-    {
-        "name": NAME,
-        "image": {"type": "string", "minLength": 1},
-        "resources": _closed(
-            {
-                "requests": {"type": "object"},
-                "limits": {"type": "object", "propertyNames": {"pattern": RESOURCE_NAME}},
-                "claims": {"type": "array", "items": _closed({"name": NAME})},
-            },
-            ["requests"],
-        ),
-    },
-    ["name", "image", "resources"],
-)
-_EXAMPLE_POD = _closed(
-    {
-        "nodeSelector": LABELS,
-        "tolerations": TOLERATIONS,
-        "resourceClaims": {
-            "type": "array",
-            "items": _closed({"name": NAME, "resourceClaimTemplateName": NAME}),
-        },
-        "schedulerName": NAME,
-        "restartPolicy": {"enum": ["Never", "OnFailure"]},
-        "containers": {"type": "array", "minItems": 1, "items": _EXAMPLE_CONTAINER},
-    },
-    ["nodeSelector", "containers"],
-)
-_EXAMPLE_TEMPLATE = _closed(
-    {
-        "metadata": _closed({"labels": LABELS, "annotations": {"type": "object"}}, ["labels"]),
-        "spec": _EXAMPLE_POD,
-    }
-)
-_EXAMPLE_METADATA = _closed({"name": NAME, "namespace": NAME, "labels": LABELS})
-WORKLOAD_EXAMPLE = {
-    "oneOf": [
-        _closed(
-            {
-                "apiVersion": {"const": "resource.nvidia.com/v1beta1"},
-                "kind": {"const": "ComputeDomain"},
-                "metadata": _closed({"name": NAME, "namespace": NAME}),
-                "spec": _closed(
-                    {
-                        "numNodes": QUANTITY,
-                        "channel": _closed({"resourceClaimTemplate": _closed({"name": NAME})}),
-                    }
-                ),
-            }
-        ),
-        _closed(
-            {
-                "apiVersion": {"const": "batch/v1"},
-                "kind": {"const": "Job"},
-                "metadata": _EXAMPLE_METADATA,
-                "spec": _closed({"backoffLimit": QUANTITY, "template": _EXAMPLE_TEMPLATE}),
-            }
-        ),
-        _closed(
-            {
-                "apiVersion": {"const": "apps/v1"},
-                "kind": {"const": "Deployment"},
-                "metadata": _EXAMPLE_METADATA,
-                "spec": _closed(
-                    {
-                        "replicas": QUANTITY,
-                        "selector": _closed({"matchLabels": LABELS}),
-                        "template": _EXAMPLE_TEMPLATE,
-                    }
-                ),
-            }
-        ),
-    ]
 }
 SCHEMAS: dict[str, dict[str, Any]] = {
     "node-pool": NODE_POOL,
