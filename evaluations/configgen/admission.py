@@ -12,7 +12,12 @@ from catalog.engine.text import _
 from evaluations.configgen.agents import untolerated
 from evaluations.configgen.kueue_config import admits_cpu_and_memory, chart_config, kueue_row
 from evaluations.configgen.model import ConfigRefused, DecisionFacts, GeneratedFile, Pool
-from evaluations.configgen.volcano_config import chart_default, reclaims_deserved, volcano_row
+from evaluations.configgen.volcano_config import (
+    chart_default,
+    reclaims_deserved,
+    schedules_vgpus,
+    volcano_row,
+)
 
 # Schedulers that place pods themselves (schedulerName), whose pods HAMi's webhook leaves alone.
 OTHER_SCHEDULERS = {"volcano": "volcano", "kai-scheduler": "kai-scheduler"}
@@ -136,5 +141,5 @@ def admission_problems(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> 
     problems += covers_what_no_gpu_advertises(files)
     volcano = volcano_row(facts)
     if volcano is not None and chart_default(volcano.version) is not None:
-        problems += reclaims_deserved(files)
+        problems += reclaims_deserved(files) + schedules_vgpus(facts, files)
     return problems

@@ -62,6 +62,8 @@ def _resource(pool: Pool) -> tuple[str | None, str]:
     layout = amd_layout(pool)
     if layout is not None:
         return layout.resource, f"the pool's AMD partitions ({layout.cites()})"
+    if "volcano.sh/vgpu-number" in names:  # HAMi's device plugin for Volcano
+        return "volcano.sh/vgpu-number", "one vGPU (volcano-vgpu-device-plugin)"
     mig = [n for n in names if n.startswith("nvidia.com/mig-")]
     if pool.is_mig and mig_strategy(pool) == "mixed" and mig:
         return mig[0], "one MIG instance of the pool's layout (mixed strategy)"

@@ -25,6 +25,11 @@ from catalog.engine.gpus import GPUS_PATH
 from evaluations.configgen.model import DecisionFacts, Document, GeneratedFile, RowFacts
 
 FACTS_PATH = GPUS_PATH.parent / "volcano-scheduler-config.yaml"
+# HAMi's device plugin for Volcano hands out vGPUs that Volcano's deviceshare plugin schedules
+# only with VGPUEnable (volcano-vgpu-device-plugin v1.12.0 README.md#L107-L110).
+VGPU_PROJECT = "volcano-vgpu-device-plugin"
+DEVICESHARE = "deviceshare"
+VGPU_ENABLE = "deviceshare.VGPUEnable"
 VALUES_PATH = "volcano/values.yaml"
 RECLAIM = "reclaim"
 CAPACITY, PROPORTION = "capacity", "proportion"
@@ -70,6 +75,21 @@ def with_capacity_and_reclaim(config: dict[str, Any]) -> dict[str, Any]:
     return config
 
 
+def with_vgpu(config: dict[str, Any]) -> dict[str, Any]:
+    """`config` with the deviceshare plugin scheduling vGPUs (after drf, as the README's
+    example), or its VGPUEnable argument turned on where the plugin is already there."""
+    for tier in config.get("tiers", []):
+        for plugin in tier.get("plugins", []):
+            if plugin.get("name") == DEVICESHARE:
+                plugin.setdefault("arguments", {})[VGPU_ENABLE] = True
+                return config
+    tier = config["tiers"][-1]
+    names = [p.get("name") for p in tier["plugins"]]
+    at = names.index("drf") + 1 if "drf" in names else 0
+    tier["plugins"].insert(at, {"name": DEVICESHARE, "arguments": {VGPU_ENABLE: True}})
+    return config
+
+
 def manual_step(release: str) -> str:
     return (
         f"Volcano {release}: EcoMap holds no chart default scheduler configuration for this "
@@ -86,14 +106,19 @@ def volcano_values_file(facts: DecisionFacts, header: list[str]) -> GeneratedFil
     config = chart_default(row.version)
     if config is None:
         return None
-    text = yaml.safe_dump(with_capacity_and_reclaim(config), sort_keys=False)
+    config = with_capacity_and_reclaim(config)
+    vgpu = any(r.project == VGPU_PROJECT for r in facts.rows)
+    if vgpu:
+        config = with_vgpu(config)
+    text = yaml.safe_dump(config, sort_keys=False)
     doc = Document({"custom": {"scheduler_config_override": text}})
     source = _facts()[0].format(release=row.version.removeprefix("v"))
     doc.note(
         "custom.scheduler_config_override",
         "the chart's default + reclaim action, capacity plugin in place of proportion",
         f"{row.cites()}: the default of {source}; the queues' spec.deserved is lent and "
-        "reclaimed by the capacity plugin and the reclaim action",
+        "reclaimed by the capacity plugin and the reclaim action"
+        + ("; deviceshare schedules the decided vGPU device plugin's vGPUs" if vgpu else ""),
     )
     return GeneratedFile(
         VALUES_PATH,
@@ -101,6 +126,26 @@ def volcano_values_file(facts: DecisionFacts, header: list[str]) -> GeneratedFil
         [doc],
         [*header, "helm upgrade --install with -f volcano/values.yaml (install.sh)"],
     )
+
+
+def schedules_vgpus(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[str]:
+    """With HAMi's device plugin for Volcano decided, Volcano's deviceshare plugin must have
+    VGPUEnable on, or no pod asking for volcano.sh/vgpu-* is ever placed."""
+    values = next((f for f in files if f.kind == "volcano-values"), None)
+    if values is None or not any(r.project == VGPU_PROJECT for r in facts.rows):
+        return []
+    config = yaml.safe_load(values.documents[0].data["custom"]["scheduler_config_override"])
+    enabled = any(
+        p.get("name") == DEVICESHARE and (p.get("arguments") or {}).get(VGPU_ENABLE) is True
+        for tier in config.get("tiers", [])
+        for p in tier.get("plugins", [])
+    )
+    if enabled:
+        return []
+    return [
+        "volcano/values.yaml: deviceshare.VGPUEnable is off, so pods asking for "
+        "volcano.sh/vgpu-* are never placed"
+    ]
 
 
 def reclaims_deserved(files: Sequence[GeneratedFile]) -> list[str]:

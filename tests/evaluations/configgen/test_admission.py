@@ -579,3 +579,40 @@ def test_the_operators_device_plugin_stays_off_the_gpus_a_dra_driver_hands_out()
     only_dra = generate(facts({"inference": ["nvidia-dra-driver-gpu/gpu-kubelet-plugin"]}))
     values = _docs(only_dra, "gpu-operator/values.yaml")[0]
     assert values["devicePlugin"]["enabled"] is False
+
+
+def test_hamis_device_plugin_for_volcano_gets_volcanos_deviceshare_with_vgpus_on():
+    # volcano-vgpu-device-plugin v1.12.0 README.md#L107-L110: deviceshare with
+    # deviceshare.VGPUEnable: true in volcano-scheduler-configmap, or no vGPU pod is placed.
+    from evaluations.configgen.volcano_config import schedules_vgpus
+    from tests.evaluations.configgen.test_generate import bundle_row as row
+
+    facts = DecisionFacts(
+        evaluation_id=48,
+        rows=(
+            row("nvidia-gpu-operator", "clusterpolicy"),
+            row("volcano-vgpu-device-plugin", "device-plugin"),
+            row("volcano", "scheduler"),
+        ),
+        profile=Profile.from_dict(
+            {"workload_types": ["online_inference", "interactive"], "tenant_count": 2,
+             "gpu_model": "A100 80GB", "node_count": 4, "gpus_per_node": 8}
+        ),
+    )  # fmt: skip
+    files = generate(facts)
+    config = yaml.safe_load(
+        _file(files, "volcano/values.yaml").documents[0].data["custom"]["scheduler_config_override"]
+    )
+    plugins = {p["name"]: p for tier in config["tiers"] for p in tier["plugins"]}
+
+    assert plugins["deviceshare"]["arguments"]["deviceshare.VGPUEnable"] is True
+    assert admission_problems(facts, files) == []
+    example = _docs(files, "examples/tenant-1.yaml")[0]
+    limits = example["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]
+    assert limits == {"volcano.sh/vgpu-number": 1}
+
+    doc = _file(files, "volcano/values.yaml").documents[0]
+    doc.data["custom"]["scheduler_config_override"] = yaml.safe_dump(
+        {**config, "tiers": [{"plugins": [{"name": "capacity"}]}]}
+    )
+    assert schedules_vgpus(facts, files)
