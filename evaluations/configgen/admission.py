@@ -10,7 +10,12 @@ from collections.abc import Sequence
 
 from catalog.engine.text import _
 from evaluations.configgen.agents import untolerated
-from evaluations.configgen.kueue_config import admits_cpu_and_memory, chart_config, kueue_row
+from evaluations.configgen.kueue_config import (
+    admits_cpu_and_memory,
+    chart_config,
+    cluster_queues,
+    kueue_row,
+)
 from evaluations.configgen.model import ConfigRefused, DecisionFacts, GeneratedFile, Pool
 from evaluations.configgen.volcano_config import (
     chart_default,
@@ -55,15 +60,11 @@ def isolated_tenants_lend(facts: DecisionFacts, files: Sequence[GeneratedFile]) 
         if facts.profile.rule_for([tenant]) == "never"
     }
     return [
-        f"ClusterQueue {doc.data['metadata']['name']} is in cohort "
-        f"{doc.data['spec'].get('cohort') or doc.data['spec'].get('cohortName')}, but the tenant "
-        "never shares a GPU (step 1): it would lend and borrow quota"
-        for file in files
-        if file.kind == "kueue"
-        for doc in file.documents
-        if doc.data.get("kind") == "ClusterQueue"
-        and doc.data["metadata"]["name"] in never
-        and (doc.data["spec"].get("cohort") or doc.data["spec"].get("cohortName"))
+        f"ClusterQueue {queue['metadata']['name']} is in cohort {cohort}, but the tenant never "
+        "shares a GPU (step 1): it would lend and borrow quota"
+        for queue in cluster_queues(files)
+        if queue["metadata"]["name"] in never
+        and (cohort := queue["spec"].get("cohort") or queue["spec"].get("cohortName"))
     ]
 
 
@@ -115,13 +116,10 @@ def covers_what_no_gpu_advertises(files: Sequence[GeneratedFile]) -> list[str]:
         for profile in (entry.get("mig-devices") or {})
     }
     return [
-        f"ClusterQueue {doc.data['metadata']['name']} covers {name}, which no GPU of the "
+        f"ClusterQueue {queue['metadata']['name']} covers {name}, which no GPU of the "
         "decision advertises (its MIG layouts have no such profile)"
-        for file in files
-        if file.kind == "kueue"
-        for doc in file.documents
-        if doc.data.get("kind") == "ClusterQueue"
-        for group in doc.data["spec"]["resourceGroups"][:1]
+        for queue in cluster_queues(files)
+        for group in queue["spec"]["resourceGroups"][:1]
         for name in group["coveredResources"]
         if name.startswith(MIG_RESOURCE_PREFIX)
         and name.removeprefix(MIG_RESOURCE_PREFIX) not in layouts

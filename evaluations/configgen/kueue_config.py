@@ -17,9 +17,8 @@ hold, no values file is written and install.sh says what to add by hand.
 
 from __future__ import annotations
 
-import copy
-import functools
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -35,6 +34,7 @@ from evaluations.configgen.model import (
     GeneratedFile,
     Pool,
     RowFacts,
+    release_default,
 )
 
 CHART_CONFIG_PATH = GPUS_PATH.parent / "kueue-chart-config.yaml"
@@ -48,21 +48,21 @@ VALUES_PATH = "kueue/values.yaml"
 EXCLUDED_PREFIXES = ("cpu", "memory", "ephemeral-storage", "hugepages-")
 
 
-@functools.cache
-def _chart_configs() -> tuple[str, dict[str, dict[str, Any]]]:
-    data = yaml.safe_load(CHART_CONFIG_PATH.read_text(encoding="utf-8"))
-    configs = {
-        release: entry["config"] for entry in data["entries"] for release in entry["releases"]
-    }
-    return data["source"], configs
-
-
 def chart_config(release: str) -> dict[str, Any] | None:
     """The Configuration Kueue's chart installs by default at `release` ("0.19.2", a leading v
     ignored), a copy; None for a release the facts do not hold."""
-    _source, configs = _chart_configs()
-    found = configs.get(release.removeprefix("v"))
-    return copy.deepcopy(found) if found is not None else None
+    return release_default(CHART_CONFIG_PATH, release)[1]
+
+
+def cluster_queues(files: Sequence[GeneratedFile]) -> list[dict[str, Any]]:
+    """The generated Kueue ClusterQueues, as written."""
+    return [
+        doc.data
+        for file in files
+        if file.kind == "kueue"
+        for doc in file.documents
+        if doc.data.get("kind") == "ClusterQueue"
+    ]
 
 
 def _release(version: str) -> tuple[int, ...]:
@@ -139,13 +139,13 @@ def kueue_values_file(
         resources["deviceClassMappings"] = [
             {"name": name, "deviceClassNames": classes} for name, classes in mappings.items()
         ]
-    source, _configs = _chart_configs()
+    source = release_default(CHART_CONFIG_PATH, row.version)[0]
     text = yaml.safe_dump(config, sort_keys=False, default_flow_style=False)
     doc = Document({"managerConfig": {"controllerManagerConfigYaml": text}})
     doc.note(
         "managerConfig.controllerManagerConfigYaml",
         "the chart's default Configuration + resources.excludeResourcePrefixes",
-        f"{row.cites()}: the default of {source.format(release=row.version.removeprefix('v'))}; "
+        f"{row.cites()}: the default of {source}; "
         "the ClusterQueues cover GPU resources only, so CPU, memory, ephemeral storage and huge "
         "pages are left out of Kueue's quota check",
     )
@@ -160,13 +160,7 @@ def kueue_values_file(
 def admits_cpu_and_memory(files: list[GeneratedFile]) -> list[str]:
     """Each plain resource (cpu, memory) a pod asks that a generated ClusterQueue neither covers
     nor the generated Kueue Configuration excludes: such a pod is never admitted."""
-    queues = [
-        doc.data
-        for file in files
-        if file.kind == "kueue"
-        for doc in file.documents
-        if doc.data.get("kind") == "ClusterQueue"
-    ]
+    queues = cluster_queues(files)
     if not queues:
         return []
     excluded: list[str] = []

@@ -3,7 +3,10 @@ documents whose header comments say where every value came from). Plain Python."
 
 from __future__ import annotations
 
+import copy
+import functools
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import yaml
@@ -29,6 +32,27 @@ def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 
 
 _Dumper.add_representer(str, _represent_str)
+
+
+@functools.cache
+def _release_facts(path: Path) -> tuple[str, dict[str, dict[str, Any]]]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    configs = {
+        release: entry["config"] for entry in data["entries"] for release in entry["releases"]
+    }
+    return data["source"], configs
+
+
+def release_default(path: Path, release: str) -> tuple[str, dict[str, Any] | None]:
+    """From a facts file of chart defaults per release (catalog/data/facts/*-config.yaml:
+    `source` with `{release}`, `entries` of `releases` and `config`): the source of `release`
+    ("0.19.2", a leading v ignored) and a copy of its default, None when the file lacks it."""
+    source, configs = _release_facts(path)
+    found = configs.get(release.removeprefix("v"))
+    return (
+        source.format(release=release.removeprefix("v")),
+        copy.deepcopy(found) if found is not None else None,
+    )
 
 
 class ConfigRefused(ValueError):

@@ -14,15 +14,19 @@ those facts do not hold, no values file is written and install.sh says what to c
 
 from __future__ import annotations
 
-import copy
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
 from catalog.engine.gpus import GPUS_PATH
-from evaluations.configgen.model import DecisionFacts, Document, GeneratedFile, RowFacts
+from evaluations.configgen.model import (
+    DecisionFacts,
+    Document,
+    GeneratedFile,
+    RowFacts,
+    release_default,
+)
 
 FACTS_PATH = GPUS_PATH.parent / "volcano-scheduler-config.yaml"
 # HAMi's device plugin for Volcano hands out vGPUs that Volcano's deviceshare plugin schedules
@@ -35,20 +39,10 @@ RECLAIM = "reclaim"
 CAPACITY, PROPORTION = "capacity", "proportion"
 
 
-@functools.cache
-def _facts() -> tuple[str, dict[str, dict[str, Any]]]:
-    data = yaml.safe_load(FACTS_PATH.read_text(encoding="utf-8"))
-    configs = {
-        release: entry["config"] for entry in data["entries"] for release in entry["releases"]
-    }
-    return data["source"], configs
-
-
 def chart_default(release: str) -> dict[str, Any] | None:
     """The scheduler configuration Volcano's chart installs at `release`, a copy; None when the
     facts do not hold it."""
-    found = _facts()[1].get(release.removeprefix("v"))
-    return copy.deepcopy(found) if found is not None else None
+    return release_default(FACTS_PATH, release)[1]
 
 
 def volcano_row(facts: DecisionFacts) -> RowFacts | None:
@@ -112,7 +106,7 @@ def volcano_values_file(facts: DecisionFacts, header: list[str]) -> GeneratedFil
         config = with_vgpu(config)
     text = yaml.safe_dump(config, sort_keys=False)
     doc = Document({"custom": {"scheduler_config_override": text}})
-    source = _facts()[0].format(release=row.version.removeprefix("v"))
+    source = release_default(FACTS_PATH, row.version)[0]
     doc.note(
         "custom.scheduler_config_override",
         "the chart's default + reclaim action, capacity plugin in place of proportion",
