@@ -84,6 +84,8 @@ class InterfaceKind(models.TextChoices):
     # A DRA driver's named DeviceClass (`deviceclass:gpu.nvidia.com`): the generic DeviceClass API
     # is the Kubernetes baseline, a named class ties a consumer to one driver.
     DEVICECLASS = "deviceclass", _("DRA DeviceClass")
+    # A project another ships (`contains:kai-scheduler`, `contains:SLUG/KEY`): issue 43.
+    CONTAINS = "contains", _("contained project (shipped inside)")
 
 
 class Interface(models.Model):

@@ -22,6 +22,7 @@ from catalog.engine.oracle import (
     COMPLEMENTS,
     COMPOSES,
     CONFLICTS,
+    CONTAINS,
     INCOMPARABLE,
     INDEPENDENT,
     VERDICTS,
@@ -30,13 +31,16 @@ from catalog.engine.oracle import (
 )
 from catalog.engine.rows import Row
 
-# Each pair is first reduced to seven facts, packed as a 7-bit code; a table then maps the code
+# Each pair is first reduced to eight facts, packed as an 8-bit code; a table then maps the code
 # to its holds flags. The table is the one place the verdict rules of oracle.pair_verdicts are
 # restated, and building it from the rules keeps the two readable side by side.
 _SHARES_TOKEN, _LINKED, _UNITS_OVERLAP, _SAME_LAYER, _SAME_JOB = 1, 2, 4, 8, 16
 _SAME_PROJECT, _NO_UNIT = 32, 64  # one project; either row presents no unit (`none` only)
-_CODES = 128
+_CONTAINS = 128  # one row ships the other's project (oracle.containment)
+_CODES = 256
 _BIT = {verdict: 1 << i for i, verdict in enumerate(VERDICTS)}
+# The holds-flag bit of each verdict, for readers of stored pairs (never a literal bit number).
+COMPOSES_BIT, CONFLICTS_BIT, CONTAINS_BIT = _BIT[COMPOSES], _BIT[CONFLICTS], _BIT[CONTAINS]
 
 
 def _holds_for(code: int) -> int:
@@ -44,6 +48,8 @@ def _holds_for(code: int) -> int:
     # Rows of one project that compose are one component: their shared token is no conflict.
     conflicts = bool(code & _SHARES_TOKEN) and not (composes and code & _SAME_PROJECT)
     flags = (_BIT[CONFLICTS] if conflicts else 0) | (_BIT[COMPOSES] if composes else 0)
+    if code & _CONTAINS:
+        return flags | _BIT[CONTAINS]  # a part is not compared with its whole
     if code & _SAME_LAYER:
         if code & _SAME_JOB:
             if composes:
@@ -68,7 +74,9 @@ def _first_verdict(flags: int) -> int:
 # 256-byte tables for bytes.translate, which maps a whole uint8 block in one C pass
 # (several times faster than NumPy fancy indexing for a lookup this small).
 _HOLDS_TABLE = bytes(_holds_for(code) if code < _CODES else 0 for code in range(256))
-_VERDICT_TABLE = bytes(_first_verdict(flags) & 0xFF if flags < 64 else 0xFF for flags in range(256))
+_VERDICT_TABLE = bytes(
+    _first_verdict(flags) & 0xFF if flags < 1 << len(VERDICTS) else 0xFF for flags in range(256)
+)
 _VERDICT_OF_FLAGS = np.frombuffer(_VERDICT_TABLE, dtype=np.int8)
 # The flag of a pair nothing ties: the one not stored.
 INDEPENDENT_ONLY = _BIT[INDEPENDENT]

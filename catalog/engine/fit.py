@@ -29,7 +29,7 @@ class Finding:
     """Fit of the stack to one demand of the profile."""
 
     # "isolation" | "tenancy" | "gpu" | "signals" | "metering" | "capabilities" | "quota"
-    # | "kubernetes" | "versions"
+    # | "kubernetes" | "versions" | "containment"
     aspect: str
     status: str  # "ok" | "warning" | "gap"
     message: str

@@ -9,7 +9,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from catalog.engine.compatibility import MatrixResult, MatrixTooLarge, compute_matrix
+from catalog.engine.compatibility import (
+    COMPOSES_BIT,
+    CONFLICTS_BIT,
+    MatrixResult,
+    MatrixTooLarge,
+    compute_matrix,
+)
 from catalog.engine.oracle import Link, links_between
 from catalog.engine.rows import Row
 
@@ -119,11 +125,11 @@ def catalog_contracts(
         except MatrixTooLarge:
             return Contracts((), ())  # a map without edges, not an exhausted process
     links: list[Link] = []
-    for i, j in _pairs(matrix, 1 << 1, limit):
+    for i, j in _pairs(matrix, COMPOSES_BIT, limit):
         links += links_between(rows[i], rows[j]) + links_between(rows[j], rows[i])
     conflicts = [
         (rows[i].id, rows[j].id, tuple(sorted(rows[i].exclusive & rows[j].exclusive)))
-        for i, j in _pairs(matrix, 1 << 0, limit)
+        for i, j in _pairs(matrix, CONFLICTS_BIT, limit)
     ]
     return Contracts(tuple(links), tuple(conflicts))
 

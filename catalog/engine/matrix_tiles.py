@@ -19,7 +19,14 @@ import numpy as np
 
 from catalog.engine.baseline import binds
 from catalog.engine.functions import comparable_functions
-from catalog.engine.oracle import NO_UNIT, SCHEDULING_POINT, is_pattern, presents_no_unit
+from catalog.engine.oracle import (
+    CONTAINS_KIND,
+    NO_UNIT,
+    SCHEDULING_POINT,
+    contained_names,
+    is_pattern,
+    presents_no_unit,
+)
 from catalog.engine.rows import LAYERS, Row
 
 _GLOB_CHARS = re.compile(r"[*?\[]")
@@ -117,7 +124,10 @@ class _Links:
     """
 
     def __init__(self, rows: Sequence[Row]) -> None:
-        offered = [[i for i in r.provides if binds(i, r.project)] for r in rows]
+        offered = [
+            [i for i in r.provides if binds(i, r.project) and not i.startswith(CONTAINS_KIND)]
+            for r in rows
+        ]
         provided = _index(p for ids in offered for p in ids)
         matcher = _PatternMatcher(provided)
         free, restricted = [], []
@@ -170,10 +180,30 @@ class _Links:
         return feeds | self._feeds(cols, rows).T
 
 
+class _Containment:
+    """Which pairs are a whole and its part: a row's `contains:` names meet the other row's own
+    names (its project slug and its row id), in either direction, across projects."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        shipped = [contained_names(r) for r in rows]
+        names = _index(n for ns in shipped for n in ns)
+        self.ships = _Sets([[names[n] for n in ns] for ns in shipped], len(names))
+        self.is_named = _Sets(
+            [[names[n] for n in (r.project, r.id) if n in names] for r in rows], len(names)
+        )
+
+    def holds(self, rows: slice, cols: slice, same_project: np.ndarray) -> np.ndarray:
+        if self.ships.width == 0:
+            return np.zeros((rows.stop - rows.start, cols.stop - cols.start), dtype=bool)
+        either = self.ships.product(self.is_named, rows, cols)
+        either |= self.ships.product(self.is_named, cols, rows).T
+        return either & ~same_project
+
+
 class PairCodes:
-    """The seven facts of every pair (token shared, linked, a common unit other than `none`, same
-    layer, a common comparable function, same project, either row presents no unit), computed a
-    tile at a time. Bits as in compatibility: 1, 2, 4, 8, 16, 32, 64."""
+    """The eight facts of every pair (token shared, linked, a common unit other than `none`, same
+    layer, a common comparable function, same project, either row presents no unit, one ships
+    the other), computed a tile at a time. Bits as in compatibility: 1, 2, 4, ..., 128."""
 
     def __init__(self, rows: Sequence[Row]) -> None:
         self.n = len(rows)
@@ -191,6 +221,7 @@ class PairCodes:
         projects = _index(r.project for r in rows)
         self.owners = np.array([projects[r.project] for r in rows], dtype=np.int32)
         self.unitless = np.array([presents_no_unit(r) for r in rows], dtype=bool)
+        self.containment = _Containment(rows)
 
     def tile(self, rows: slice, cols: slice) -> np.ndarray:
         """uint8 codes of the pairs rows x cols (a row met with itself included: mask it)."""
@@ -199,8 +230,10 @@ class PairCodes:
         code |= self.units.overlap(rows, cols).view(np.uint8) << 2
         code |= (self.layers[rows, None] == self.layers[None, cols]).view(np.uint8) << 3
         code |= self.jobs.overlap(rows, cols).view(np.uint8) << 4
-        code |= (self.owners[rows, None] == self.owners[None, cols]).view(np.uint8) << 5
+        same_project = self.owners[rows, None] == self.owners[None, cols]
+        code |= same_project.view(np.uint8) << 5
         code |= (self.unitless[rows, None] | self.unitless[None, cols]).view(np.uint8) << 6
+        code |= self.containment.holds(rows, cols, same_project).view(np.uint8) << 7
         return code
 
 

@@ -7,6 +7,13 @@ the other) > competes (same layer, common unit, common function) > incomparable 
 common function, no common unit) > complements (same layer, different jobs) > independent
 (different layers, nothing ties them).
 
+Issue 43 put `contains` first: one row ships the other's project (`contains:SLUG` or
+`contains:SLUG/KEY` in its provides: Run:ai packages KAI, the GPU Operator deploys the device
+plugin). A part is not compared with its whole, so a contained pair holds none of the layer
+verdicts (competes, incomparable, complements, independent); a shared exclusive token and the
+contract links still hold beside it, because they say what a second, separate install of the
+part would fight over and how the bundled copy is wired.
+
 Issue 27 sharpened three edges. A row that presents no unit (`none` only: an exporter, a
 labeller) is never `incomparable`: there is no unit to fix, so a shared job leaves them
 complements. A function shared by a consumer and the interface it consumes is not rivalry: a
@@ -31,6 +38,7 @@ from catalog.engine.words import LAYER_WORDS, function_words, unit_words
 
 # Display order: a cell shows the first verdict that holds. Bit i of a holds flag is VERDICTS[i].
 VERDICTS: tuple[str, ...] = (
+    "contains",
     "conflicts",
     "composes",
     "competes",
@@ -38,8 +46,11 @@ VERDICTS: tuple[str, ...] = (
     "complements",
     "independent",
 )
-CONFLICTS, COMPOSES, COMPETES, INCOMPARABLE, COMPLEMENTS, INDEPENDENT = VERDICTS
+CONTAINS, CONFLICTS, COMPOSES, COMPETES, INCOMPARABLE, COMPLEMENTS, INDEPENDENT = VERDICTS
 NO_UNIT = "none"  # presents no unit: never a common unit
+# A row that ships another project (or one of its rows) provides `contains:SLUG` or
+# `contains:SLUG/KEY` (docs/interfaces.md).
+CONTAINS_KIND = "contains:"
 SCHEDULING_POINT = "scheduler"
 _GLOB_CHARS = frozenset("*?[")
 
@@ -113,8 +124,9 @@ def is_pattern(identifier: str) -> bool:
 
 @lru_cache(maxsize=1 << 14)
 def _offered(project: str, provides: frozenset[str]) -> tuple[str, ...]:
-    """What a row's provides can bind (baseline interfaces only from their defining project)."""
-    return tuple(i for i in provides if binds(i, project))
+    """What a row's provides can bind (baseline interfaces only from their defining project; a
+    `contains:` token says what the row ships, it is no interface to consume)."""
+    return tuple(i for i in provides if binds(i, project) and not i.startswith(CONTAINS_KIND))
 
 
 @lru_cache(maxsize=1 << 14)
@@ -164,6 +176,28 @@ def _composes_reason(links: Sequence[Link], labels: dict[str, str]) -> Text:
     return joined("; ", parts)
 
 
+def contained_names(row: Row) -> frozenset[str]:
+    """The projects (`slug`) and rows (`slug/key`) a row says it ships."""
+    return frozenset(
+        i.removeprefix(CONTAINS_KIND) for i in row.provides if i.startswith(CONTAINS_KIND)
+    )
+
+
+def contains(container: Row, part: Row) -> bool:
+    """`container` ships `part` (its project or that very row); never within one project."""
+    names = contained_names(container)
+    return container.project != part.project and bool(names & {part.project, part.id})
+
+
+def containment(r: Row, s: Row) -> tuple[Row, Row] | None:
+    """(container, part) when one row of the pair ships the other, else None."""
+    if contains(r, s):
+        return r, s
+    if contains(s, r):
+        return s, r
+    return None
+
+
 def presents_no_unit(row: Row) -> bool:
     """The row presents no resource unit at all (`none` and nothing else): nothing to compare."""
     return NO_UNIT in row.resource_units and not row.resource_units - {NO_UNIT}
@@ -202,6 +236,19 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
 
     shared_exclusive = tuple(sorted(r.exclusive & s.exclusive))
     links = tuple(links_between(r, s) + links_between(s, r))
+    whole = containment(r, s)
+    if whole is not None:
+        container, part = whole
+        holds.append(CONTAINS)
+        reasons.append(
+            _(
+                "%(container)s contains %(part)s: it ships its own copy, so they are neither "
+                "alternatives nor independent; use the bundled copy, or run %(part)s on its own "
+                "without %(container)s — never both as separate installs",
+                container=container.label,
+                part=part.label,
+            )
+        )
     if shared_exclusive and not one_component(r, s, bool(links)):
         holds.append(CONFLICTS)
         reasons.append(
@@ -217,7 +264,9 @@ def pair_verdicts(r: Row, s: Row) -> PairResult:
 
     shared_units = tuple(sorted(common_units(r, s)))
     shared_functions = tuple(sorted(common_functions(r, s)))
-    if r.layer == s.layer:
+    if whole is not None:
+        pass  # a part is not compared with its whole: no layer verdict
+    elif r.layer == s.layer:
         layer = LAYER_WORDS.get(r.layer, r.layer)
         if shared_functions and links:
             # A consumer and the interface it consumes share the job one after the other.

@@ -21,6 +21,7 @@ from catalog.engine.fit import (
 from catalog.engine.fleet import Tenant
 from catalog.engine.functions import GOVERNANCE
 from catalog.engine.gpus import GpuModel, gpu_model_find
+from catalog.engine.oracle import containment, links_between
 from catalog.engine.profile import Profile
 from catalog.engine.rows import Row
 from catalog.engine.text import _
@@ -161,6 +162,60 @@ def _conflicts(own: Mapping[str, list[Row]], cluster_wide: list[Row]) -> list[Po
     return conflicts
 
 
+def containment_fit(rows: Sequence[Row]) -> list[Finding]:
+    """A row whose project another row of the stack ships (`contains:`), anywhere in the stack:
+    what a container ships is cluster-wide (its CRDs and controllers), so pools do not part them.
+
+    The part is the container's bundled copy when a contract wires the two (the GPU Operator's
+    deploy label its device plugin reads, the HAMi-core library HAMi's device plugin mounts);
+    with no contract between them the part is a second, separate install of what the container
+    already runs (KAI Scheduler beside Run:ai: the scheduling.run.ai CRDs twice), refused."""
+    findings = []
+    for i, a in enumerate(rows):
+        for b in rows[i + 1 :]:
+            whole = containment(a, b)
+            if whole is None:
+                continue
+            container, part = whole
+            wires = sorted(
+                {link.interface for link in links_between(container, part)}
+                | {link.interface for link in links_between(part, container)}
+            )
+            if wires:
+                findings.append(
+                    Finding(
+                        "containment",
+                        "ok",
+                        _(
+                            "%(part)s is the copy %(container)s ships (wired through "
+                            "%(interfaces)s): install it through %(container)s, not on its own",
+                            part=part.label,
+                            container=container.label,
+                            interfaces=", ".join(wires),
+                        ),
+                    )
+                )
+                continue
+            findings.append(
+                Finding(
+                    "containment",
+                    "gap",
+                    _(
+                        "%(container)s contains %(part)s and runs its own copy; nothing in the "
+                        "stack wires %(part)s to it as that copy, so it would be a second "
+                        "install of the same component (its CRDs, controllers or node agents "
+                        "twice). Keep one: %(container)s with its bundled copy (drop the "
+                        "%(part)s row), or %(part)s on its own (drop %(container)s, or turn its "
+                        "copy off where %(container)s allows it)",
+                        container=container.label,
+                        part=part.label,
+                    ),
+                    blocking=True,
+                )
+            )
+    return findings
+
+
 def _missing_layers(
     own: Mapping[str, list[Row]], cluster_wide: list[Row], profile: Profile | None
 ) -> list[MissingLayer]:
@@ -260,6 +315,7 @@ def check_stack(
         fit.extend(capabilities_fit(list(rows), profile))
     # Without a profile the tenancy is unknown: what a quota row cannot express is a warning.
     fit.extend(quota_fit(present, profile))
+    fit.extend(containment_fit(rows))
     return StackReport(
         gaps=tuple(gaps),
         conflicts=tuple(_conflicts(own, cluster_wide)),

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
 
-from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
+from catalog.engine.compatibility import COMPOSES_BIT, MatrixTooLarge, compute_matrix
 from catalog.engine.map_focus import focus_rows, pool_of
 from catalog.engine.map_layout import (
     CONTRACT_MAX_PAIRS,
@@ -181,7 +181,7 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
                 matrix = None  # too large to relate here: the anchors alone are shown
             # The stored (sparse) pairs: a pair not stored is independent, so it never composes.
             for i, j, flags in matrix.stored_chunks() if matrix is not None else ():
-                hit = (flags & (1 << 1)) != 0
+                hit = (flags & COMPOSES_BIT) != 0
                 partners.update(j[hit & marked[i]].tolist())
                 partners.update(i[hit & marked[j]].tolist())
         keep = [kept and i in partners for i, kept in enumerate(keep)]

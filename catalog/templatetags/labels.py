@@ -68,6 +68,7 @@ INTERFACE_KINDS = {
     "owner": _("owns"),
     "assigner": _("assigner"),
     "deviceclass": _("DeviceClass"),
+    "contains": _("contains"),
 }
 
 # Capabilities are names people say, not identifiers they type: they read as words.
