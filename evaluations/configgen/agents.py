@@ -16,7 +16,10 @@ the release the catalog pins):
 - the NVIDIA device plugin chart v0.20.0 reads top-level `tolerations`:
   https://github.com/NVIDIA/k8s-device-plugin/blob/v0.20.0/deployments/helm/nvidia-device-plugin/
   values.yaml (L86-L93); its NFD dependency is off by default (gfd.enabled and nfd.enabled
-  unset), so no worker runs.
+  unset), so no worker runs;
+- the DRA Driver for NVIDIA GPUs v0.4.1 runs its kubelet plugin from `kubeletPlugin.tolerations`:
+  https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/
+  dra-driver-nvidia-gpu/values.yaml (L262-L265), values file dra_values.py.
 
 The AMD GPU Operator's DeviceConfigs carry their own per-pool tolerations (generate_amd.py).
 """
@@ -46,6 +49,7 @@ AGENT_TOLERATIONS: Mapping[str, tuple[tuple[tuple[str, ...], tuple[dict[str, str
         (("node-feature-discovery", "worker", "tolerations"), (_CONTROL_PLANE, _GPU)),
     ),
     "hami-values": ((("devicePlugin", "tolerations"), ()),),
+    "dra-driver-nvidia-gpu-values": ((("kubeletPlugin", "tolerations"), (_GPU,)),),
     "nvidia-device-plugin-values": (
         (("tolerations",), ({"key": "CriticalAddonsOnly", "operator": "Exists"}, _GPU)),
     ),

@@ -36,6 +36,35 @@ HAMI_MEMORY_SCALING = 1
 PERCENT = 100
 MIB_PER_GB = 1024
 UNKNOWN_CAPACITY = "no capacity of this resource follows from the decision: 0 until you set it"
+# HAMi's device plugin for Volcano v1.12.0 (volcano-vgpu-device-plugin.yml L33-L35, README.md
+# L152-L185): deviceSplitCount 10 vGPUs per GPU as volcano.sh/vgpu-number, the GPU's memory in MiB
+# (deviceMemoryScaling 1) as volcano.sh/vgpu-memory, and volcano.sh/vgpu-cores in percent of a GPU.
+VOLCANO_VGPU = "volcano-vgpu-device-plugin"
+VOLCANO_VGPU_SPLIT = 10
+VOLCANO_VGPU_README = (
+    "https://github.com/Project-HAMi/volcano-vgpu-device-plugin/blob/v1.12.0/"
+    "volcano-vgpu-device-plugin.yml#L33-L35"
+)
+
+
+# Rows that list MIG among their units but whose pool EcoMap sizes without a MIG layout:
+# - HAMi's device plugin for Volcano runs HAMi-core by default (its MIG mode is a per-node setting
+#   of its own ConfigMap, `operatingmode`, doc/config.md at v1.12.0): sized as vGPUs;
+# - the DRA driver's GPU plugin (and its shared claims) hands out existing MIG devices but its
+#   claims name the whole-GPU class gpu.nvidia.com (generate_dra.claim_class), which a GPU cut
+#   into MIG instances no longer offers: sized as whole GPUs.
+UNSLICED = (
+    VOLCANO_VGPU,
+    "nvidia-dra-driver-gpu/gpu-kubelet-plugin",
+    "nvidia-dra-driver-gpu/shared-claims",
+)
+
+
+def _sized_units(row) -> tuple[str, ...]:
+    """The units a row's pool is sized by (UNSLICED rows: without MIG)."""
+    if row.project in UNSLICED or row.ref in UNSLICED:
+        return tuple(unit for unit in row.units if unit != "mig_slice")
+    return row.units
 
 
 def tenants_of(facts: DecisionFacts, count: int) -> list[str]:
@@ -111,7 +140,7 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
     for name, nodes, group_cluster in zip(names, shares, parts, strict=True):
         own = [row for ref in facts.pools.get(name, []) if (row := facts.row(ref)) is not None]
         rows = own + common if facts.pools else list(facts.rows)
-        units = [u for row in rows if row.layer == "data_plane" for u in row.units]
+        units = [u for row in rows if row.layer == "data_plane" for u in _sized_units(row)]
         units = units or [u for row in rows for u in row.units]
         recommendation = {
             "rows": [row.ref for row in rows],
@@ -138,7 +167,7 @@ def sized_pools(facts: DecisionFacts) -> tuple[list[Pool], list[str]]:
     strategy = operator_strategy(facts, pools)
     if strategy is not None:
         for pool in pools:
-            if pool.is_mig and not pool.serves("hami"):
+            if pool.is_mig and not pool.shares_vgpus:
                 pool.strategy = strategy
     return pools, notes
 
@@ -208,7 +237,7 @@ def operator_strategy(facts: DecisionFacts, pools: list[Pool]) -> str | None:
     None without the operator or without a MIG pool it serves."""
     if facts.row(OPERATOR_ROW) is None:
         return None
-    mig = [pool for pool in pools if pool.is_mig and not pool.serves("hami")]
+    mig = [pool for pool in pools if pool.is_mig and not pool.shares_vgpus]
     if not mig:
         return None
     return "mixed" if any(mig_strategy(pool, own=True) == "mixed" for pool in mig) else "single"
@@ -370,6 +399,8 @@ def capacity(pool: Pool, resource: str) -> tuple[int, str]:
         return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name}"
     if hami and resource in ("nvidia.com/gpucores", "nvidia.com/gpumem-percentage"):
         return gpus * PERCENT, f"{base}; {PERCENT} per GPU"
+    if pool.serves(VOLCANO_VGPU) and resource.startswith("volcano.sh/vgpu-"):
+        return _volcano_vgpu(pool, resource, base)
     # AMD partitions under the mixed naming strategy: the layout and its count per GPU come from
     # the GPU facts (generate_amd.layout_of, catalog/data/facts/gpus.yaml)
     layout = amd_layout(pool)
@@ -427,3 +458,19 @@ def split(total: int, quotas: dict[str, int]) -> dict[str, int]:
     names = list(quotas)
     parts = largest_remainder(total, [float(quotas[n]) for n in names])
     return dict(zip(names, parts, strict=True))
+
+
+def _volcano_vgpu(pool: Pool, resource: str, base: str) -> tuple[int, str]:
+    gpus, model = pool.size.gpus, pool.cluster.model
+    if resource == "volcano.sh/vgpu-number":
+        return gpus * VOLCANO_VGPU_SPLIT, (
+            f"{base}; deviceSplitCount {VOLCANO_VGPU_SPLIT} vGPUs per GPU ({VOLCANO_VGPU_README})"
+        )
+    if resource == "volcano.sh/vgpu-cores":
+        return gpus * PERCENT, f"{base}; {PERCENT} (percent of a GPU) per GPU"
+    if resource == "volcano.sh/vgpu-memory":
+        if model is None:
+            return 0, "GPU model unknown: its memory is not in EcoMap's GPU facts"
+        per_gpu = model.memory_gb * MIB_PER_GB
+        return gpus * per_gpu, f"{base}; {per_gpu} MiB per {model.name} (deviceMemoryScaling 1)"
+    return 0, UNKNOWN_CAPACITY

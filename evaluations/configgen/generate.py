@@ -1,7 +1,8 @@
 """Configuration from a decision: node labels and taints per pool, NVIDIA device plugin and GPU
-Operator settings, mig-parted `mig-configs`, HAMi Helm values, Kueue ResourceFlavors,
-ClusterQueues and LocalQueues. Every document's header says which decision, row and capacity
-figure each value came from. Plain Python; docs/configgen.md says how to apply the files."""
+Operator settings, mig-parted `mig-configs`, HAMi Helm values; queues, DRA, AMD and agents' files
+come from their own modules (generate_kueue, generate_queues, generate_dra, generate_amd, agents).
+Every document's header says which decision, row and capacity figure each value came from.
+Plain Python; docs/configgen.md says how to apply the files."""
 
 from __future__ import annotations
 
@@ -13,18 +14,16 @@ from evaluations.configgen.agents import tolerate_pool_taints
 from evaluations.configgen.capacity_of import (
     HAMI_MEMORY_SCALING,
     HAMI_SPLIT,
-    capacity,
     mig_strategy,
-    presented,
     sized_pools,
-    split,
 )
 from evaluations.configgen.examples import example_files
 from evaluations.configgen.generate_amd import amd_files, refuse_partitions_without_layout
 from evaluations.configgen.generate_dra import dra_files, presenters
+from evaluations.configgen.generate_kueue import kueue_files
 from evaluations.configgen.generate_queues import queue_files
 from evaluations.configgen.install import install_file
-from evaluations.configgen.kueue_config import dra_quota, kueue_values_file
+from evaluations.configgen.kueue_config import kueue_values_file
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -32,9 +31,11 @@ from evaluations.configgen.model import (
     Document,
     GeneratedFile,
     Pool,
+    tainted,
     unknown_model,
 )
 from evaluations.configgen.names import k8s_name
+from evaluations.configgen.owned import mark_owned
 from evaluations.configgen.volcano_config import volcano_values_file
 
 # The labels NVIDIA's components select a node's configuration by (device plugin README:
@@ -48,8 +49,6 @@ OPERATOR_DEVICE_PLUGIN_LABEL = "nvidia.com/gpu.deploy.device-plugin"
 HAMI_NODE_LABEL = ("gpu", "on")
 DEVICE_PLUGIN_CONFIGMAP = "ecomap-device-plugin-config"
 MIG_PARTED_CONFIGMAP = "ecomap-mig-parted-config"
-KUEUE_GROUP = "kueue.x-k8s.io"
-LOCAL_QUEUE = "gpu"
 
 
 def generate(facts: DecisionFacts) -> list[GeneratedFile]:
@@ -79,7 +78,7 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
             for pool in pools
             if not _other_device_plugin(pool)
         ]
-    if any(pool.is_mig and not pool.serves("hami") for pool in pools):
+    if any(pool.is_mig and not pool.shares_vgpus for pool in pools):
         files.append(_mig_parted_file(facts, pools, header))
     if facts.row("nvidia-gpu-operator/clusterpolicy") is not None:
         files.append(_gpu_operator_file(facts, pools, header, uses_device_plugin))
@@ -87,10 +86,11 @@ def generate(facts: DecisionFacts) -> list[GeneratedFile]:
         files.append(_hami_file(facts, pools, header))
     files += amd_files(facts, pools, header, files)  # AMD partitions (generate_amd.py)
     if "kueue" in projects:
-        files += _kueue_files(facts, pools, header)
+        files += kueue_files(facts, pools, header)
         values = kueue_values_file(facts, header, pools)  # CPU, memory excluded; DRA mapped
         files += [values] if values is not None else []
     files += queue_files(facts, pools, header)  # Volcano, KAI Scheduler (generate_queues.py)
+    mark_owned(files)  # queues a later install.sh may remove (owned.py)
     volcano = volcano_values_file(facts, header)  # capacity plugin and reclaim for deserved
     files += [volcano] if volcano is not None else []
     files += dra_files(facts, pools, header)  # DeviceClasses, ResourceClaimTemplates
@@ -145,13 +145,15 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
             _rows(pool, "hami") + ": HAMi device "
             "plugin's node selector (chart v2.10.0 nvidiaNodeSelector)",
         )
-    elif pool.has("nvidia-device-plugin") or pool.has("nvidia-gpu-operator"):
+    elif not _other_device_plugin(pool) and (
+        pool.has("nvidia-device-plugin") or pool.has("nvidia-gpu-operator")
+    ):
         labels[DEVICE_PLUGIN_CONFIG_LABEL] = doc.note(
             f"labels.{DEVICE_PLUGIN_CONFIG_LABEL}",
             pool.name,
             "the device plugin's per-node configuration: the key of this pool's config",
         )
-    if pool.is_mig and not pool.serves("hami"):
+    if pool.is_mig and not pool.shares_vgpus:
         doc.data["mig_configs"] = [
             {
                 "nodes": doc.note(
@@ -169,7 +171,7 @@ def _node_file(facts: DecisionFacts, pool: Pool, header: list[str]) -> Generated
         ]
     doc.data["labels"] = labels
     taint = {"key": POOL_LABEL, "value": pool.name, "effect": "NoSchedule"}
-    doc.data["taints"] = [taint] if _tainted(facts) else []
+    doc.data["taints"] = [taint] if tainted(facts) else []
     doc.note(
         "taints",
         doc.data["taints"],
@@ -218,10 +220,6 @@ def _operator_plugin_off(facts: DecisionFacts, pools: list[Pool], files: list) -
             + ", ".join(row.ref for row in pool.data_plane if row.resources)
             + ": the GPU Operator's device plugin stays off these nodes",
         )
-
-
-def _tainted(facts: DecisionFacts) -> bool:
-    return len(facts.pools) > 1
 
 
 def _rows(pool: Pool, project: str) -> str:
@@ -343,17 +341,20 @@ def _gpu_operator_file(
     row = facts.row("nvidia-gpu-operator/clusterpolicy")
     cited = row.cites() if row else "decision"
     doc = Document({})
+    others = sorted(
+        {r.project for p in pools if _other_device_plugin(p) for r in p.data_plane if r.resources}
+        | {r.project for p in pools for r in presenters(p)}
+    )
     plugin = {
         "enabled": doc.note(
             "devicePlugin.enabled",
             device_plugin,
-            (
-                f"{cited}; "
-                + (
-                    "HAMi's device plugin serves the GPUs (decided), so the operator's is off"
-                    if not device_plugin
-                    else "the operator runs the device plugin"
-                )
+            f"{cited}; "
+            + (
+                f"{', '.join(others) or 'another component'} presents the GPUs (decided), so the "
+                "operator's device plugin is off"
+                if not device_plugin
+                else "the operator runs the device plugin"
             ),
         )
     }
@@ -372,7 +373,7 @@ def _gpu_operator_file(
             ),
         }
     doc.data["devicePlugin"] = plugin
-    mig = [pool for pool in served if pool.is_mig and not pool.serves("hami")]
+    mig = [pool for pool in served if pool.is_mig and not pool.shares_vgpus]
     if mig and device_plugin:
         strategy = mig_strategy(mig[0])  # the operator's, in force on every pool
         doc.data["mig"] = {
@@ -449,150 +450,3 @@ def _hami_file(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> Ge
         [doc],
         [*header, "helm install hami hami-charts/hami -n kube-system -f hami/values.yaml"],
     )
-
-
-# ---- Kueue --------------------------------------------------------------------------------------
-
-
-def kueue_api_version(facts: DecisionFacts) -> tuple[str, str]:
-    """The Kueue API the decision's pinned Kueue serves: v1beta2 when its row provides the
-    v1beta2 ClusterQueue CRD (Kueue 0.19.2 serves both, stores v1beta2; 0.20 drops v1beta1),
-    else v1beta1."""
-    rows = [row for row in facts.rows if row.project == "kueue"]
-    for row in rows:
-        if f"crd:{KUEUE_GROUP}/v1beta2/ClusterQueue" in row.provides:
-            return f"{KUEUE_GROUP}/v1beta2", f"{row.cites()} provides the v1beta2 ClusterQueue CRD"
-    cited = rows[0].cites() if rows else "decision"
-    return f"{KUEUE_GROUP}/v1beta1", f"{cited} does not provide v1beta2: v1beta1"
-
-
-def _kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> list[GeneratedFile]:
-    api, why_api = kueue_api_version(facts)
-    flavors = []
-    for pool in pools:
-        doc = Document(
-            {"apiVersion": api, "kind": "ResourceFlavor", "metadata": {"name": pool.name}}
-        )
-        doc.note("apiVersion", api, why_api)
-        doc.note("metadata.name", pool.name, f"node pool {pool.name} of {facts.source}")
-        spec = {"nodeLabels": {POOL_LABEL: pool.name}}
-        doc.note(f"spec.nodeLabels.{POOL_LABEL}", pool.name, "the pool's node label")
-        if _tainted(facts):
-            spec["tolerations"] = [
-                {"key": POOL_LABEL, "operator": "Equal", "value": pool.name, "effect": "NoSchedule"}
-            ]
-            doc.note("spec.tolerations", "the pool's taint", "admitted workloads tolerate it")
-        doc.data["spec"] = spec
-        flavors.append(doc)
-    devices = {pool.name: dra_quota(facts, pool) for pool in pools}  # DRA claims (kueue_config)
-    offered = {pool.name: presented(pool) + list(devices[pool.name]) for pool in pools}
-    covered = sorted({name for names in offered.values() for name in names})
-    if not covered:
-        raise ConfigRefused(_("no decided data-plane row advertises a resource for Kueue to cover"))
-    tenants = list(pools[0].quotas)
-    per_pool = {}
-    for pool in pools:
-        per_pool[pool.name] = {}
-        for resource in covered:
-            total, why = (
-                capacity(pool, resource)
-                if resource in pool.resources
-                else devices[pool.name][resource][:2]
-                if resource in devices[pool.name]
-                else (0, f"pool {pool.name}'s rows do not advertise it")
-            )
-            per_pool[pool.name][resource] = (split(total, pool.quotas), total, why)
-    cohort_field = "cohortName" if api.endswith("v1beta2") else "cohort"
-    tenant_rules = {
-        tenant.name: facts.profile.rule_for([tenant]) for tenant in facts.profile.tenant_list
-    }
-    queues, locals_ = [], []
-    for tenant in tenants:
-        doc = Document({"apiVersion": api, "kind": "ClusterQueue", "metadata": {"name": tenant}})
-        doc.note("apiVersion", api, why_api)
-        doc.note("metadata.name", tenant, f"tenant of step 1 ({len(tenants)} tenants)")
-        group_flavors = []
-        for f_index, pool in enumerate(pools):
-            resources = []
-            for r_index, resource in enumerate(covered):
-                shares, total, why = per_pool[pool.name][resource]
-                path = f"spec.resourceGroups[0].flavors[{f_index}].resources[{r_index}]"
-                quota = doc.note(
-                    f"{path}.nominalQuota ({resource})",
-                    shares[tenant],
-                    f"{tenant}'s {pool.quotas[tenant]} of pool {pool.name}'s {pool.size.gpus} "
-                    f"GPUs (capacity sizing) of {total}: {why}",
-                )
-                resources.append({"name": resource, "nominalQuota": quota})
-            group_flavors.append({"name": pool.name, "resources": resources})
-        doc.note(
-            "spec.resourceGroups[0].coveredResources",
-            covered,
-            "every resource the decided data-plane rows advertise ("
-            + "; ".join(f"{row.ref}: {', '.join(row.resources)}" for row in _data_plane(pools))
-            + ") and, under the MIG mixed strategy, each profile of the sized geometry",
-        )
-        spec: dict = {}
-        rule = tenant_rules.get(tenant, facts.profile.tenant_rule)
-        if rule == "never":
-            doc.note(
-                f"spec.{cohort_field}",
-                None,
-                f"{tenant} never shares a GPU with another tenant (step 1): no cohort, so its "
-                "queue neither lends its idle quota nor borrows another's",
-            )
-        else:
-            spec[cohort_field] = doc.note(
-                f"spec.{cohort_field}",
-                facts.name,
-                "one cohort per evaluation: idle quota is lent to the other tenants "
-                f"({tenant}'s rule: {rule})",
-            )
-            spec["preemption"] = {
-                "reclaimWithinCohort": doc.note(
-                    "spec.preemption.reclaimWithinCohort",
-                    "Any",
-                    "quota lent to another tenant comes back when its owner needs it",
-                ),
-                "withinClusterQueue": doc.note(
-                    "spec.preemption.withinClusterQueue",
-                    "LowerPriority",
-                    "within the tenant, higher-priority work preempts lower-priority work",
-                ),
-            }
-        spec["namespaceSelector"] = {"matchLabels": {"kubernetes.io/metadata.name": tenant}}
-        spec["resourceGroups"] = [{"coveredResources": covered, "flavors": group_flavors}]
-        doc.data["spec"] = spec
-        doc.note("spec.namespaceSelector", tenant, "the tenant's namespace")
-        queues.append(doc)
-        local = Document(
-            {
-                "apiVersion": api,
-                "kind": "LocalQueue",
-                "metadata": {"name": LOCAL_QUEUE, "namespace": tenant},
-                "spec": {"clusterQueue": tenant},
-            }
-        )
-        local.note("apiVersion", api, why_api)
-        local.note("metadata.name", LOCAL_QUEUE, "one queue per tenant namespace")
-        local.note("metadata.namespace", tenant, "the tenant's namespace")
-        local.note("spec.clusterQueue", tenant, "the tenant's ClusterQueue")
-        locals_.append(local)
-    return [
-        GeneratedFile("kueue/resource-flavors.yaml", "kueue", flavors, header),
-        GeneratedFile(
-            "kueue/cluster-queues.yaml",
-            "kueue",
-            queues,
-            [*header, "Quotas per flavor sum to the pool's capacity of each resource."],
-        ),
-        GeneratedFile("kueue/local-queues.yaml", "kueue", locals_, header),
-    ]
-
-
-def _data_plane(pools: list[Pool]):
-    seen = {}
-    for pool in pools:
-        for row in pool.data_plane:
-            seen.setdefault(row.ref, row)
-    return list(seen.values())

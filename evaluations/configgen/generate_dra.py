@@ -40,6 +40,7 @@ from catalog.engine.dra_releases import (
 )
 from catalog.engine.kubernetes import format_minor, parse_version
 from catalog.engine.text import _
+from evaluations.configgen.dra_values import dra_driver_values_file
 from evaluations.configgen.model import (
     POOL_LABEL,
     ConfigRefused,
@@ -157,9 +158,11 @@ def pool_classes(facts: DecisionFacts, pool: Pool) -> list[tuple[RowFacts, str, 
 
 
 def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> list[GeneratedFile]:
+    values = dra_driver_values_file(facts, pools, header)  # the driver chart's (dra_values.py)
+    files = [values] if values is not None else []
     served = [(pool, row) for pool in pools for row in presenters(pool)]
     if not served:
-        return []
+        return files
     api, why_api = dra_api_version(facts)
     notes = [] if facts.profile.kubernetes_version else [why_api]
     notes += release_warnings(facts.profile.kubernetes_version, [row for _p, row in served])
@@ -183,7 +186,6 @@ def dra_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> lis
         _claim_template(api, why_api, tenant, *claim) for claim in claims for tenant in tenants
     ]
     installed = sorted({name for _p, row, name, _t, _w in claims if name in row.device_classes})
-    files = []
     if classes:
         files.append(
             GeneratedFile(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from evaluations.configgen.kueue_config import manual_step
 from evaluations.configgen.model import POOL_LABEL, Chart, DecisionFacts, GeneratedFile
+from evaluations.configgen.owned import stale_removals
 from evaluations.configgen.volcano_config import manual_step as volcano_manual_step
 
 INSTALL_SCRIPT = "install-script"
@@ -34,6 +35,7 @@ VALUES_KIND = {
     "nvidia-device-plugin": "nvidia-device-plugin-values",
     "kueue": "kueue-values",
     "volcano": "volcano-values",
+    "nvidia-dra-driver-gpu": "dra-driver-nvidia-gpu-values",
 }
 SETTINGS = {"nvidia-device-plugin": (("config.name", DEVICE_PLUGIN_CONFIGMAP),)}
 # Where the NVIDIA ConfigMaps go when the decided row states no chart (the charts' namespaces).
@@ -47,6 +49,7 @@ ORDER = (
     "nvidia-gpu-operator",
     "amd-gpu-operator",
     "nvidia-device-plugin",
+    "nvidia-dra-driver-gpu",
     "hami",
     "volcano",
     "kai-scheduler",
@@ -357,6 +360,8 @@ def install_steps(facts: DecisionFacts, files: Sequence[GeneratedFile]) -> list[
             "apiVersion" in d.data and "kind" in d.data for d in file.documents
         ):
             steps.append(Step(("kubectl", "apply", "-f", file.path), f"{file.path}: {file.kind}"))
+    # Last, once the decision's queues are in place: EcoMap's queues it no longer has.
+    steps += [Step(argv, why) for argv, why in stale_removals(applied)]
     return steps
 
 

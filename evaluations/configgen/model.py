@@ -68,6 +68,10 @@ def unknown_model(said: str | None) -> Text:
     return _("step 1 names no GPU model")
 
 
+# Device plugins that split each GPU into vGPUs by memory and compute share (HAMi-core).
+VGPU_SHARERS = ("hami", "volcano-vgpu-device-plugin")
+
+
 @dataclass(frozen=True, slots=True)
 class Chart:
     """A project's Helm chart as its catalog row states it (bundle `config.helm`, validated by
@@ -205,6 +209,12 @@ class Pool:
         return [row.ref for row in self.rows]
 
     @property
+    def shares_vgpus(self) -> bool:
+        """Whether a vGPU device plugin (HAMi's, or HAMi's for Volcano) splits the pool's GPUs:
+        no MIG layout is cut for it and NVIDIA's device plugin does not serve it."""
+        return any(self.serves(project) for project in VGPU_SHARERS)
+
+    @property
     def resources(self) -> list[str]:
         """Every resource the pool's data-plane rows advertise, sorted."""
         return sorted({name for row in self.data_plane for name in row.resources})
@@ -294,3 +304,9 @@ class Drift:
 
     def to_dict(self) -> dict[str, str]:
         return {"path": self.path, "message": str(self.message), "severity": self.severity}
+
+
+def tainted(facts: DecisionFacts) -> bool:
+    """Whether the pools' nodes are tainted: with more than one pool, so work lands only where
+    its queue's flavor or its node selector and toleration send it."""
+    return len(facts.pools) > 1

@@ -28,6 +28,7 @@ from evaluations.configgen.schema_parts import (
 )
 from evaluations.configgen.values_schemas import (
     AMD_GPU_OPERATOR_VALUES,
+    DRA_DRIVER_VALUES,
     GPU_OPERATOR_VALUES,
     HAMI_VALUES,
     KUEUE_VALUES,
@@ -111,7 +112,7 @@ RESOURCE_FLAVOR = _closed(
     {
         "apiVersion": KUEUE_API,
         "kind": {"const": "ResourceFlavor"},
-        "metadata": _closed({"name": NAME}),
+        "metadata": _closed({"name": NAME, "labels": LABELS}),
         "spec": _closed(
             {"nodeLabels": LABELS, "tolerations": {"type": "array", "items": TAINT}},
             ["nodeLabels"],
@@ -164,7 +165,7 @@ CLUSTER_QUEUE = {
             {
                 "apiVersion": {"const": f"kueue.x-k8s.io/{version}"},
                 "kind": {"const": "ClusterQueue"},
-                "metadata": _closed({"name": NAME}),
+                "metadata": _closed({"name": NAME, "labels": LABELS}),
                 "spec": _closed({cohort: NAME, **CLUSTER_QUEUE_SPEC}, ["resourceGroups"]),
             }
         )
@@ -175,7 +176,7 @@ LOCAL_QUEUE = _closed(
     {
         "apiVersion": KUEUE_API,
         "kind": {"const": "LocalQueue"},
-        "metadata": _closed({"name": NAME, "namespace": NAME}),
+        "metadata": _closed({"name": NAME, "namespace": NAME, "labels": LABELS}),
         "spec": _closed({"clusterQueue": NAME}),
     }
 )
@@ -199,7 +200,7 @@ VOLCANO_QUEUE = _closed(
     {
         "apiVersion": {"const": "scheduling.volcano.sh/v1beta1"},
         "kind": {"const": "Queue"},
-        "metadata": _closed({"name": NAME}),
+        "metadata": _closed({"name": NAME, "labels": LABELS}),
         "spec": _closed(
             {
                 "weight": {"type": "integer", "minimum": 1, "maximum": 65535},
@@ -223,7 +224,7 @@ KAI_QUEUE = _closed(
     {
         "apiVersion": {"const": "scheduling.run.ai/v2"},
         "kind": {"const": "Queue"},
-        "metadata": _closed({"name": NAME}),
+        "metadata": _closed({"name": NAME, "labels": LABELS}),
         "spec": _closed(
             {
                 "parentQueue": NAME,
@@ -401,6 +402,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "nvidia-device-plugin-values": NVIDIA_DEVICE_PLUGIN_VALUES,
     "kueue-values": KUEUE_VALUES,
     "volcano-values": VOLCANO_VALUES,
+    "dra-driver-nvidia-gpu-values": DRA_DRIVER_VALUES,
     "workload-example": WORKLOAD_EXAMPLE,
     "volcano": VOLCANO_QUEUE,
     "kai-scheduler": KAI_QUEUE,

@@ -150,10 +150,30 @@ def _generated(facts: DecisionFacts) -> tuple[str, Any]:
     problems = check_files(files)
     if problems:  # a generator defect: never ship a file that fails its own schema
         return "failed", problems[0]
-    problems = admission_problems(facts, files)
+    problems = admission_problems(facts, files) or round_trip_errors(facts, files)
     if problems:  # files a cluster would not admit or run: never served as if fine
         return "inadmissible", problems
     return "files", [file.freeze() for file in files]
+
+
+def round_trip_errors(facts: DecisionFacts, files: list[GeneratedFile]) -> list[str]:
+    """The errors of the files' own round trip (the cluster they would give, checked against the
+    decision: docs/configgen.md, "Round trip"); none when that cluster is past the cluster
+    check's own limits (the admission checks above still ran)."""
+    from catalog.engine.cluster.snapshot import SnapshotError
+    from catalog.selectors import cluster_catalog
+    from evaluations.configgen.roundtrip import round_trip
+
+    rows, signatures, evidence = cluster_catalog()
+    try:
+        report = round_trip(facts, rows=rows, signatures=signatures, files=files, evidence=evidence)
+    except SnapshotError:
+        return []
+    return [
+        _("round trip: %(message)s", message=finding.message)
+        for finding in report.findings
+        if finding.severity == "error"
+    ]
 
 
 def evaluation_config(evaluation: Evaluation) -> list[GeneratedFile]:

@@ -66,6 +66,58 @@ GPU_OPERATOR_VALUES = _closed(
     },
     ["devicePlugin"],
 )
+_MATCH_EXPRESSION = _closed(
+    {
+        "key": {"type": "string", "minLength": 1},
+        "operator": {"enum": ["In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"]},
+        "values": {"type": "array", "items": {"type": "string"}},
+    },
+    ["key", "operator"],
+)
+NODE_AFFINITY = _closed(
+    {
+        "nodeAffinity": _closed(
+            {
+                "requiredDuringSchedulingIgnoredDuringExecution": _closed(
+                    {
+                        "nodeSelectorTerms": {
+                            "type": "array",
+                            "minItems": 1,
+                            "items": _closed(
+                                {
+                                    "matchExpressions": {
+                                        "type": "array",
+                                        "minItems": 1,
+                                        "items": _MATCH_EXPRESSION,
+                                    }
+                                },
+                                ["matchExpressions"],
+                            ),
+                        }
+                    },
+                    ["nodeSelectorTerms"],
+                )
+            }
+        )
+    }
+)
+# The DRA Driver for NVIDIA GPUs chart (dra_values.py).
+DRA_DRIVER_VALUES = _closed(
+    {
+        "resources": _closed(
+            {
+                "gpus": _closed({"enabled": {"type": "boolean"}}, ["enabled"]),
+                "computeDomains": _closed({"enabled": {"type": "boolean"}}, ["enabled"]),
+            },
+            ["gpus", "computeDomains"],
+        ),
+        "gpuResourcesEnabledOverride": {"type": "boolean"},
+        "nvidiaDriverRoot": {"type": "string", "pattern": "^/"},
+        "featureGates": _closed({"DynamicMIG": {"type": "boolean"}}),
+        "kubeletPlugin": _closed({"affinity": NODE_AFFINITY, "tolerations": TOLERATIONS}),
+    },
+    ["resources"],
+)
 AMD_GPU_OPERATOR_VALUES = _closed(
     {"crds": _closed({"defaultCR": _closed({"install": {"type": "boolean"}})})}
 )

@@ -616,3 +616,45 @@ def test_hamis_device_plugin_for_volcano_gets_volcanos_deviceshare_with_vgpus_on
         {**config, "tiers": [{"plugins": [{"name": "capacity"}]}]}
     )
     assert schedules_vgpus(facts, files)
+
+
+def test_a_volcano_vgpu_pool_is_shared_by_vgpus_not_cut_into_mig_instances():
+    # HAMi's device plugin for Volcano v1.12.0 runs HAMi-core by default (its MIG mode is its own
+    # per-node `operatingmode`, doc/config.md); each GPU shows deviceSplitCount 10 vGPUs as
+    # volcano.sh/vgpu-number and its memory in MiB as volcano.sh/vgpu-memory
+    # (volcano-vgpu-device-plugin.yml#L33-L35, README.md#L152-L185). Before: the pool was sized
+    # as 7g.80gb MIG instances, mig-parted cut every GPU, and the queues covered
+    # nvidia.com/mig-7g.80gb with vGPU quotas at 0.
+    from tests.evaluations.configgen.test_generate import bundle_row as row
+
+    facts = DecisionFacts(
+        evaluation_id=49,
+        rows=(
+            row("nvidia-gpu-operator", "clusterpolicy"),
+            row("volcano-vgpu-device-plugin", "device-plugin"),
+            row("volcano", "scheduler"),
+        ),
+        profile=Profile.from_dict(
+            {"workload_types": ["online_inference", "training"], "tenant_count": 2,
+             "gpu_model": "A100 80GB", "node_count": 4, "gpus_per_node": 8}
+        ),
+    )  # fmt: skip
+    files = generate(facts)
+
+    from evaluations.configgen.schemas import check_files
+
+    assert check_files(files) == []
+    assert admission_problems(facts, files) == []
+    assert not any(f.path.startswith("mig-parted/") for f in files)
+    node = _docs(files, "nodes/shared.yaml")[0]
+    assert "mig_configs" not in node
+    assert "nvidia.com/device-plugin.config" not in node["labels"]  # no NVIDIA plugin runs
+    operator = _file(files, "gpu-operator/values.yaml").documents[0]
+    assert operator.data["devicePlugin"]["enabled"] is False
+    assert "volcano-vgpu-device-plugin presents the GPUs" in str(operator.why)
+    queues = _docs(files, "volcano/queues.yaml")
+    assert not [r for q in queues for r in q["spec"]["deserved"] if r.startswith("nvidia.com/")]
+    number = sum(q["spec"]["deserved"]["volcano.sh/vgpu-number"] for q in queues)
+    memory = sum(q["spec"]["deserved"]["volcano.sh/vgpu-memory"] for q in queues)
+    assert number == 32 * 10  # 4 nodes x 8 GPUs, 10 vGPUs each
+    assert memory == 32 * 80 * 1024  # MiB of 32 A100 80GB

@@ -223,3 +223,109 @@ def test_a_chart_that_refuses_the_kubernetes_release_is_said_so():
     said = header(files, TEMPLATES)
     assert "row hami-dra-driver/kubelet-plugin v0.1.0 supports Kubernetes 1.34 or later" in said
     assert "Helm refuses to install its chart there (kubeVersion >=1.34.0-0)" in said
+
+
+# The driver's own chart (dra_values.py): values of dra-driver-nvidia-gpu v0.4.1
+# https://github.com/kubernetes-sigs/dra-driver-nvidia-gpu/blob/v0.4.1/deployments/helm/dra-driver-nvidia-gpu/values.yaml
+# and its refusals, templates/validation.yaml#L33-L43; install command docs/install.md#L23-L29.
+DRIVER_VALUES = "dra-driver-nvidia-gpu/values.yaml"
+CHART = "oci://registry.k8s.io/dra-driver-nvidia/charts/dra-driver-nvidia-gpu"
+
+
+def values_of(files):
+    return documents(files, DRIVER_VALUES)[0]
+
+
+def install_lines(files):
+    script = next(f for f in files if f.path == "install.sh").content
+    return [line for line in script.splitlines() if not line.startswith("#")]
+
+
+def test_the_gpu_plugin_is_installed_with_the_override_its_chart_demands():
+    files = generate(decision(*NVIDIA_DRA, kubernetes_version="1.34"))
+
+    assert check_files(files) == []
+    values = values_of(files)
+    # Without gpuResourcesEnabledOverride the chart fails to render while gpus.enabled is true.
+    assert values["resources"] == {"gpus": {"enabled": True}, "computeDomains": {"enabled": False}}
+    assert values["gpuResourcesEnabledOverride"] is True
+    assert "nvidiaDriverRoot" not in values  # no GPU Operator: the chart's default "/" holds
+    helm = [line for line in install_lines(files) if CHART in line]
+    assert len(helm) == 1
+    assert helm[0].startswith("helm upgrade --install dra-driver-nvidia-gpu " + CHART)
+    assert "--version 0.4.1 -n dra-driver-nvidia-gpu --create-namespace" in helm[0]
+    assert f"-f {DRIVER_VALUES}" in helm[0]
+
+
+def test_compute_domains_alone_leave_the_gpu_plugin_off_under_the_operators_driver():
+    files = generate(
+        decision(
+            "nvidia-device-plugin/whole-gpu",
+            "nvidia-dra-driver-gpu/compute-domain",
+            "nvidia-gpu-operator/clusterpolicy",
+            kubernetes_version="1.34",
+        )
+    )
+
+    assert check_files(files) == []
+    values = values_of(files)
+    assert values["resources"] == {"gpus": {"enabled": False}, "computeDomains": {"enabled": True}}
+    assert "gpuResourcesEnabledOverride" not in values
+    # The operator's driver container puts the driver under /run/nvidia/driver (install.md L127).
+    assert values["nvidiaDriverRoot"] == "/run/nvidia/driver"
+    lines = install_lines(files)
+    operator = next(i for i, line in enumerate(lines) if "nvidia/gpu-operator" in line)
+    driver = next(i for i, line in enumerate(lines) if CHART in line)
+    assert operator < driver  # the driver the DRA plugin needs comes first
+
+
+def test_dynamic_mig_turns_on_its_alpha_gate():
+    files = generate(
+        decision(
+            "nvidia-dra-driver-gpu/dynamic-mig",
+            "kubernetes-dra/core-allocation",
+            kubernetes_version="1.34",
+        )
+    )
+
+    assert check_files(files) == []
+    assert values_of(files)["featureGates"] == {"DynamicMIG": True}
+
+
+def test_the_plugin_stays_on_the_driver_pools_and_tolerates_their_taint():
+    # Two pools: one by DRA claim, one on the device plugin. The kubelet plugin must not run on
+    # the device plugin's nodes (two components handing out the same GPUs).
+    rows = (
+        bundle_row("nvidia-dra-driver-gpu/gpu-kubelet-plugin"),
+        bundle_row("kubernetes-dra/core-allocation"),
+        bundle_row("nvidia-device-plugin/whole-gpu"),
+    )
+    pools = {
+        "claims": ["nvidia-dra-driver-gpu/gpu-kubelet-plugin", "kubernetes-dra/core-allocation"],
+        "plugin": ["nvidia-device-plugin/whole-gpu"],
+    }
+    files = generate(decision(rows=rows, pools=pools, kubernetes_version="1.34", node_count=4))
+
+    assert check_files(files) == []
+    plugin = values_of(files)["kubeletPlugin"]
+    terms = plugin["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ]
+    assert len(terms) == 5  # the chart's five ways to recognise an NVIDIA node, each narrowed
+    for term in terms:
+        assert {"key": "ecomap.io/pool", "operator": "In", "values": ["claims"]} in term[
+            "matchExpressions"
+        ]
+    nodes = {
+        doc["pool"]: doc for f in files if f.kind == "node-pool" for doc in documents(files, f.path)
+    }
+    from evaluations.configgen.agents import tolerates
+
+    for pool in ("claims", "plugin"):
+        assert nodes[pool]["taints"]
+        for taint in nodes[pool]["taints"]:
+            assert tolerates(plugin["tolerations"], taint)
+    # the chart's own toleration is kept beside EcoMap's
+    assert {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"} in plugin[
+        "tolerations"
+    ]

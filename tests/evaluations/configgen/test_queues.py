@@ -70,10 +70,11 @@ def test_volcano_decision_gives_one_cluster_scoped_queue_per_tenant_that_validat
 
     assert check_files(files) == []
     queues = documents(files, "volcano/queues.yaml")
+    ours = {"app.kubernetes.io/managed-by": "ecomap"}  # install.sh may remove it later
     assert [q["metadata"] for q in queues] == [
-        {"name": "tenant-1"},
-        {"name": "tenant-2"},
-        {"name": "tenant-3"},
+        {"name": "tenant-1", "labels": ours},
+        {"name": "tenant-2", "labels": ours},
+        {"name": "tenant-3", "labels": ours},
     ]  # cluster-scoped: no namespace
     assert {q["apiVersion"] for q in queues} == {"scheduling.volcano.sh/v1beta1"}
     assert {q["kind"] for q in queues} == {"Queue"}

@@ -30,8 +30,11 @@ def test_api_serves_volcano_queues_and_claim_templates_of_the_pinned_driver(
     evaluation = Evaluation.objects.get(
         state="approved", team__slug="platform-team", title=INFERENCE["title"]
     )
+    # The device plugin and the DRA driver's GPU plugin each own their pool's GPUs: on the same
+    # nodes both would hand out the same devices, which the round trip refuses.
+    pools = {"claims": [ROWS[2]], "plugin": [ROWS[1]]}
     Decision.objects.filter(evaluation=evaluation).update(
-        rows=ROWS, pools={}, approved_rows=rows_as_stored(ROWS)
+        rows=ROWS, pools=pools, approved_rows=rows_as_stored(ROWS)
     )
     client.force_login(user)
 

@@ -48,6 +48,7 @@ VALUES = {
     "gpu-operator-values": "nvidia-gpu-operator",
     "nvidia-device-plugin-values": "nvidia-device-plugin",
     "hami-values": "hami",
+    "dra-driver-nvidia-gpu-values": "nvidia-dra-driver-gpu",
     "amd-gpu-operator-values": "amd-gpu-operator",
 }
 
@@ -186,6 +187,7 @@ def test_every_expert_decision_validates_against_the_upstream_release_it_targets
         "NVIDIA+gpu-operator",
         "Project-HAMi+HAMi",
         "volcano-sh+volcano",
+        "kubernetes-sigs+dra-driver-nvidia-gpu",
     } <= charts
 
 
