@@ -13,7 +13,7 @@ import yaml
 from jsonschema import Draft202012Validator
 
 from evaluations.configgen.install import INSTALL_SCRIPT, check_install_script
-from evaluations.configgen.model import GeneratedFile
+from evaluations.configgen.model import SAFE_LOADER, GeneratedFile
 from evaluations.configgen.schema_parts import (
     DNS_LABEL,
     KUEUE_API,
@@ -474,7 +474,7 @@ def check_file(file: GeneratedFile) -> list[str]:
     if file.kind == INSTALL_SCRIPT:
         return check_install_script(file)
     try:
-        documents = list(yaml.safe_load_all(file.content))
+        documents = list(yaml.load_all(file.content, Loader=SAFE_LOADER))
     except yaml.YAMLError as exc:
         return [f"{file.path}: not YAML: {exc}"]
     if len(documents) != len(file.documents):
