@@ -388,6 +388,26 @@ class Comment(models.Model):
         return f"{self.get_anchor_display()}: {self.body[:40]}"
 
 
+class CommentOverride(models.Model):
+    """An approver chose to approve although this comment was still open: who, when, which
+    comment, at which revision (an open comment blocks approval until resolved or overridden)."""
+
+    comment = models.ForeignKey(Comment, on_delete=models.CASCADE, related_name="overrides")
+    approver = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    revision = models.PositiveIntegerField(_("revision approved"))
+    created_at = models.DateTimeField(_("when"), auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = _("comment override")
+        verbose_name_plural = _("comment overrides")
+
+    def __str__(self) -> str:
+        return f"{self.approver} overrode comment {self.comment_id}"
+
+
 class Event(models.TextChoices):
     """Review events people are told about (in the app, by e-mail, by the team's webhook)."""
 

@@ -117,6 +117,7 @@ def evaluation_detail_view(request, pk: int):
             can_submit=can_submit,
             can_review=can_review,
             open_comments=comments.open_comments_by_anchor(evaluation),
+            open_comment_list=comments.comments_open(evaluation),
             review_blocked_as_author=is_author
             and selectors.role_allows(role, Role.REVIEWER)
             and evaluation.state == State.IN_REVIEW,

@@ -568,6 +568,13 @@ class ReviewInputSerializer(serializers.Serializer):
         required=False,
         help_text=f"comments keyed by step: {', '.join(Step.values)}",
     )
+    override_comments = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=500,
+        help_text="ids of open comments the approver approves despite (recorded); an approval "
+        "with an open comment neither resolved nor listed here is refused",
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ A comment names the revision it was made on, so a later reader sees whether it p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from django.db import transaction
@@ -16,7 +17,16 @@ from django.utils.translation import gettext as _
 
 from evaluations import selectors
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import PLACEMENT_STEPS, Comment, Evaluation, Event, Role, State, Step
+from evaluations.models import (
+    PLACEMENT_STEPS,
+    Comment,
+    CommentOverride,
+    Evaluation,
+    Event,
+    Role,
+    State,
+    Step,
+)
 from evaluations.notifications.services import anchor_path, evaluation_announce
 
 MAX_BODY = 10000
@@ -161,3 +171,33 @@ def open_comments_by_anchor(evaluation: Evaluation) -> list[dict[str, Any]]:
         for anchor, label in Step.choices
         if counts.get(anchor)
     ]
+
+
+def comments_open(evaluation: Evaluation) -> list[Comment]:
+    """The evaluation's unresolved comments in step order, then oldest first."""
+    order = {anchor: index for index, anchor in enumerate(Step.values)}
+    found = list(evaluation.comments.filter(resolved_at__isnull=True).select_related("author"))
+    for comment in found:
+        comment.anchor_url = anchor_path(evaluation, comment.anchor)
+    return sorted(found, key=lambda comment: (order.get(comment.anchor, len(order)), comment.pk))
+
+
+def open_comments_override(
+    *, evaluation: Evaluation, actor, overridden: Iterable[int]
+) -> list[CommentOverride]:
+    """Before an approval: every open comment must be resolved or named in `overridden` by the
+    approver; the overrides are recorded (who, when, which comment, which revision). Refuses,
+    listing the comments left, when one is neither."""
+    wanted = {int(pk) for pk in overridden}
+    still_open = comments_open(evaluation)
+    left = [comment for comment in still_open if comment.pk not in wanted]
+    if left:
+        listed = "; ".join(f"{Step(comment.anchor).label}: {comment.body[:60]}" for comment in left)
+        message = _(
+            "Resolve or override each open comment before approving ({count} open): {listed}"
+        ).format(count=len(left), listed=listed)
+        raise InvalidInput(message, errors={"override_comments": [message]})
+    return CommentOverride.objects.bulk_create(
+        CommentOverride(comment=comment, approver=actor, revision=evaluation.revision)
+        for comment in still_open
+    )

@@ -31,5 +31,10 @@ class ReviewForm(forms.Form):
     def step_fields(self):
         return [self[f"comment_{step.value}"] for step in Step]
 
+    def overridden_comments(self) -> list[int]:
+        """The open comments the approver ticked "approve despite this comment" for."""
+        values = self.data.getlist("override_comments") if hasattr(self.data, "getlist") else []
+        return [int(value) for value in values if value.isdigit() and len(value) < 10]
+
     def step_comments(self) -> dict[str, str]:
         return {step.value: self.cleaned_data.get(f"comment_{step.value}") or "" for step in Step}

@@ -21,7 +21,7 @@ from evaluations.models import (
     Verdict,
 )
 from evaluations.notifications.services import evaluation_announce
-from evaluations.review.comments import review_comments_add
+from evaluations.review.comments import open_comments_override, review_comments_add
 from evaluations.review.editing import audit_write, evaluation_lock, role_require
 from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
@@ -64,8 +64,10 @@ def evaluation_review(
     verdict: str,
     comment: str = "",
     step_comments: dict[str, str] | None = None,
+    override_comments: list[int] | None = None,
 ) -> Evaluation:
-    """A reviewer approves or requests changes, with comments per step."""
+    """A reviewer approves or requests changes, with comments per step. An approval needs every
+    open comment resolved or named in `override_comments` (the overrides are recorded)."""
     role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
     evaluation = evaluation_lock(evaluation)
     if evaluation.created_by_id == actor.pk:
@@ -82,7 +84,7 @@ def evaluation_review(
     comment = comment.strip()
     workflow = EvaluationWorkflow(evaluation)
     if verdict == Verdict.APPROVE:
-        return _approve(evaluation, actor, comment, step_comments)
+        return _approve(evaluation, actor, comment, step_comments, override_comments or [])
     if verdict == Verdict.REQUEST_CHANGES:
         # A comment the reviewer left on a step page and nobody has resolved says it too.
         left_open = evaluation.comments.filter(author=actor, resolved_at__isnull=True).exists()
@@ -116,7 +118,9 @@ def _review_record(evaluation, actor, verdict, comment, step_comments) -> None:
     )
 
 
-def _approve(evaluation: Evaluation, actor, comment: str, step_comments: dict) -> Evaluation:
+def _approve(
+    evaluation: Evaluation, actor, comment: str, step_comments: dict, override_comments: list[int]
+) -> Evaluation:
     """Record the approval of the current revision; the evaluation is approved once the
     approvals of this revision meet the team's policy (one approval without a policy). The
     audit names the approver and the revision either way."""
@@ -126,11 +130,15 @@ def _approve(evaluation: Evaluation, actor, comment: str, step_comments: dict) -
         raise InvalidInput(
             _("You already approved revision %(revision)s.") % {"revision": evaluation.revision}
         )
+    overrides = open_comments_override(
+        evaluation=evaluation, actor=actor, overridden=override_comments
+    )
     _review_record(evaluation, actor, Verdict.APPROVE, comment, step_comments)
     status = approval_status(evaluation)
     changes = {
         "comment": comment,
         **({"step_comments": step_comments} if step_comments else {}),
+        **({"overridden_comments": [o.comment_id for o in overrides]} if overrides else {}),
         "approvals": f"{len(status.approvers)}/{status.required}",
     }
     if status.met:

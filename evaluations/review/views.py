@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -46,13 +47,18 @@ def evaluation_review_view(request, pk: int):
     form = ReviewForm(request.POST)
     if not form.is_valid():
         raise InvalidInput(_("Choose a verdict."), errors=form.errors.get_json_data())
-    evaluation_review(
-        evaluation=evaluation,
-        actor=request.user,
-        verdict=form.cleaned_data["verdict"],
-        comment=form.cleaned_data["comment"],
-        step_comments=form.step_comments(),
-    )
+    try:
+        evaluation_review(
+            evaluation=evaluation,
+            actor=request.user,
+            verdict=form.cleaned_data["verdict"],
+            comment=form.cleaned_data["comment"],
+            step_comments=form.step_comments(),
+            override_comments=form.overridden_comments(),
+        )
+    except InvalidInput as exc:  # e.g. open comments: say so on the review panel, keep going
+        messages.error(request, exc.message)
+        return redirect(f"{reverse('evaluations:detail', args=[pk])}#review")
     messages.success(request, _("Review recorded."))
     return redirect("evaluations:detail", pk=pk)
 
