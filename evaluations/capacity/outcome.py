@@ -26,6 +26,7 @@ from evaluations.capacity.sizing import (
     Cluster,
     PoolSize,
     cluster_of,
+    mig_request,
     mix_of,
     size_pools,
     stack_policy,
@@ -33,7 +34,7 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 4  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 5  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
 # The fragmentation-aware policy of the FGD paper, replayed beside each stack's own as a reference.
 REFERENCE_POLICY = "fgd"
@@ -52,11 +53,15 @@ _ROOMY_MEMORY = 10**9
 Progress = Callable[[int], None]
 
 
-def _draw(entries: Sequence[MixEntry], tenants: list[str], capacity: int, rng) -> list[Task]:
+def _draw(
+    entries: Sequence[MixEntry], tenants: list[str], capacity: int, rng, mig_model=None
+) -> list[Task]:
     """Tasks drawn from `entries` by their counts until their GPU demand passes INFLATION x
-    `capacity` milli-GPU. An entry without a tenant gives each task to a tenant at random."""
+    `capacity` milli-GPU. An entry without a tenant gives each task to a tenant at random. On a
+    MIG pool (`mig_model`) each task names its profile, as a pod of the mixed strategy does."""
     if not entries or capacity <= 0:
         return []
+    named = {entry: mig_request(mig_model, entry) for entry in entries} if mig_model else {}
     weights = [entry.tasks for entry in entries]
     target = INFLATION * capacity
     tasks: list[Task] = []
@@ -68,15 +73,17 @@ def _draw(entries: Sequence[MixEntry], tenants: list[str], capacity: int, rng) -
             if entry.tenant is not None and entry.tenant <= len(tenants)
             else rng.choice(tenants)
         )
+        profile, milli = named.get(entry, (None, entry.gpu_milli))
         task = Task(
             name=f"t{len(tasks)}",
             gpus=entry.gpus,
-            gpu_milli=entry.gpu_milli,
+            gpu_milli=milli,
             cpu_milli=0,
             memory_mib=0,
             gpu_type="|".join(entry.gpu_types) or None,
             tenant=tenant,
             workload=entry.workload,
+            mig_profile=profile,
         )
         tasks.append(task)
         arrived += task.gpu_demand
@@ -144,7 +151,8 @@ def _replayed(pool, cluster, layouts, entries, names, policy, key, scale) -> dic
     # Seeded by the partition's input: adding a pool never changes another pool's draw, and
     # alike partitions draw alike (see _replay).
     rng = random.Random(f"{SEED}:{key!r}")  # noqa: S311 (a replay, not a secret)
-    tasks = _draw(entries, names, capacity, rng)
+    mig_model = cluster.model if pool.unit == "mig_slice" else None
+    tasks = _draw(entries, names, capacity, rng, mig_model)
     per_tenant = {name: {"tasks": 0, "placed_gpus": 0.0, "unplaced": 0} for name in names}
     gpus = len(engine_nodes) * cluster.gpus_per_node
     if not tasks:
@@ -166,14 +174,17 @@ def _replayed(pool, cluster, layouts, entries, names, policy, key, scale) -> dic
     placed_curve = [0.0] * CURVE
     arrived = placed = 0
     for task in tasks:
-        before = arrived
+        before, placed_before = arrived, placed
         arrived += task.gpu_demand
         if task.name not in unplaced:
             placed += task.gpu_demand
         for percent in range(int(100 * before / capacity) + 1, CURVE):
             if percent * capacity > 100 * arrived:
                 break
-            placed_curve[percent] = round(100 * placed / capacity, 2)
+            # At x % arrived, the work of the tasks that had all arrived by then: a task is
+            # placed once all of it has arrived, so placed never exceeds arrived.
+            done = placed if percent * capacity == 100 * arrived else placed_before
+            placed_curve[percent] = round(100 * done / capacity, 2)
         if before < capacity:  # the tasks that arrived by 100 % of the GPUs
             counts = per_tenant[task.tenant]
             counts["tasks"] += 1

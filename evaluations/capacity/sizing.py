@@ -235,14 +235,30 @@ def _plain_profiles(model: GpuModel):
     return [p for p in model.mig_profiles if _PLAIN_MIG.match(p.name)]
 
 
-def mig_profile_for(model: GpuModel, gpu_milli: int, gpus: int = 1):
-    """The smallest plain MIG profile with the compute slices a task's fraction needs (a whole
-    GPU, or more, takes the full-GPU profile); ties go to the smaller memory."""
+def mig_profile_for(model: GpuModel, gpu_milli: int, gpus: int = 1, memory_gb: float | None = None):
+    """The smallest plain MIG profile with the compute slices a task's fraction needs and, when
+    the task states it, the GPU memory it needs (a whole GPU, or more, takes the full-GPU
+    profile); ties go to the smaller memory. A task needing more memory than any instance has
+    takes the full-GPU profile."""
     plain = _plain_profiles(model)
     slices = max(p.compute_slices for p in plain)
     needed = slices if gpus > 1 or gpu_milli >= 1000 else math.ceil(gpu_milli * slices / 1000)
     fitting = [p for p in plain if p.compute_slices >= needed]
+    if memory_gb:
+        fitting = [p for p in fitting if p.memory_gb >= memory_gb] or [
+            max(plain, key=lambda p: (p.compute_slices, p.memory_gb))
+        ]
     return min(fitting, key=lambda p: (p.compute_slices, p.memory_gb, p.name))
+
+
+def mig_request(model: GpuModel, entry: MixEntry) -> tuple[str, int]:
+    """What a task of `entry` asks for on a MIG pool of the mixed strategy: the profile it names
+    (nvidia.com/mig-<profile>) and its per-GPU share, the whole instance (the instance is what
+    the pod requests and holds, so held and placed agree)."""
+    profile = mig_profile_for(model, entry.gpu_milli, entry.gpus, entry.memory_gb)
+    slices = max(p.compute_slices for p in _plain_profiles(model))
+    milli = 1000 if entry.gpus > 1 else round(profile.compute_slices * 1000 / slices)
+    return profile.name, milli
 
 
 @functools.cache
@@ -289,7 +305,7 @@ def _mig_geometry(
     slices_per_gpu = max(p.compute_slices for p in plain.values())
     wanted: Counter[str] = Counter()
     for entry in entries:
-        profile = mig_profile_for(model, entry.gpu_milli, entry.gpus)
+        profile = mig_profile_for(model, entry.gpu_milli, entry.gpus, entry.memory_gb)
         wanted[profile.name] += entry.tasks * entry.gpus * profile.compute_slices
     layouts = mig_layouts(model)
     if not wanted:

@@ -10,7 +10,9 @@ Every unit is replayed on one model: a node holds devices, each with a capacity 
   as many whole slots as cover its fraction (N must divide 1000 so slots are whole milli).
 - mig_slice: a device is a MIG instance of the node's fixed geometry (the same on every GPU of
   the node, valid per the GPU facts); a task holds one whole instance with at least the compute
-  slices its fraction needs. Capacity left outside the instances is stranded by the geometry.
+  slices its fraction needs, or, when it names a MIG profile (as a pod of the mixed strategy
+  asks for nvidia.com/mig-<profile>), an instance of exactly that profile. Capacity left
+  outside the instances is stranded by the geometry.
 Tasks of more than one GPU, or of a whole GPU, need devices with a whole GPU free.
 """
 
@@ -62,6 +64,10 @@ class Devices:
     memory: np.ndarray  # [N] MiB
     capacity: np.ndarray  # [N, D] milli-GPU per device
     gpus: np.ndarray  # [N] physical GPUs
+    # MIG only: the profiles of the instances, and each device's index into them (-1: none).
+    profiles: tuple[str, ...] = ()
+    profile: np.ndarray | None = None  # [N, D]
+    profile_milli: tuple[int, ...] = ()  # capacity of an instance of each profile
 
     @property
     def total_gpus(self) -> int:
@@ -108,6 +114,8 @@ def build_devices(nodes: Sequence[Node], unit: str, *, replicas: int = 1) -> Dev
         raise CapacityError(f"replicas must divide 1000 (2, 4, 5, 8, 10 …), got {replicas}")
     seen: set[str] = set()
     rows: list[list[int]] = []
+    named: list[list[str]] = []  # MIG: each device's profile
+    milli_of: dict[str, int] = {}
     slices_seen: set[int] = set()
     for node in nodes:
         _check_node(node)
@@ -119,8 +127,11 @@ def build_devices(nodes: Sequence[Node], unit: str, *, replicas: int = 1) -> Dev
             slices_seen.add(slices)
             per_gpu = [round(s * MILLI / slices) for s in instances]
             rows.append(per_gpu * node.gpus)
+            named.append(list(node.mig_geometry or ()) * node.gpus)
+            milli_of.update(zip(node.mig_geometry or (), per_gpu, strict=True))
         else:
             rows.append([MILLI] * node.gpus)
+            named.append([])
     if len(slices_seen) > 1:
         raise CapacityError("MIG nodes of one replay must have GPUs with the same slice count")
     width = max(1, max(len(row) for row in rows))
@@ -128,6 +139,10 @@ def build_devices(nodes: Sequence[Node], unit: str, *, replicas: int = 1) -> Dev
     for i, row in enumerate(rows):
         capacity[i, : len(row)] = row
     models = tuple(sorted({node.gpu_model for node in nodes}))
+    profiles = tuple(sorted(milli_of))
+    profile = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, names in enumerate(named):
+        profile[i, : len(names)] = [profiles.index(name) for name in names]
     return Devices(
         unit=unit,
         exclusive=unit in EXCLUSIVE_UNITS,
@@ -141,6 +156,9 @@ def build_devices(nodes: Sequence[Node], unit: str, *, replicas: int = 1) -> Dev
         memory=np.array([node.memory_mib for node in nodes], dtype=np.int64),
         capacity=capacity,
         gpus=np.array([node.gpus for node in nodes], dtype=np.int64),
+        profiles=profiles,
+        profile=profile,
+        profile_milli=tuple(milli_of[name] for name in profiles),
     )
 
 
@@ -160,6 +178,18 @@ def check_task(task: Task) -> None:
         raise CapacityError(f"task {task.name!r}: a task of {task.gpus} GPUs takes whole GPUs")
     if not task.gpus and task.gpu_milli:
         raise CapacityError(f"task {task.name!r}: gpu_milli without GPUs")
+    if task.mig_profile is not None and not task.gpus:
+        raise CapacityError(f"task {task.name!r}: a MIG profile without GPUs")
+
+
+def profile_index(task: Task, devices: Devices) -> int:
+    """Which instances the task may take: -1 any (it names no profile, or the unit is not MIG),
+    else the index of its profile; a profile no node has gets an index no device carries."""
+    if task.mig_profile is None or not devices.mig_slices:
+        return -1
+    if task.mig_profile in devices.profiles:
+        return devices.profiles.index(task.mig_profile)
+    return len(devices.profiles)
 
 
 def demand(task: Task, devices: Devices) -> int:
@@ -167,6 +197,11 @@ def demand(task: Task, devices: Devices) -> int:
     if not task.gpus:
         return 0
     milli = task.gpu_milli
+    named = profile_index(task, devices)
+    if 0 <= named < len(devices.profiles):
+        return devices.profile_milli[named]  # the whole instance of its profile
+    if named >= 0:
+        return MILLI  # no node has its profile: no device is usable (ClusterState.usable)
     if task.gpus > 1 or milli >= MILLI or devices.unit == "whole_gpu":
         return MILLI
     if devices.replicas > 1:

@@ -60,7 +60,8 @@ class Request:
     demand: int  # milli a device must have left, per GPU, under the unit
     milli: int  # the task's own per-GPU share (clustering tells shapes apart by it)
     allowed: np.ndarray  # [models] the GPU models its type constraint accepts
-    key: tuple  # what FGD's scores depend on: (cpu, demand, gpus, type constraint)
+    key: tuple  # what FGD's scores depend on: (cpu, demand, gpus, type constraint, profile)
+    profile: int = -1  # MIG: the only instances it may take (devices.profile_index); -1 any
 
     @property
     def share(self) -> bool:
@@ -88,7 +89,7 @@ def first_devices(left_row: np.ndarray, need: int, count: int) -> tuple[int, ...
 
 def devices_for(state, node: int, task: Request, how: str, rng: random.Random) -> tuple[int, ...]:
     """The devices of `node` the task takes: "best", "first" or "random" for a shared device."""
-    row = state.left[node]
+    row = state.usable(task, np.array([node]))[0]
     if not task.gpus:
         return ()
     if not task.share:
@@ -122,7 +123,8 @@ def packing_scores(state, task: Request, nodes: np.ndarray) -> np.ndarray:
     count = whole.sum(axis=1)
     idle_node = count == (cap > 0).sum(axis=1)
     if task.share:
-        masked = np.where(left >= task.demand, left, np.iinfo(np.int64).max)
+        usable = state.usable(task, nodes)
+        masked = np.where(usable >= task.demand, left, np.iinfo(np.int64).max)
         pick = np.argmin(masked, axis=1)
         picked_left = masked[np.arange(len(nodes)), pick]
         picked_whole = whole[np.arange(len(nodes)), pick]
@@ -175,21 +177,25 @@ class FgdScorer:
     def _compute(self, task: Request, nodes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         state = self.state
         target = state.target
+        width = state.left.shape[1]
         rows = np.column_stack(
             (state.devices.model_index[nodes], state.cpu_left[nodes], state.left[nodes])
         )
+        if task.profile >= 0:  # the instances it may take are part of the node's state for it
+            rows = np.column_stack((rows, state.usable(task, nodes)))
         if len(nodes) > DEDUPLICATE_FROM:
             # Nodes in the same state score the same: compute each distinct state once.
             unique, inverse = np.unique(rows, axis=0, return_inverse=True)
             inverse = inverse.reshape(-1)
         else:
             unique, inverse = rows, np.arange(len(nodes))
-        model, cpu, left = unique[:, 0], unique[:, 1], unique[:, 2:]
+        model, cpu, left = unique[:, 0], unique[:, 1], unique[:, 2 : 2 + width]
+        usable = unique[:, 2 + width :] if task.profile >= 0 else left
         before = node_fragmentation(left, cpu, model, target)
         cpu_after = cpu - task.cpu
         if task.share:
             b, d = left.shape
-            fits = left >= task.demand
+            fits = usable >= task.demand
             take = left if state.devices.exclusive else np.full_like(left, task.demand)
             frag = np.empty((b, d), dtype=np.int64)
             step = max(1, CHUNK_CELLS // (d * d * max(1, target.size)))
@@ -215,7 +221,7 @@ class FgdScorer:
         else:
             after = left
             if task.gpus:
-                fits = left >= task.demand
+                fits = usable >= task.demand
                 take = fits & (np.cumsum(fits, axis=1) <= task.gpus)
                 after = left - np.where(take, task.demand, 0)
             frag = node_fragmentation(after, cpu_after, model, target)

@@ -25,6 +25,7 @@ from evaluations.capacity.engine.devices import (
     build_devices,
     check_task,
     demand,
+    profile_index,
     type_allows,
 )
 from evaluations.capacity.engine.fragmentation import node_fragmentation, target_workload
@@ -85,14 +86,25 @@ class ClusterState:
         frag = node_fragmentation(unique[:, 2:], unique[:, 1], unique[:, 0], self.target)
         return frag[inverse.reshape(-1)]
 
+    def usable(self, task: Request, nodes: np.ndarray | None = None) -> np.ndarray:
+        """What is left on each device the task may take (0 on the others): every device, or
+        under MIG for a task that names its profile, only the instances of that profile."""
+        left = self.left if nodes is None else self.left[nodes]
+        if task.profile < 0:
+            return left
+        profile = self.devices.profile if nodes is None else self.devices.profile[nodes]
+        return np.where(profile == task.profile, left, 0)
+
     def feasible(self, task: Request) -> np.ndarray:
         """Indexes of the nodes that can take `task` now."""
         ok = (self.cpu_left >= task.cpu) & (self.memory_left >= task.memory)
         ok &= task.allowed[self.devices.model_index]
+        if task.gpus:
+            usable = self.usable(task)
         if task.gpus == 1:
-            ok &= (self.left >= task.demand).any(axis=1)
+            ok &= (usable >= task.demand).any(axis=1)
         elif task.gpus > 1:
-            ok &= (self.left >= task.demand).sum(axis=1) >= task.gpus
+            ok &= (usable >= task.demand).sum(axis=1) >= task.gpus
         return np.flatnonzero(ok)
 
     def place(self, node: int, task: Request, devices: tuple[int, ...]) -> tuple[int, ...]:
@@ -290,7 +302,8 @@ def _request(task: Task, devices) -> Request:
         [not task.gpus or type_allows(task.gpu_type, model) for model in devices.models]
     )
     need = demand(task, devices)
-    key = (task.cpu_milli, need, task.gpus, task.gpu_type or "")
+    profile = profile_index(task, devices)
+    key = (task.cpu_milli, need, task.gpus, task.gpu_type or "", profile)
     return Request(
         cpu=task.cpu_milli,
         memory=task.memory_mib,
@@ -299,6 +312,7 @@ def _request(task: Task, devices) -> Request:
         milli=task.gpu_milli,
         allowed=allowed,
         key=key,
+        profile=profile,
     )
 
 

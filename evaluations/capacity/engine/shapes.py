@@ -54,6 +54,10 @@ class Task:
     workload: str | None = None
     arrival: float | None = None
     duration: float | None = None
+    # Under mig_slice: the MIG profile the pod names (nvidia.com/mig-<profile>, the mixed
+    # strategy); it takes only an instance of that profile. None: any instance with the compute
+    # slices its fraction needs (the single strategy's nvidia.com/gpu).
+    mig_profile: str | None = None
 
     @property
     def gpu_demand(self) -> int:

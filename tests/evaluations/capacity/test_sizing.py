@@ -18,6 +18,7 @@ from evaluations.capacity.sizing import (
     cluster_of,
     largest_remainder,
     mig_geometry,
+    mig_profile_for,
     mix_of,
     size_pools,
     stack_policy,
@@ -193,9 +194,12 @@ def test_a_memory_compute_quota_packs_four_quarter_tasks_per_gpu_and_places_all_
 
 
 def test_mig_strands_what_its_fixed_instances_round_up():
-    """Quarter tasks need ceil(0.25 x 7) = 2 compute slices: a 2g.20gb instance each, three per
-    GPU (the seventh slice goes to a 1g.10gb no quarter task fits). 16 GPUs hold 48 tasks, 12 GPUs'
-    worth of work: 75 % placed, 16 of the 64 tasks wait."""
+    """Quarter tasks need ceil(0.25 x 7) = 2 compute slices: each names a 2g.20gb instance (the
+    mixed strategy) and asks for all of it, round(2000 / 7) = 286 milli; three per GPU, the
+    seventh slice goes to a 1g.10gb no quarter task names. Work arrives until it asks 100 % of
+    16 GPUs: 56 tasks (55 x 286 = 15,730 milli, the 56th passes 16,000). 16 GPUs hold 48 of
+    them: 48 x 286 = 13,728 milli = 85.8 % placed, and held, since each holds what it asked;
+    the 1g.10gb instances (16 x 143 milli, 14.3 %) are stranded; 8 tasks wait."""
     mig = stack(("shared", ["mig_slice"], ["online_inference"], "across_tenants"))
 
     outcome = stack_outcome(mig, board(tenants=1, nodes=2), QUARTERS)
@@ -203,8 +207,9 @@ def test_mig_strands_what_its_fixed_instances_round_up():
     (pool,) = outcome["pools"]
     assert pool["mig_geometry"] == [{"nodes": 2, "layout": ["2g.20gb", "2g.20gb", "2g.20gb",
                                                              "1g.10gb"]}]  # fmt: skip
-    assert outcome["alloc_at_100"] == 75.0
-    assert (outcome["tasks"], outcome["unplaced"]) == (64, 16)
+    assert outcome["alloc_at_100"] == 85.8
+    assert outcome["held_at_100"] == 85.8
+    assert (outcome["tasks"], outcome["unplaced"]) == (56, 8)
 
 
 def test_the_whole_outcome_is_the_same_for_the_same_input():
@@ -251,3 +256,50 @@ def test_a_hundred_thousand_nodes_and_256_tenants_are_sized_and_replayed_in_seco
     assert sum(t["quota"] for t in outcome["stacks"][0]["per_tenant"].values()) == 800_000
     inference = size_pools(per_tenant, cluster_of(profile), mix_of(profile)[0])[1]
     assert all(mig_layout_valid(H100, layout) for _nodes, layout in inference.mig_geometry)
+
+
+H200 = gpu_model_find("H200")
+
+
+def test_a_task_that_needs_more_memory_than_the_smallest_instance_names_a_larger_one():
+    """H200 (NVIDIA MIG User Guide, supported profiles): 1g.18gb and 1g.35gb both have one
+    compute slice. A tenth of a GPU needing 30 GB of memory fits only 1g.35gb, four per GPU (each
+    takes two of the eight memory slices). One node of 8 GPUs: 32 instances of round(1000 / 7)
+    = 143 milli. Work arrives until it asks 100 %: 56 tasks (55 x 143 = 7,865 milli); 32 are
+    placed, 32 x 143 = 4,576 milli = 57.2 % placed and held; 24 wait."""
+    notebooks = [MixEntry(workload="online_inference", tasks=1, gpu_milli=100, memory_gb=30)]
+    cluster = Cluster(model=H200, model_text="H200", nodes=1, gpus_per_node=8, tenants=1)
+    mig = stack(("shared", ["mig_slice"], ["online_inference"], "across_tenants"))
+
+    assert mig_profile_for(H200, 100).name == "1g.18gb"  # by compute alone
+    assert mig_profile_for(H200, 100, memory_gb=30).name == "1g.35gb"
+    assert mig_profile_for(H200, 100, memory_gb=60).name == "3g.71gb"
+    outcome = stack_outcome(mig, cluster, notebooks)
+
+    (pool,) = outcome["pools"]
+    assert pool["mig_geometry"] == [{"nodes": 1, "layout": ["1g.35gb"] * 4}]
+    assert (outcome["tasks"], outcome["unplaced"]) == (56, 24)
+    assert outcome["alloc_at_100"] == outcome["held_at_100"] == 57.2
+
+
+def test_h200_for_200_tenants_holds_what_it_places():
+    """The issue 40 case: 200 tenants on 32 H200 nodes, inference and notebooks on one MIG pool.
+    Before, tasks took any instance with enough slices (a 4-slice task in a 7g.141gb) and held
+    76.7 % while placing 49.9 %. Each task now names the profile its share needs, so what is held
+    is what was asked: held - placed <= 2 points. Placed is bounded by the instances the mix
+    names: the 3g.71gb instances of the 4g.71gb + 3g.71gb nodes serve only the two 370-milli
+    tasks of the mix, so at most 100 % - 17 x 8 x 3/7 of 256 GPUs (22.8 %) can be placed."""
+    profile = Profile.from_dict(
+        {"gpu_model": "H200", "node_count": 32, "gpus_per_node": 8, "tenant_count": 200,
+         "workload_types": ["online_inference", "interactive"]}
+    )  # fmt: skip
+    mix, _source = mix_of(profile)
+    mig = stack(("shared", ["mig_slice"], ["online_inference", "interactive"], "across_tenants"))
+
+    outcome = stack_outcome(mig, cluster_of(profile), mix)
+
+    (pool,) = outcome["pools"]
+    assert {"nodes": 17, "layout": ["4g.71gb", "3g.71gb"]} in pool["mig_geometry"]
+    assert outcome["held_at_100"] - outcome["alloc_at_100"] <= 2.0
+    assert outcome["alloc_at_100"] <= 100 - 100 * 17 * 8 * 3 / 7 / 256 + 0.5
+    assert outcome["alloc_at_100"] > 60.0  # not the 49.9 % of tasks squatting larger instances
