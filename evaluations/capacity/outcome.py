@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import random
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from catalog.engine.profile import Profile
-from catalog.engine.text import _
+from catalog.engine.text import _, joined
 from catalog.engine.workload_mix import WORKLOADS, MixEntry
 from evaluations.capacity import Node, Task, simulate
 from evaluations.capacity.sizing import (
@@ -263,6 +264,7 @@ def _pool_outcome(
         },
         scaled=any(r["scale"] != 1.0 for r in replays),
     )
+    data["notes"] += shortfall(pool, cluster, data)
     if data["scaled"]:
         data["notes"].append(
             _(
@@ -406,3 +408,101 @@ def capacity_outcome(
         "notes": notes,
         "seconds": round(time.perf_counter() - started, 3),
     }
+
+
+def shortfall(pool: PoolSize, cluster: Cluster, data: Mapping[str, Any]) -> list:
+    """A warning when the pool places less than the work that arrived by 100 % of its GPUs,
+    with each cause the sizing can tell: work for another GPU model, MIG profiles no layout of
+    the pool has, and otherwise (or besides) too few GPUs for the work."""
+    tasks, unplaced = data["tasks"], data["unplaced"]
+    if not unplaced or not pool.gpus:
+        return []
+    causes = []
+    model = cluster.model_name
+    foreign = sorted(
+        {key for e in pool.entries if e.gpu_types and model not in e.gpu_types
+         for key in e.gpu_types}
+    )  # fmt: skip
+    if foreign:
+        causes.append(
+            _(
+                "part of its work asks for %(wanted)s and its nodes are %(model)s: name that "
+                "GPU model's nodes in step 1 (a node group)",
+                wanted=", ".join(foreign),
+                model=cluster.model_text or model,
+            )
+        )
+    if pool.unit == "mig_slice" and cluster.model is not None:
+        cut = {name for _t, layouts in pool.partitions for one in layouts if one for name in one}
+        missing = sorted({mig_request(cluster.model, e)[0] for e in pool.entries} - cut)
+        if missing:
+            causes.append(
+                _(
+                    "its MIG layouts have no %(profiles)s instance that part of its work names",
+                    profiles=", ".join(missing),
+                )
+            )
+        surplus = _mig_surplus(pool, cluster.model)
+        if surplus:
+            causes.append(
+                _(
+                    "its MIG layouts give some profiles more of its GPUs than its work asks "
+                    "of them (profile: %% of the GPUs / %% of the work: %(profiles)s); a valid "
+                    "layout must fill each GPU",
+                    profiles=", ".join(f"{n}: {offer} / {ask}" for n, offer, ask in surplus),
+                )
+            )
+    if pool.unit == "whole_gpu":
+        fractions = sum(e.tasks for e in pool.entries if e.gpus == 1 and e.gpu_milli < 1000)
+        if fractions:
+            causes.append(
+                _(
+                    "its unit gives each task a whole GPU, and %(share)s %% of its tasks ask for "
+                    "part of one (a sharing unit would place more of them)",
+                    share=round(100 * fractions / sum(e.tasks for e in pool.entries), 1),
+                )
+            )
+    if not causes:
+        causes.append(
+            _(
+                "its %(gpus)s GPUs are fewer than the work asks: add nodes, or let it borrow "
+                "from a shared pool where the tenants' sharing allows",
+                gpus=pool.gpus,
+            )
+        )
+    return [
+        _(
+            "places %(placed)s %% of the work that arrived; %(unplaced)s of %(tasks)s tasks "
+            "wait: %(causes)s",
+            placed=data["alloc_at_100"],
+            unplaced=unplaced,
+            tasks=tasks,
+            causes=joined("; ", causes),
+        )
+    ]
+
+
+SURPLUS_POINTS = 5.0  # a profile offered this many points of the GPUs beyond its demand
+
+
+def _mig_surplus(pool: PoolSize, model) -> list[tuple[str, float, float]]:
+    """Each MIG profile whose instances take a larger share of the pool's GPUs (compute slices)
+    than the work naming it asks for: (profile, % offered, % asked), largest surplus first."""
+    slices = {p.name: p.compute_slices for p in model.mig_profiles}
+    per_gpu = max(slices.values())
+    layouts = [one for _t, partition in pool.partitions for one in partition if one]
+    wanted: Counter[str] = Counter()
+    for entry in pool.entries:
+        name, _milli = mig_request(model, entry)
+        wanted[name] += entry.tasks * entry.gpus * slices[name]
+    offered = Counter(name for one in layouts for name in one)
+    if not layouts or not wanted:
+        return []
+    asked_total, offered_total = sum(wanted.values()), per_gpu * len(layouts)
+    found = []
+    for name, count in offered.items():
+        offer = 100 * count * slices[name] / offered_total
+        ask = 100 * wanted[name] / asked_total
+        if offer - ask >= SURPLUS_POINTS:
+            found.append((name, round(offer, 1), round(ask, 1)))
+    return sorted(found, key=lambda item: item[2] - item[1])

@@ -303,3 +303,62 @@ def test_h200_for_200_tenants_holds_what_it_places():
     assert outcome["held_at_100"] - outcome["alloc_at_100"] <= 2.0
     assert outcome["alloc_at_100"] <= 100 - 100 * 17 * 8 * 3 / 7 / 256 + 0.5
     assert outcome["alloc_at_100"] > 60.0  # not the 49.9 % of tasks squatting larger instances
+
+
+def _warnings(outcome) -> list[str]:
+    (pool,) = outcome["pools"]
+    return [note for note in pool["notes"] if "of the work that arrived" in note]
+
+
+def test_work_for_another_gpu_model_is_named_with_the_node_group_to_add():
+    """An H100 + L40S fleet entered as H100 only: inference asks for L40S, nothing places it."""
+    l40s = [MixEntry(workload="online_inference", tasks=1, gpu_milli=1000, gpu_types=("l40s",))]
+    whole = stack(("shared", ["whole_gpu"], ["online_inference"], "across_tenants"))
+
+    outcome = stack_outcome(whole, board(tenants=1, nodes=2), l40s)
+
+    assert outcome["alloc_at_100"] == 0.0
+    (warning,) = _warnings(outcome)
+    assert warning.startswith("places 0.0 % of the work that arrived; 16 of 16 tasks wait")
+    assert "asks for l40s and its nodes are H100" in warning
+    assert "node group" in warning
+
+
+def test_mig_layouts_that_strand_a_profile_say_how_much():
+    # QUARTERS on H100: 2g.20gb x 3 + 1g.10gb per GPU; no task names 1g.10gb: 1/7 = 14.3 % of
+    # the GPUs offered for 0 % of the work.
+    mig = stack(("shared", ["mig_slice"], ["online_inference"], "across_tenants"))
+
+    (warning,) = _warnings(stack_outcome(mig, board(tenants=1, nodes=2), QUARTERS))
+
+    assert "8 of 56 tasks wait" in warning
+    assert "1g.10gb: 14.3 / 0.0" in warning
+
+
+def test_whole_gpus_for_fractional_work_is_named_as_the_cause():
+    whole = stack(("shared", ["whole_gpu"], ["online_inference"], "across_tenants"))
+
+    (warning,) = _warnings(stack_outcome(whole, board(tenants=1, nodes=2), QUARTERS))
+
+    assert "48 of 64 tasks wait" in warning
+    assert "gives each task a whole GPU, and 100.0 % of its tasks ask for part of one" in warning
+    assert "fewer than the work asks" not in warning
+
+
+def test_too_few_gpus_is_the_cause_when_nothing_else_is():
+    # Tasks of 3 whole GPUs on 2 nodes of 8: two fit a node (6 GPUs), 2 GPUs a node stay
+    # free. By 100 % of the GPUs six tasks have arrived (the sixth starts at 15 of 16); four
+    # are placed, two wait, and no other cause applies.
+    triples = [MixEntry(workload="training", tasks=1, gpus=3, gpu_milli=1000)]
+    whole = stack(("shared", ["whole_gpu"], ["training"], "across_tenants"))
+
+    (warning,) = _warnings(stack_outcome(whole, board(tenants=1, nodes=2), triples))
+
+    assert "2 of 6 tasks wait" in warning
+    assert "its 16 GPUs are fewer than the work asks" in warning
+
+
+def test_a_pool_that_places_all_its_work_has_no_warning():
+    quota = stack(("shared", ["memory_compute_quota"], ["online_inference"], "across_tenants"))
+
+    assert _warnings(stack_outcome(quota, board(tenants=1, nodes=2), QUARTERS)) == []
