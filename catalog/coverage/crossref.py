@@ -306,6 +306,11 @@ def _valid(decision: dict) -> bool:
     return False
 
 
+# What a decision hands its hit groups: the resolution, and (issue 43) the record of its re-check
+# against the charts, go.mod and embedded packages, with the reason a now-relation once had.
+_CARRIED = ("resolution", "reason", "relation", "recheck", "dismissed_before")
+
+
 def merge(groups: list[Group], decisions: list[dict]) -> list[dict]:
     """Attach each group's resolution: a decision for its (searched, other, term), else one for
     (searched, other, '*') — a pair-level decision — else none. Returns the decisions that matched
@@ -324,9 +329,7 @@ def merge(groups: list[Group], decisions: list[dict]) -> list[dict]:
         group.resolution = None
         if decision is not None and _valid(decision):
             used.add(id(decision))
-            group.resolution = {
-                k: decision[k] for k in ("resolution", "reason", "relation") if k in decision
-            }
+            group.resolution = {k: decision[k] for k in _CARRIED if k in decision}
     return [d for d in decisions if id(d) not in used]
 
 
