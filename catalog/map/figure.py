@@ -15,7 +15,12 @@ from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
 
-from catalog.engine.compatibility import COMPOSES_BIT, MatrixTooLarge, compute_matrix
+from catalog.engine.compatibility import (
+    COMPOSES_BIT,
+    CONTAINS_BIT,
+    MatrixTooLarge,
+    compute_matrix,
+)
 from catalog.engine.map_focus import focus_rows, pool_of
 from catalog.engine.map_layout import (
     CONTRACT_MAX_PAIRS,
@@ -167,7 +172,11 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
         named = set(focus_rows(rows, filters.rows))
         keep = [kept and row.id in named for row, kept in zip(rows, keep, strict=True)]
     # A project's neighbourhood is what composes with it, the project included.
-    for anchor in (filters.composes_with, filters.near):
+    for anchor, bits in (
+        (filters.composes_with, COMPOSES_BIT),
+        # A row's neighbourhood also holds what ships it or what it ships (issue 43).
+        (filters.near, COMPOSES_BIT | CONTAINS_BIT),
+    ):
         if not anchor:
             continue
         anchors = _selected(rows, anchor)
@@ -181,7 +190,7 @@ def _visible(catalog: MapCatalog, filters: MapFilters) -> list[Row]:
                 matrix = None  # too large to relate here: the anchors alone are shown
             # The stored (sparse) pairs: a pair not stored is independent, so it never composes.
             for i, j, flags in matrix.stored_chunks() if matrix is not None else ():
-                hit = (flags & COMPOSES_BIT) != 0
+                hit = (flags & bits) != 0
                 partners.update(j[hit & marked[i]].tolist())
                 partners.update(i[hit & marked[j]].tolist())
         keep = [kept and i in partners for i, kept in enumerate(keep)]

@@ -19,6 +19,7 @@ from catalog.models import Function, Layer, Project
 
 # One colour per verdict, in VERDICTS order; same-row cells stay blank.
 VERDICT_COLOURS = {
+    "contains": "#1e3a8a",
     "conflicts": "#dc2626",
     "composes": "#16a34a",
     "competes": "#f59e0b",
@@ -30,6 +31,7 @@ VERDICT_COLOURS = {
 
 def verdict_labels() -> dict[str, str]:
     return {
+        "contains": _("contains"),
         "conflicts": _("conflicts"),
         "composes": _("composes"),
         "competes": _("competes"),

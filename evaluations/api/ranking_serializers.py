@@ -35,7 +35,7 @@ class ComparisonGroupSerializer(serializers.Serializer):
 class ComparisonPairSerializer(serializers.Serializer):
     projects = serializers.ListField(child=serializers.CharField())
     verdict = serializers.ChoiceField(
-        choices=["composes", "incomparable", "complements", "independent"]
+        choices=["contains", "composes", "incomparable", "complements", "independent"]
     )
     summary = serializers.CharField()
     links = serializers.ListField(child=serializers.DictField())

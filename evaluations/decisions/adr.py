@@ -82,6 +82,7 @@ def _labels(*choices) -> dict[str, str]:
 
 
 _VERDICT_WORDS = {
+    "contains": lambda: _("contains"),
     "composes": lambda: _("compose"),
     "incomparable": lambda: _("incomparable"),
     "complements": lambda: _("complement"),

@@ -14,6 +14,7 @@ from catalog.engine.oracle import (
     COMPLEMENTS,
     COMPOSES,
     CONFLICTS,
+    CONTAINS,
     INCOMPARABLE,
     INDEPENDENT,
     NO_UNIT,
@@ -61,7 +62,7 @@ class ProjectPair:
     """Everything between two candidate projects that is not a competition, on one line."""
 
     projects: tuple[str, str]
-    verdict: str  # composes | incomparable | complements | independent
+    verdict: str  # contains | composes | incomparable | complements | independent
     links: tuple[Link, ...]
     rows: tuple[tuple[str, str], ...]
     summary: Text
@@ -73,6 +74,11 @@ class ComparisonFacts:
     groups: list[CompeteGroup] = field(default_factory=list)
     pairs: list[ProjectPair] = field(default_factory=list)
     alone: list[str] = field(default_factory=list)  # rows with no alternative among candidates
+
+    @property
+    def containing(self) -> list[ProjectPair]:
+        """One project ships the other (issue 43)."""
+        return [pair for pair in self.pairs if pair.verdict == CONTAINS]
 
     @property
     def composing(self) -> list[ProjectPair]:
@@ -154,6 +160,13 @@ def _project_summary(
     names: tuple[str, str], verdict: str, links: Sequence[Link], rows: Mapping[str, Row]
 ) -> Text:
     first, second = names
+    if verdict == CONTAINS:
+        return _(
+            "one of %(a)s and %(b)s ships the other: use the bundled copy, or the contained "
+            "project on its own without the other, never both as separate installs",
+            a=first,
+            b=second,
+        )
     if verdict == COMPOSES:
         directions: dict[tuple[str, str, str], list[str]] = {}
         for link in links:
@@ -242,7 +255,7 @@ def compare(
         links = tuple(link for result in results for link in result.links)
         holds = {verdict for result in results for verdict in result.holds}
         verdict = next(
-            (v for v in (COMPOSES, INCOMPARABLE, COMPLEMENTS) if v in holds),
+            (v for v in (CONTAINS, COMPOSES, INCOMPARABLE, COMPLEMENTS) if v in holds),
             INDEPENDENT,
         )
         facts.pairs.append(

@@ -58,6 +58,7 @@ TEMPLATE = "evaluations/report/report.html"
 LAYER_ORDER = {"platform": 0, "control_plane": 1, "data_plane": 2}
 # One glyph per verdict in the matrix grid (DejaVu Sans has them all); the legend names them.
 VERDICT_MARKS = {
+    "contains": "⊃",
     "conflicts": "✗",
     "composes": "⇄",
     "competes": "≈",

@@ -27,6 +27,7 @@ PX_PER_MM = 12
 COLOURS = {
     "self": ("#e2e8f0", "#e2e8f0"),
     "same": ("#f1f5f9", "#475569"),
+    "contains": ("#c7d2fe", "#1e3a8a"),
     "conflicts": ("#fecaca", "#991b1b"),
     "composes": ("#bfdbfe", "#1e3a8a"),
     "competes": ("#fde68a", "#78350f"),
@@ -39,6 +40,10 @@ GRID = "#cbd5e1"
 TEXT = "#0f172a"
 # Each verdict's mark as strokes around the cell's centre, in millimetres: the legend's glyphs.
 MARKS: dict[str, list[list[tuple[float, float]]]] = {
+    # `contains` (issue 43): a ⊃, an open arc and its two ends.
+    "contains": [
+        [(-0.9, -0.7), (0.3, -0.7), (0.8, -0.35), (0.9, 0), (0.8, 0.35), (0.3, 0.7), (-0.9, 0.7)]
+    ],
     "conflicts": [[(-0.8, -0.8), (0.8, 0.8)], [(0.8, -0.8), (-0.8, 0.8)]],
     "composes": [
         [(-0.9, -0.45), (0.9, -0.45), (0.45, -0.85)],

@@ -69,7 +69,8 @@ def test_the_workload_scheduling_gates_are_sourced_alpha_facts_the_row_requires(
             "intel-gpu-device-plugin/whole-gpu",
             "conflicts",
         ),
-        ("amd-device-metrics-exporter/exporter", "amd-gpu-operator/deviceconfig", "composes"),
+        # The operator ships the exporter (issue 43): contains, wired through DeviceConfig.
+        ("amd-device-metrics-exporter/exporter", "amd-gpu-operator/deviceconfig", "contains"),
         ("grove/operator", "kai-scheduler/scheduler", "composes"),
         ("hami-ascend-device-plugin/device-plugin", "hami/scheduler-extender", "composes"),
         # two plugins advertising the same Ascend NPUs of a node

@@ -81,11 +81,20 @@ def test_hamis_data_plane_row_is_not_a_competitor_of_volcano(matrix_json):
     assert not {"competes", "incomparable"} & set(cell["holds"])
 
 
-def test_the_gpu_operator_composes_with_what_it_delivers(matrix_json):
+def test_the_gpu_operator_contains_what_it_delivers_and_composes_with_it(matrix_json):
+    # Issue 43: the operator ships its operands (contains), still wired through its deploy labels.
     for delivered in ("nvidia-device-plugin/whole-gpu", "dcgm-exporter/exporter"):
         cell = _real_world_pair(matrix_json, "nvidia-gpu-operator/clusterpolicy", delivered)
 
-        assert cell["verdict"] == "composes", delivered
+        assert cell["verdict"] == "contains", delivered
+        assert cell["holds"][:2] == ["contains", "composes"], delivered
+        assert "contains" in cell["reasons"][0]
+
+
+def test_run_ai_contains_kai_in_the_matrix_json(matrix_json):
+    cell = _real_world_pair(matrix_json, "runai/platform", "kai-scheduler/scheduler")
+
+    assert (cell["verdict"], cell["holds"]) == ("contains", ["contains"])
 
 
 def test_matrix_for_some_projects_keeps_only_pairs_among_them(builtin_catalog, capsys):
@@ -342,7 +351,8 @@ def test_the_heatmap_and_its_pairs_speak_chinese(bob_client, computed):
         reverse("matrix:pair"), {"a": "nvidia-device-plugin/whole-gpu", "b": "hami/device-plugin"}
     ).content.decode()
 
-    assert "冲突" in payload["verdicts"][0]
+    assert "包含" in payload["verdicts"][0]  # issue 43: `contains` is the first verdict
+    assert "冲突" in payload["verdicts"][1]
     assert any("数据平面" in note["text"] for note in payload["layout"]["annotations"])
     assert "两者都持有独占令牌" in pair
     assert "they cannot run on the same node pool" not in pair
