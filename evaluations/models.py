@@ -417,6 +417,8 @@ class Event(models.TextChoices):
     COMMENTED = "commented", _("commented")
     CATALOG_DRIFT = "catalog_drift", _("catalog changed under the decision")
     REVIEW_REQUESTED = "review_requested", _("review requested")
+    # One approval of several the team's policy needs (the evaluation stays in review).
+    APPROVAL_RECORDED = "approval_recorded", _("approved (more approvals needed)")
     # Not a review event: the "send a test event" button of the team's webhook log.
     TEST = "test", _("test event")
 
@@ -435,6 +437,8 @@ class Notification(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
     )
     revision = models.PositiveIntegerField(_("revision"))
+    # Whom the event is about besides the actor: the person asked for a review.
+    about = models.CharField(_("about whom"), max_length=150, blank=True)
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
     read_at = models.DateTimeField(_("read"), null=True, blank=True)
     emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)

@@ -469,3 +469,27 @@ def candidates_as_data(candidates: list[Candidate]) -> list[dict[str, Any]]:
         }
         for candidate in candidates
     ]
+
+
+def review_round_started(evaluation: Evaluation):
+    """When the evaluation was last submitted (None before): a review round's approvals and
+    review requests count from then on."""
+    return (
+        AuditEntry.objects.filter(evaluation=evaluation, action="submitted")
+        .order_by("-id")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
+def review_requests_this_round(evaluation: Evaluation) -> QuerySet:
+    """The review requests made since the last submission: those of an earlier round (before
+    changes were requested) are not carried over."""
+    requests = evaluation.review_requests.all()
+    started = review_round_started(evaluation)
+    return requests.filter(created_at__gte=started) if started is not None else requests
+
+
+def reviewers_asked(evaluation: Evaluation) -> set[int]:
+    """The assigned reviewers of the current round: those asked for a review since it began."""
+    return set(review_requests_this_round(evaluation).values_list("reviewer_id", flat=True))

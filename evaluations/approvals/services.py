@@ -16,7 +16,6 @@ from evaluations.approvals.policy import Approval, PolicyStatus, Rule, policy_st
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import (
     ROLE_RANK,
-    AuditEntry,
     Evaluation,
     Event,
     Membership,
@@ -28,7 +27,11 @@ from evaluations.models import (
 )
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.editing import audit_write, role_require
-from evaluations.selectors import evaluation_editors
+from evaluations.selectors import (
+    evaluation_editors,
+    review_requests_this_round,
+    review_round_started,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -125,16 +128,6 @@ def approval_policy_set(
     return policy
 
 
-def _round_started(evaluation: Evaluation):
-    """When the evaluation was last submitted: approvals of earlier rounds do not count."""
-    return (
-        AuditEntry.objects.filter(evaluation=evaluation, action="submitted")
-        .order_by("-id")
-        .values_list("created_at", flat=True)
-        .first()
-    )
-
-
 def approval_status(evaluation: Evaluation) -> PolicyStatus:
     """The approvals of the current revision in the current review round, measured against the
     team's policy."""
@@ -142,7 +135,7 @@ def approval_status(evaluation: Evaluation) -> PolicyStatus:
     reviews = Review.objects.filter(
         evaluation=evaluation, verdict=Verdict.APPROVE, revision=evaluation.revision
     ).exclude(reviewer=None)
-    started = _round_started(evaluation)
+    started = review_round_started(evaluation)
     if started is not None:
         reviews = reviews.filter(created_at__gte=started)
     roles = dict(
@@ -203,17 +196,19 @@ def review_request_create(*, evaluation: Evaluation, actor, reviewer) -> ReviewR
     audit_write(
         evaluation, actor, "review_requested", changes={"reviewer": reviewer.get_username()}
     )
+    # The person asked, the authors and the other reviewers asked this round hear of it.
     evaluation_announce(
-        evaluation=evaluation, actor=actor, event=Event.REVIEW_REQUESTED, recipients={reviewer.pk}
+        evaluation=evaluation, actor=actor, event=Event.REVIEW_REQUESTED, about=reviewer
     )
     return request
 
 
 def review_requests_for(evaluation: Evaluation) -> list[ReviewRequest]:
+    """The review requests of the current round (an earlier round's are not carried over)."""
     return list(
-        evaluation.review_requests.select_related("reviewer", "requested_by").order_by(
-            "-created_at", "-id"
-        )[:20]
+        review_requests_this_round(evaluation)
+        .select_related("reviewer", "requested_by")
+        .order_by("-created_at", "-id")[:20]
     )
 
 

@@ -21,7 +21,7 @@ def _what_was_said(notification: Notification) -> list[str]:
     """The review's or the comment's words, each with the page it is about: the review the actor
     recorded at the notification's revision, or the actor's latest comment before it."""
     evaluation = notification.evaluation
-    if notification.event in (Event.APPROVED, Event.CHANGES_REQUESTED):
+    if notification.event in (Event.APPROVED, Event.APPROVAL_RECORDED, Event.CHANGES_REQUESTED):
         review = evaluation.reviews.filter(
             reviewer_id=notification.actor_id, revision=notification.revision
         ).first()
@@ -71,6 +71,8 @@ def notification_email(notification: Notification) -> EmailMessage:
             actor=actor,
             title=evaluation.title,
             revision=notification.revision,
+            about=notification.about,
+            recipient=notification.recipient.get_username(),
         )
         body = "\n\n".join(
             [

@@ -24,7 +24,7 @@ from evaluations.models import (
     Step,
     WebhookDelivery,
 )
-from evaluations.selectors import evaluation_editors
+from evaluations.selectors import evaluation_editors, reviewers_asked
 
 
 def anchor_path(evaluation: Evaluation, anchor: str = "") -> str:
@@ -42,15 +42,37 @@ def evaluation_url(evaluation: Evaluation, anchor: str = "") -> str:
     return f"{settings.SITE_URL}{anchor_path(evaluation, anchor)}"
 
 
-def event_sentence(*, event: str, actor: str, title: str, revision: int, anchor: str = "") -> str:
-    """What happened, in one sentence of the active language."""
-    values = {"actor": actor, "title": title, "revision": revision}
+def event_sentence(
+    *,
+    event: str,
+    actor: str,
+    title: str,
+    revision: int,
+    anchor: str = "",
+    about: str = "",
+    recipient: str = "",
+) -> str:
+    """What happened, in one sentence of the active language. `about` names the person asked
+    for a review; told to `recipient` who is that person, the sentence asks them."""
+    values = {"actor": actor, "title": title, "revision": revision, "about": about}
     if event == Event.SUBMITTED:
         return _("%(actor)s submitted “%(title)s” for review (revision %(revision)s).") % values
     if event == Event.APPROVED:
         return _("%(actor)s approved “%(title)s” (revision %(revision)s).") % values
     if event == Event.CHANGES_REQUESTED:
         return _("%(actor)s requested changes to “%(title)s” (revision %(revision)s).") % values
+    if event == Event.APPROVAL_RECORDED:
+        return (
+            _(
+                "%(actor)s approved “%(title)s” (revision %(revision)s); the team's policy needs "
+                "more approvals."
+            )
+            % values
+        )
+    if event == Event.REVIEW_REQUESTED and about and about != recipient:
+        return (
+            _("%(actor)s asked %(about)s to review “%(title)s” (revision %(revision)s).") % values
+        )
     if event == Event.REVIEW_REQUESTED:
         return _("%(actor)s asks for your review of “%(title)s” (revision %(revision)s).") % values
     if event == Event.TEST:
@@ -84,33 +106,42 @@ def _members(
 def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
     """Who is told, as user ids; never the actor, only current members of the team.
 
-    Submitted: the team's reviewers and admins. Approved or changes requested: the evaluation's
-    editors (its author and everyone who changed it). Commented: by one of its editors, the
-    reviewers taking part (who reviewed or commented), or while it is in review and none has
-    yet, the team's reviewers; by anyone else, its editors. Catalog drift (no actor): the
-    team's editors, reviewers and admins.
+    Submitted: the team's reviewers and admins. Every other review event (approved, one
+    approval of several, changes requested, commented, review requested): the evaluation's
+    editors (its author and everyone who changed it) and the reviewers asked this round; a
+    comment by one of its editors also tells the reviewers taking part (who reviewed or
+    commented), or while it is in review and none has yet, the team's reviewers. Catalog drift
+    (no actor): the team's editors, reviewers and admins.
     """
     reviewers = (Role.REVIEWER, Role.ADMIN)
     editors = evaluation_editors(evaluation, inherited=False)
+    asked = reviewers_asked(evaluation)
     if event == Event.SUBMITTED:
         wanted = _members(evaluation, None, roles=reviewers)
-    elif event in (Event.APPROVED, Event.CHANGES_REQUESTED):
-        wanted = _members(evaluation, editors)
+    elif event in (
+        Event.APPROVED,
+        Event.APPROVAL_RECORDED,
+        Event.CHANGES_REQUESTED,
+        Event.REVIEW_REQUESTED,
+    ):
+        wanted = _members(evaluation, editors | asked)
     elif event == Event.CATALOG_DRIFT:
         wanted = _members(evaluation, None, roles=(Role.EDITOR, *reviewers))
     elif actor.pk in editors:
         taking_part = set(
             Review.objects.filter(evaluation=evaluation).values_list("reviewer_id", flat=True)
         ) | set(Comment.objects.filter(evaluation=evaluation).values_list("author_id", flat=True))
-        wanted = _members(evaluation, taking_part - editors)
+        wanted = _members(evaluation, (taking_part | asked) - editors)
         if not wanted - {actor.pk} and evaluation.state == State.IN_REVIEW:
             wanted = _members(evaluation, None, roles=reviewers) - editors
     else:
-        wanted = _members(evaluation, editors)
+        wanted = _members(evaluation, editors | asked)
     return wanted - {getattr(actor, "pk", None)}
 
 
-def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) -> dict:
+def webhook_payload(
+    *, evaluation: Evaluation, actor, event: str, comment=None, about: str = ""
+) -> dict:
     """The JSON a team's webhook receives (`sent_at` is added when it is sent). `text` is a
     one-line summary Slack-compatible endpoints show as the message."""
     anchor = comment.anchor if comment is not None else ""
@@ -123,6 +154,7 @@ def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) 
             title=evaluation.title,
             revision=evaluation.revision,
             anchor=anchor,
+            about=about,
         )
     payload = {
         "event": event,
@@ -139,6 +171,8 @@ def webhook_payload(*, evaluation: Evaluation, actor, event: str, comment=None) 
         # The same sentence as plain text, for chat formats without Slack's link syntax.
         "summary": sentence,
     }
+    if about:
+        payload["reviewer"] = about
     if comment is not None:
         payload["comment"] = {"id": comment.pk, "anchor": comment.anchor, "body": comment.body}
     return payload
@@ -159,15 +193,13 @@ def evaluation_announce(
     actor,
     event: str,
     comment: Comment | None = None,
-    recipients: set[int] | None = None,
+    about=None,
 ) -> list[Notification]:
     """Tell the people concerned, in the caller's transaction: inbox items now, e-mails and the
-    webhook by jobs after commit (nothing is sent for a change that rolls back). `recipients`
-    names the people of a personal event (a review request), which the team's webhook skips."""
-    if recipients is None:
-        user_ids = recipients_for(evaluation=evaluation, actor=actor, event=event)
-    else:
-        user_ids = _members(evaluation, recipients) - {getattr(actor, "pk", None)}
+    team's webhook by jobs after commit (nothing is sent for a change that rolls back). `about`
+    is the person a review request asks, who is told with the others."""
+    user_ids = recipients_for(evaluation=evaluation, actor=actor, event=event)
+    about_name = about.get_username() if about is not None else ""
     notifications = Notification.objects.bulk_create(
         Notification(
             recipient_id=user_id,
@@ -175,6 +207,7 @@ def evaluation_announce(
             event=event,
             actor=actor,
             revision=evaluation.revision,
+            about=about_name,
         )
         for user_id in sorted(user_ids)
     )
@@ -189,7 +222,7 @@ def evaluation_announce(
         if notification.recipient_id in mailable:
             enqueue_on_commit(SEND_NOTIFICATION_EMAIL, notification.pk)
     team = evaluation.team
-    if team.webhook_url and recipients is None:
+    if team.webhook_url:
         delivery = WebhookDelivery.objects.create(
             team=team,
             evaluation=evaluation,
@@ -198,7 +231,7 @@ def evaluation_announce(
             secret=team.webhook_secret,
             format=team.webhook_format or "generic",
             payload=webhook_payload(
-                evaluation=evaluation, actor=actor, event=event, comment=comment
+                evaluation=evaluation, actor=actor, event=event, comment=comment, about=about_name
             ),
         )
         enqueue_on_commit(DELIVER_WEBHOOK, delivery.pk)

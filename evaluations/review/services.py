@@ -151,8 +151,10 @@ def _approve(
         evaluation.save(update_fields=["updated_at"])
         audit_write(evaluation, actor, "approval_recorded", changes=changes)
     review_comments_add(evaluation=evaluation, actor=actor, step_comments=step_comments)
-    if status.met:
-        evaluation_announce(evaluation=evaluation, actor=actor, event=Event.APPROVED)
+    # Each approval is told: the last one as the evaluation's approval, the others as one of
+    # several (so the author and the other reviewers see progress, not silence).
+    event = Event.APPROVED if status.met else Event.APPROVAL_RECORDED
+    evaluation_announce(evaluation=evaluation, actor=actor, event=event)
     return evaluation
 
 
