@@ -379,7 +379,8 @@ def evaluation_recommendations_view(request, pk: int):
     capacity = capacity_panel(evaluation=evaluation, back="recommendations")
     stacks = [_stack_view(item) for item in recommendations]
     for stack in stacks:
-        stack["capacity"] = capacity_of_rows(capacity, stack["rec"].rows)
+        rec = stack["rec"]
+        stack["capacity"] = capacity_of_rows(capacity, rec.rows, rank=rec.rank, pools=rec.pools)
     return render(
         request,
         "evaluations/recommendations.html",

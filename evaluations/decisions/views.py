@@ -105,7 +105,9 @@ def evaluation_decision_view(request, pk: int):
             report=report,
             capacity=capacity,
             # The sized stack the decision adopted (the same rows), if it is one of them.
-            decided_capacity=capacity_of_rows(capacity, decision.rows) if decision else None,
+            decided_capacity=capacity_of_rows(capacity, decision.rows, pools=decision.pools)
+            if decision
+            else None,
             stack_query=",".join(decision.rows) if decision else "",
             decision_focus=selectors.decision_focus_query(evaluation),
             guide={"step": guidance("decision"), "risks": guidance("risks")},

@@ -90,5 +90,7 @@ def capacity_chapter(evaluation: Evaluation) -> dict[str, Any]:
     return {
         "capacity": panel,
         "capacity_uri": uri,
-        "decided_capacity": capacity_of_rows(panel, decision.rows) if decision else None,
+        "decided_capacity": (
+            capacity_of_rows(panel, decision.rows, pools=decision.pools) if decision else None
+        ),
     }

@@ -110,10 +110,29 @@ def capacity_panel(*, evaluation: Evaluation, back: str) -> dict[str, Any]:
     }
 
 
-def capacity_of_rows(panel: dict[str, Any], rows: list[str]) -> dict[str, Any] | None:
-    """The sized stack whose rows are `rows` (a decision adopted from a recommendation)."""
+def capacity_of_rows(
+    panel: dict[str, Any],
+    rows: list[str],
+    *,
+    rank: int | None = None,
+    pools: Any = None,
+) -> dict[str, Any] | None:
+    """The sized stack of these rows: the one of the same rank (a recommendation), else the one
+    whose pools have the same names (a decision adopted from one), else the only one with these
+    rows. Two stacks may share their rows and differ in their pools (one MIG pool, or a MIG pool
+    beside a whole-GPU one): each must show its own sizing, never the first's."""
     wanted = set(rows or ())
-    return next((s for s in panel.get("stacks") or [] if set(s["rows"]) == wanted), None)
+    same = [s for s in panel.get("stacks") or [] if set(s["rows"]) == wanted]
+    if rank is not None:
+        found = next((s for s in same if s.get("rank") == rank), None)
+        if found is not None:
+            return found
+    names = set(pools or ())
+    if names:
+        found = next((s for s in same if {p["name"] for p in s["pools"]} == names), None)
+        if found is not None:
+            return found
+    return same[0] if len(same) == 1 else None
 
 
 def capacity_by_row(*, evaluation: Evaluation, rows: list[Any]) -> dict[str, dict[str, Any]]:
