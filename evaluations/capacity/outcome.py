@@ -112,12 +112,16 @@ def _replay(
     share of work per tenant, or the same pool in several stacks. The draw is seeded by that
     input, so the reuse changes no figure."""
     nodes = len(layouts)
+    sizes = [cluster.gpus_per_node] * nodes
+    if pool.carved and tenant is not None and nodes:  # its GPUs: whole nodes, the last partly
+        sizes[-1] = pool.quotas[tenant] - (nodes - 1) * cluster.gpus_per_node
     scale = 1.0
-    if nodes * cluster.gpus_per_node > limit:
+    if sum(sizes) > limit:
         kept = max(1, limit // cluster.gpus_per_node)
-        scale = nodes / kept
+        scale = sum(sizes) / (kept * cluster.gpus_per_node)
         step = nodes / kept  # every step-th node keeps the layouts' proportions
         layouts = [layouts[int(i * step)] for i in range(kept)]
+        sizes = [cluster.gpus_per_node] * kept
     if tenant is None:
         entries = list(pool.entries)
         names = tenants
@@ -125,22 +129,22 @@ def _replay(
         mine = tenant_entries(pool.entries, tenants.index(tenant) + 1, len(tenants))
         entries = [replace(entry, tenant=None) for entry in mine]
         names = [ONE]
-    key = (pool.unit, policy, cluster.model_name, cluster.gpus_per_node, nodes, tuple(layouts),
+    key = (pool.unit, policy, cluster.model_name, tuple(sizes), nodes, tuple(layouts),
            tuple(entries), tuple(names))  # fmt: skip
     if key not in memo:
-        memo[key] = _replayed(pool, cluster, layouts, entries, names, policy, key, scale)
+        memo[key] = _replayed(pool, cluster, layouts, sizes, entries, names, policy, key, scale)
     answer = memo[key]
     if tenant is None:
         return answer
     return {**answer, "per_tenant": {tenant: dict(answer["per_tenant"][ONE])}}
 
 
-def _replayed(pool, cluster, layouts, entries, names, policy, key, scale) -> dict[str, Any]:
+def _replayed(pool, cluster, layouts, sizes, entries, names, policy, key, scale) -> dict:
     engine_nodes = [
         Node(
             name=f"n{index}",
             gpu_model=cluster.model_name,
-            gpus=cluster.gpus_per_node,
+            gpus=sizes[index],
             cpu_milli=_ROOMY_CPU,
             memory_mib=_ROOMY_MEMORY,
             pool=pool.name,
@@ -148,14 +152,14 @@ def _replayed(pool, cluster, layouts, entries, names, policy, key, scale) -> dic
         )
         for index, layout in enumerate(layouts)
     ]
-    capacity = len(engine_nodes) * cluster.gpus_per_node * 1000
+    capacity = sum(sizes) * 1000
     # Seeded by the partition's input: adding a pool never changes another pool's draw, and
     # alike partitions draw alike (see _replay).
     rng = random.Random(f"{SEED}:{key!r}")  # noqa: S311 (a replay, not a secret)
     mig_model = cluster.model if pool.unit == "mig_slice" else None
     tasks = _draw(entries, names, capacity, rng, mig_model)
     per_tenant = {name: {"tasks": 0, "placed_gpus": 0.0, "unplaced": 0} for name in names}
-    gpus = len(engine_nodes) * cluster.gpus_per_node
+    gpus = sum(sizes)
     if not tasks:
         flat = [0.0] * CURVE
         return {"gpus": gpus, "scale": scale, "alloc": flat, "held": flat, "frag": flat,
@@ -199,7 +203,7 @@ def _replayed(pool, cluster, layouts, entries, names, policy, key, scale) -> dic
             counts["unplaced"] = round(counts["unplaced"] * scale)
             counts["placed_gpus"] *= scale
     return {
-        "gpus": len(engine_nodes) * cluster.gpus_per_node,
+        "gpus": sum(sizes),
         "scale": scale,
         "alloc": placed_curve,
         "held": _filled(result.alloc_curve),

@@ -110,6 +110,9 @@ class PoolSize:
     quotas: dict[str, int] = field(default_factory=dict)
     # True: each tenant has nodes of its own (a pool per tenant); False: tenants share the pool.
     per_tenant_nodes: bool = False
+    # True: nodes are too coarse for a node per tenant, so each tenant has GPUs of its own
+    # instead (tenants share nodes, never a GPU); `quotas` are those GPUs.
+    carved: bool = False
     entries: list[MixEntry] = field(default_factory=list)
     # What a replay runs on: (tenant, or None for all tenants, each node's MIG layout or None).
     partitions: list[tuple[str | None, list[tuple[str, ...] | None]]] = field(default_factory=list)
@@ -131,6 +134,7 @@ class PoolSize:
             else [{"nodes": n, "layout": list(layout)} for n, layout in self.mig_geometry],
             "quotas": dict(self.quotas),
             "per_tenant_nodes": self.per_tenant_nodes,
+            "carved": self.carved,
             "notes": list(self.notes),
         }
 
@@ -408,13 +412,7 @@ def size_pools(
             pool.quotas = {t: n * cluster.gpus_per_node for t, n in zip(tenants, own, strict=True)}
             short = [t for t, n, w in zip(tenants, own, weights, strict=True) if not n and w > 0]
             if short and count:
-                pool.notes.append(
-                    _(
-                        "%(count)s tenants get no node of their own here: the pool has fewer "
-                        "nodes than tenants",
-                        count=len(short),
-                    )
-                )
+                _carve(pool, tenants, weights, short)
         else:
             quotas = largest_remainder(pool.gpus, weights)
             pool.quotas = dict(zip(tenants, quotas, strict=True))
@@ -430,9 +428,48 @@ def size_pools(
     return pools
 
 
+def _carve(pool: PoolSize, tenants: list[str], weights: list[float], short: list[str]) -> None:
+    """Nodes too coarse for a node per tenant: each tenant with work gets GPUs of its own
+    instead, at least one while the pool's GPUs last, the rest in proportion to its work;
+    tenants share nodes, never a GPU. Tenants still left with none are named, with what would
+    give them some."""
+    asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
+    shares = largest_remainder(pool.gpus, [w for w in weights if w > 0], minimum=1)
+    pool.quotas = dict.fromkeys(tenants, 0) | dict(zip(asking, shares, strict=True))
+    pool.carved = True
+    pool.notes.append(
+        _(
+            "%(nodes)s nodes for %(tenants)s tenants with work: each tenant gets GPUs of its own "
+            "instead of nodes (%(count)s would have had none), sharing nodes but never a GPU",
+            nodes=pool.nodes,
+            tenants=len(asking),
+            count=len(short),
+        )
+    )
+    left_out = [t for t in asking if not pool.quotas[t]]
+    if left_out:
+        pool.notes.append(
+            _(
+                "%(names)s get no GPU: the pool's %(gpus)s GPUs are fewer than its %(count)s "
+                "tenants with work; add at least %(more)s GPUs, or let them share a pool across "
+                "tenants where their sharing rule allows",
+                names=", ".join(left_out[:8]) + (" …" if len(left_out) > 8 else ""),
+                gpus=pool.gpus,
+                count=len(asking),
+                more=len(left_out),
+            )
+        )
+
+
 def _partition(pool: PoolSize, cluster: Cluster, tenants: list[str]) -> None:
     """The pool's partitions (one, or one per tenant) and, for MIG, each node's layout."""
-    if pool.per_tenant_nodes:
+    if pool.carved:  # a tenant's GPUs fill whole nodes, the last node partly (replay: outcome)
+        parts = [
+            (name, -(-pool.quotas[name] // cluster.gpus_per_node),
+             tenant_entries(pool.entries, number, len(tenants)))
+            for number, name in enumerate(tenants, start=1)
+        ]  # fmt: skip
+    elif pool.per_tenant_nodes:
         parts = [
             (name, pool.quotas[name] // cluster.gpus_per_node,
              tenant_entries(pool.entries, number, len(tenants)))

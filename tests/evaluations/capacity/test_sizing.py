@@ -362,3 +362,35 @@ def test_a_pool_that_places_all_its_work_has_no_warning():
     quota = stack(("shared", ["memory_compute_quota"], ["online_inference"], "across_tenants"))
 
     assert _warnings(stack_outcome(quota, board(tenants=1, nodes=2), QUARTERS)) == []
+
+
+def test_nodes_too_coarse_for_a_node_per_tenant_are_carved_by_gpus():
+    """Eight departments kept apart (within_tenant) on 4 nodes of 8 GPUs: a node each would
+    leave four with nothing. Each gets GPUs of its own instead: 32 / 8 = 4 GPUs, and every one
+    places its work (one whole-GPU task each per arrival round)."""
+    apart = stack(("shared", ["whole_gpu"], ["training"], "within_tenant"))
+    work = [MixEntry(workload="training", tasks=8, gpus=1, gpu_milli=1000)]
+
+    outcome = stack_outcome(apart, board(tenants=8, nodes=4), work)
+
+    (pool,) = outcome["pools"]
+    assert pool["carved"] is True
+    assert pool["quotas"] == {f"tenant-{n}": 4 for n in range(1, 9)}
+    assert any("each tenant gets GPUs of its own" in note for note in pool["notes"])
+    for name, figures in outcome["per_tenant"].items():
+        assert figures["quota"] == 4
+        assert figures["placed_gpus"] == 4.0, name  # 100 % of its 4 GPUs arrived and placed
+
+
+def test_tenants_left_without_a_gpu_are_named_with_what_would_give_them_some():
+    # 10 departments, one node of 8 GPUs: 8 get a GPU, 2 get none and are named.
+    apart = stack(("shared", ["whole_gpu"], ["training"], "within_tenant"))
+    work = [MixEntry(workload="training", tasks=10, gpus=1, gpu_milli=1000)]
+
+    (pool,) = stack_outcome(apart, board(tenants=10, nodes=1), work)["pools"]
+
+    assert sorted(pool["quotas"].values()) == [0, 0] + [1] * 8
+    (named,) = [note for note in pool["notes"] if "get no GPU" in note]
+    assert "add at least 2 GPUs" in named
+    none = [name for name, gpus in pool["quotas"].items() if not gpus]
+    assert named.startswith(", ".join(none) + " get no GPU")
