@@ -32,7 +32,8 @@ simulate(nodes, tasks, policy, *, seed=0, inflation=None, unit="share", replicas
          order="shuffle", departures=False) -> Result
     policy: "fgd", "bestfit", "packing", "clustering", "dotprod", "random", "firstfit".
     unit: "memory_compute_quota" (alias "share", the paper's model), "whole_gpu", "mig_slice",
-          "time_slice" / "mps_share" (with `replicas` per GPU, a divisor of 1000).
+          "time_slice" / "mps_share" (with `replicas` per GPU, a divisor of 1000),
+          "amd_partition" (`replicas`: the compute partitions per GPU, 8 under CPX).
     inflation: None replays the tasks as given; a number r tunes the workload's GPU demand to
           r x the cluster's GPU capacity first (clones of random tasks, or random tasks dropped),
           as the paper does with 1.3.

@@ -22,8 +22,8 @@ from catalog.engine.profile import Profile
 from catalog.engine.text import _, joined
 from catalog.engine.workload_mix import WORKLOADS, MixEntry
 from evaluations.capacity import Node, Task, simulate
+from evaluations.capacity.engine.shapes import SLOT_UNITS
 from evaluations.capacity.sizing import (
-    REPLICAS,
     Cluster,
     PoolSize,
     cluster_of,
@@ -170,7 +170,7 @@ def _replayed(pool, cluster, layouts, sizes, entries, names, policy, key, scale)
         policy,
         seed=SEED,
         unit=pool.unit,
-        replicas=REPLICAS if pool.unit in ("time_slice", "mps_share") else 1,
+        replicas=pool.replicas if pool.unit in SLOT_UNITS else 1,
         order="given",
     )
     unplaced = set(result.unscheduled_tasks)

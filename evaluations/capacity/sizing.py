@@ -22,6 +22,7 @@ from catalog.engine.gpus import GpuModel, gpu_model_find, mig_layout_valid
 from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _
 from catalog.engine.workload_mix import MixEntry, default_mix
+from evaluations.capacity.engine.shapes import SLOT_UNITS
 
 # Tenants whose quotas and partitions are sized; more is refused, not attempted (a pool of one
 # tenant each is replayed once per tenant).
@@ -48,7 +49,6 @@ UNIT_ORDER = (
 ENGINE_UNIT = {
     "vgpu": "memory_compute_quota",
     "dra_claim": "whole_gpu",
-    "amd_partition": "whole_gpu",
     "none": "whole_gpu",
 }
 # Time-slicing and MPS replicas per GPU: the NVIDIA device plugin's documented example (4).
@@ -110,6 +110,8 @@ class PoolSize:
     quotas: dict[str, int] = field(default_factory=dict)
     # True: each tenant has nodes of its own (a pool per tenant); False: tenants share the pool.
     per_tenant_nodes: bool = False
+    # Slots per GPU under a slot unit: time-slicing / MPS replicas, or AMD partitions per GPU.
+    replicas: int = REPLICAS
     # True: nodes are too coarse for a node per tenant, so each tenant has GPUs of its own
     # instead (tenants share nodes, never a GPU); `quotas` are those GPUs.
     carved: bool = False
@@ -125,7 +127,7 @@ class PoolSize:
             "workloads": list(self.workloads),
             "units": list(self.units),
             "unit": self.unit,
-            "replicas": REPLICAS if self.unit in ("time_slice", "mps_share") else None,
+            "replicas": self.replicas if self.unit in SLOT_UNITS else None,
             "tenant_sharing": self.tenant_sharing,
             "nodes": self.nodes,
             "gpus": self.gpus,
@@ -195,6 +197,17 @@ def stack_policy(rows: Iterable[str]) -> tuple[str, Text]:
     return DEFAULT_POLICY, _(
         "best-fit: no placement helper of this stack maps to one of the simulator's policies"
     )
+
+
+def amd_partitions_per_gpu(model: GpuModel | None) -> int:
+    """Logical GPUs per GPU in the finest documented partition mode of an AMD Instinct model
+    (CPX: 8 on an MI300X, AMD's partitioning matrix in the GPU facts); 0 when none is given."""
+    if model is None:
+        return 0
+    counts = [
+        model.amd_partitions_per_gpu(compute) or 0 for compute, _memory in model.amd_combinations
+    ]
+    return max(counts, default=0)
 
 
 def _replay_unit(units: Iterable[str]) -> str:
@@ -374,14 +387,18 @@ def size_pools(
             unit=_replay_unit(units),
             tenant_sharing=pool.get("tenant_sharing") or "across_tenants",
         )
-        if "amd_partition" in units and size.unit == "whole_gpu":
-            size.notes.append(
-                _(
-                    "AMD partitions are replayed as whole GPUs: their compute/memory partition "
-                    "layouts are not modelled yet, so this pool's figures understate what it "
-                    "places"
+        if size.unit == "amd_partition":
+            per_gpu = amd_partitions_per_gpu(cluster.model)
+            if per_gpu:
+                size.replicas = per_gpu
+            else:
+                size.unit = "whole_gpu"
+                size.notes.append(
+                    _(
+                        "AMD partitions need an Instinct GPU model whose partition modes EcoMap's "
+                        "GPU facts give; step 1's is not one: replayed as whole GPUs"
+                    )
                 )
-            )
         pools.append(size)
     for entry in mix:
         home = next((p for p in pools if entry.workload in p.workloads), None)

@@ -6,7 +6,9 @@ Every unit is replayed on one model: a node holds devices, each with a capacity 
   exactly its fraction (`gpu_milli`) of one GPU, any number of tasks share a GPU up to 1000.
 - whole_gpu: a device is a GPU and a task holds all of it, whatever fraction it asked for
   (its demand is rounded up to 1000).
-- time_slice and mps_share with N replicas: a device is a GPU cut into N equal slots; a task takes
+- time_slice, mps_share and amd_partition with N replicas (partitions): a device is a GPU cut
+  into N equal slots (an AMD compute partition is one, the GPU's compute partition mode gives
+  N: 8 under CPX on an MI300X); a task takes
   as many whole slots as cover its fraction (N must divide 1000 so slots are whole milli).
 - mig_slice: a device is a MIG instance of the node's fixed geometry (the same on every GPU of
   the node, valid per the GPU facts); a task holds one whole instance with at least the compute
@@ -27,6 +29,7 @@ import numpy as np
 from catalog.engine.gpus import gpu_model_find, mig_layout_valid
 from evaluations.capacity.engine.shapes import (
     MILLI,
+    SLOT_UNITS,
     UNIT_ALIASES,
     UNITS,
     CapacityError,
@@ -106,11 +109,11 @@ def build_devices(nodes: Sequence[Node], unit: str, *, replicas: int = 1) -> Dev
     unit = unit_name(unit)
     if not nodes:
         raise CapacityError("no nodes to place tasks on")
-    if unit in ("time_slice", "mps_share") and (
+    if unit in SLOT_UNITS and (
         isinstance(replicas, bool) or not isinstance(replicas, int) or replicas < 1
     ):
         raise CapacityError(f"replicas must be an integer >= 1, got {replicas!r}")
-    if unit in ("time_slice", "mps_share") and MILLI % replicas:
+    if unit in SLOT_UNITS and MILLI % replicas:
         raise CapacityError(f"replicas must divide 1000 (2, 4, 5, 8, 10 …), got {replicas}")
     seen: set[str] = set()
     rows: list[list[int]] = []
@@ -146,7 +149,7 @@ def build_devices(nodes: Sequence[Node], unit: str, *, replicas: int = 1) -> Dev
     return Devices(
         unit=unit,
         exclusive=unit in EXCLUSIVE_UNITS,
-        replicas=replicas if unit in ("time_slice", "mps_share") else 1,
+        replicas=replicas if unit in SLOT_UNITS else 1,
         mig_slices=slices_seen.pop() if slices_seen else 0,
         names=tuple(node.name for node in nodes),
         pools=tuple(node.pool or "" for node in nodes),

@@ -8,7 +8,17 @@ from dataclasses import dataclass, field
 MILLI = 1000
 
 # How a data-plane unit hands a GPU to tasks (DESIGN's resource units that carry capacity).
-UNITS = ("whole_gpu", "mig_slice", "memory_compute_quota", "time_slice", "mps_share")
+UNITS = (
+    "whole_gpu",
+    "mig_slice",
+    "memory_compute_quota",
+    "time_slice",
+    "mps_share",
+    "amd_partition",
+)
+# Units that cut each GPU into `replicas` equal slots: time-slicing and MPS replicas, and AMD
+# compute partitions (CPX: 8 per MI300X, each a logical GPU of its own).
+SLOT_UNITS = ("time_slice", "mps_share", "amd_partition")
 # "share" is the paper's own model, a fraction of one GPU: the same as a memory + compute quota.
 UNIT_ALIASES = {"share": "memory_compute_quota"}
 

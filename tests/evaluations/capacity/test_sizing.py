@@ -394,3 +394,35 @@ def test_tenants_left_without_a_gpu_are_named_with_what_would_give_them_some():
     assert "add at least 2 GPUs" in named
     none = [name for name, gpus in pool["quotas"].items() if not gpus]
     assert named.startswith(", ".join(none) + " get no GPU")
+
+
+MI300X = gpu_model_find("MI300X")
+
+
+def test_amd_partitions_are_replayed_as_partitions_of_the_finest_documented_mode():
+    """MI300X under CPX gives 8 logical GPUs per GPU (AMD's partitioning matrix, GPU facts).
+    One node of 8 MI300X and notebook tasks of an eighth of a GPU: work arrives until it asks
+    100 % of the 8 GPUs, 64 tasks, and the 64 partitions take them all. Replayed as whole GPUs
+    (before), 8 of the 64 were placed: 12.5 %."""
+    eighths = [MixEntry(workload="interactive", tasks=1, gpu_milli=125)]
+    cluster = Cluster(model=MI300X, model_text="MI300X", nodes=1, gpus_per_node=8, tenants=1)
+    partitions = stack(("shared", ["amd_partition"], ["interactive"], "across_tenants"))
+    whole = stack(("shared", ["whole_gpu"], ["interactive"], "across_tenants"))
+
+    outcome = stack_outcome(partitions, cluster, eighths)
+
+    (pool,) = outcome["pools"]
+    assert (pool["unit"], pool["replicas"]) == ("amd_partition", 8)
+    assert (outcome["tasks"], outcome["unplaced"]) == (64, 0)
+    assert outcome["alloc_at_100"] == outcome["held_at_100"] == 100.0
+    assert stack_outcome(whole, cluster, eighths)["alloc_at_100"] == 12.5
+
+
+def test_amd_partitions_on_a_model_without_partition_facts_say_so():
+    cluster = Cluster(model=H100, model_text="H100", nodes=1, gpus_per_node=8, tenants=1)
+    partitions = stack(("shared", ["amd_partition"], ["interactive"], "across_tenants"))
+
+    (pool,) = stack_outcome(partitions, cluster, QUARTERS)["pools"]
+
+    assert pool["unit"] == "whole_gpu"
+    assert any("replayed as whole GPUs" in note for note in pool["notes"])
