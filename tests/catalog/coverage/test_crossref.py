@@ -282,3 +282,19 @@ def test_a_named_deviceclass_a_row_provides_is_searched(catalog):
     (data / "delta.yaml").write_text(yaml.safe_dump(bundle), encoding="utf-8")
     delta = next(p for p in crossref.load_projects(data, terms) if p.slug == "delta")
     assert delta.terms["gpu.delta.example.com"] == "deviceclass:gpu.delta.example.com"
+
+
+def test_every_passing_mention_or_follow_up_dismissal_records_its_recheck():
+    # Issue 43: each was re-checked against the charts, go.mod and embedded packages, not prose.
+    decisions = crossref.load_decisions(CROSSREF / "decisions.yaml")
+    rechecked = [
+        d
+        for d in decisions
+        if d["resolution"] == "dismissed"
+        and ("passing mention" in d["reason"] or "follow-up" in d["reason"])
+    ]
+
+    assert rechecked
+    assert all(str(d.get("recheck", "")).startswith("2026-12-07: ") for d in rechecked)
+    review = (CROSSREF / "review.yaml").read_text(encoding="utf-8")
+    assert review.count("recheck: ") >= len(rechecked)
