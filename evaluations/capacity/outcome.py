@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
+from catalog.engine.fleet import NodeGroup
 from catalog.engine.profile import Profile
 from catalog.engine.text import _, joined
 from catalog.engine.workload_mix import WORKLOADS, MixEntry
@@ -35,7 +36,7 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 5  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 6  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
 # The fragmentation-aware policy of the FGD paper, replayed beside each stack's own as a reference.
 REFERENCE_POLICY = "fgd"
@@ -232,6 +233,7 @@ def _weighted(parts: Sequence[tuple[int, Sequence[float]]]) -> list[float]:
 def _pool_outcome(
     pool: PoolSize, cluster: Cluster, tenants: list[str], policy: str, memo: Memo
 ) -> dict[str, Any]:
+    cluster = pool.on(cluster)  # its node group's nodes, when step 1 has groups
     limit = min(REPLAY_MAX_GPUS, POOL_REPLAY_MAX_GPUS // max(1, len(pool.partitions)))
     replays = [
         _replay(pool, cluster, tenant, layouts, tenants, policy, memo, limit)
@@ -284,6 +286,7 @@ def stack_outcome(
     cluster: Cluster,
     mix: Sequence[MixEntry],
     memo: Memo | None = None,
+    groups: Sequence[NodeGroup] = (),
 ) -> dict[str, Any]:
     """One stack: its sized pools, each replayed, and the stack's figures; `fgd` is what the
     same pools give under Fragmentation Gradient Descent, the paper's fragmentation-aware
@@ -291,7 +294,7 @@ def stack_outcome(
     memo = {} if memo is None else memo
     tenants = tenant_names(cluster.tenants)
     policy, policy_note = stack_policy(recommendation.get("rows") or ())
-    sized = size_pools(recommendation, cluster, mix)
+    sized = size_pools(recommendation, cluster, mix, groups)
     pools = [_pool_outcome(pool, cluster, tenants, policy, memo) for pool in sized]
     fgd = [
         _pool_outcome(pool, cluster, tenants, REFERENCE_POLICY, memo) if policy != REFERENCE_POLICY
@@ -380,7 +383,7 @@ def capacity_outcome(
     stacks = []
     memo: Memo = {}
     for number, recommendation in enumerate(recommendations):
-        stacks.append(stack_outcome(recommendation, cluster, mix, memo))
+        stacks.append(stack_outcome(recommendation, cluster, mix, memo, profile.node_groups))
         if progress is not None:
             progress(10 + 75 * (number + 1) // max(1, len(recommendations)))
     units = units_outcome(cluster, mix, memo)

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from catalog.engine.fleet import NodeGroup
 from catalog.engine.gpus import GpuModel, gpu_model_find, mig_layout_valid
 from catalog.engine.profile import Profile
 from catalog.engine.text import Text, _
@@ -110,6 +111,10 @@ class PoolSize:
     quotas: dict[str, int] = field(default_factory=dict)
     # True: each tenant has nodes of its own (a pool per tenant); False: tenants share the pool.
     per_tenant_nodes: bool = False
+    # The node group the pool lives on (step 1's node_groups) and its shape; None: step 1's
+    # cluster as a whole.
+    group: str | None = None
+    cluster: Cluster | None = None
     # Slots per GPU under a slot unit: time-slicing / MPS replicas, or AMD partitions per GPU.
     replicas: int = REPLICAS
     # True: nodes are too coarse for a node per tenant, so each tenant has GPUs of its own
@@ -120,9 +125,18 @@ class PoolSize:
     partitions: list[tuple[str | None, list[tuple[str, ...] | None]]] = field(default_factory=list)
     notes: list[Text] = field(default_factory=list)
 
+    def on(self, cluster: Cluster) -> Cluster:
+        """The nodes the pool is sized on: its node group's, else step 1's cluster."""
+        return self.cluster or cluster
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "node_group": self.group,
+            "gpu_model": None
+            if self.cluster is None
+            else (self.cluster.model.name if self.cluster.model else self.cluster.model_text),
+            "gpus_per_node": None if self.cluster is None else self.cluster.gpus_per_node,
             "label": self.label,
             "workloads": list(self.workloads),
             "units": list(self.units),
@@ -161,10 +175,53 @@ def cluster_of(profile: Profile) -> Cluster:
 
 
 def mix_of(profile: Profile) -> tuple[tuple[MixEntry, ...], str]:
-    """The mix to size for, and where it comes from ("profile" or "default")."""
+    """The mix to size for, and where it comes from: the workload mix step 1 gives
+    ("profile"), else the named tenants' absolute demand ("demand": 12 always-on replicas of
+    one GPU weigh 12 GPUs, not a share of a default mix), else a default per workload type."""
     if profile.workload_mix:
         return profile.workload_mix, "profile"
+    demanded = mix_from_demand(profile)
+    if demanded:
+        return demanded, "demand"
     return default_mix(profile.workload_types), "default"
+
+
+def mix_from_demand(profile: Profile) -> tuple[MixEntry, ...]:
+    """One mix entry per demand line of each named tenant (tenant-1 … in step 1's order): its
+    replicas (or its GPUs, one task each) of gpus_per_replica whole GPUs, or of the named MIG
+    profile (its compute share and memory, from the GPU facts of a model that has it). Always-on
+    and window demand both count: the sizing is for the peak."""
+    entries = []
+    for number, tenant in enumerate(profile.tenants, start=1):
+        for item in tenant.demand:
+            if item.mig_profile is not None:
+                found = _mig_share(item.mig_profile)
+                if found is None:
+                    continue  # a profile no GPU fact has: step 1 says so already
+                milli, memory = found
+                entries.append(
+                    MixEntry(item.workload, item.replicas or 1, gpu_milli=milli,
+                             memory_gb=memory, tenant=number)
+                )  # fmt: skip
+            elif item.replicas is not None:
+                per = item.gpus_per_replica or 1
+                entries.append(MixEntry(item.workload, item.replicas, gpus=per, tenant=number))
+            elif item.gpus:
+                entries.append(MixEntry(item.workload, item.gpus, tenant=number))
+    return tuple(entries)
+
+
+def _mig_share(name: str) -> tuple[int, float] | None:
+    """A MIG profile's share of its GPU (milli, by compute slices) and memory, from the first
+    GPU model of the facts that has it."""
+    from catalog.engine.gpus import gpu_models
+
+    for model in gpu_models():
+        for profile in model.mig_profiles:
+            if profile.name == name:
+                slices = max(p.compute_slices for p in model.mig_profiles)
+                return round(profile.compute_slices * 1000 / slices), profile.memory_gb
+    return None
 
 
 def largest_remainder(total: int, weights: Sequence[float], minimum: int = 0) -> list[int]:
@@ -366,15 +423,22 @@ def _mig_geometry(
 
 
 def size_pools(
-    recommendation: Mapping[str, Any], cluster: Cluster, mix: Sequence[MixEntry]
+    recommendation: Mapping[str, Any],
+    cluster: Cluster,
+    mix: Sequence[MixEntry],
+    groups: Sequence[NodeGroup] = (),
 ) -> list[PoolSize]:
     """The pools of one recommended stack, sized: each entry of the mix goes to the first pool
-    serving its workload type (else to the first pool), nodes to pools in proportion to the
-    GPUs their work asks (at least one each while nodes last), quotas to tenants in proportion
-    to theirs; a pool of one tenant each (`within_tenant`) gives each tenant whole nodes."""
+    serving its workload type (and, when it names GPU models, on nodes of one of them; else to
+    the first pool), nodes to pools in proportion to the GPUs their work asks (at least one each
+    while nodes last) — with node groups (step 1, profile v2), each pool on the group the
+    recommendation places it on, sharing that group's nodes with the pools on it — quotas to
+    tenants in proportion to theirs; a pool of one tenant each (`within_tenant`) gives each
+    tenant whole nodes."""
     details = recommendation.get("pool_details") or {}
     names = list(recommendation.get("pools") or details) or ["shared"]
     tenants = tenant_names(cluster.tenants)
+    by_name = {group.name: group for group in groups} if len(groups) > 1 else {}
     pools = []
     for name in names:
         pool = details.get(name, {})
@@ -387,8 +451,18 @@ def size_pools(
             unit=_replay_unit(units),
             tenant_sharing=pool.get("tenant_sharing") or "across_tenants",
         )
+        group = by_name.get(pool.get("node_group") or "")
+        if group is not None:
+            size.group = group.name
+            size.cluster = replace(
+                cluster,
+                model=group.model,
+                model_text=group.gpu_model,
+                nodes=group.nodes or 0,
+                gpus_per_node=group.gpus_per_node or DEFAULT_GPUS_PER_NODE,
+            )
         if size.unit == "amd_partition":
-            per_gpu = amd_partitions_per_gpu(cluster.model)
+            per_gpu = amd_partitions_per_gpu(size.on(cluster).model)
             if per_gpu:
                 size.replicas = per_gpu
             else:
@@ -401,7 +475,9 @@ def size_pools(
                 )
         pools.append(size)
     for entry in mix:
-        home = next((p for p in pools if entry.workload in p.workloads), None)
+        serving = [p for p in pools if entry.workload in p.workloads]
+        home = next((p for p in serving if _runs_on(entry, p.on(cluster))), None)
+        home = home or next(iter(serving), None)
         if home is None:
             home = pools[0]
             note = _(
@@ -411,11 +487,10 @@ def size_pools(
             if note not in home.notes:
                 home.notes.append(note)
         home.entries.append(entry)
-    nodes = largest_remainder(
-        cluster.nodes, [sum(_entry_weight(e) for e in p.entries) for p in pools], minimum=1
-    )
+    nodes = _nodes_per_pool(pools, cluster)
     for pool, count in zip(pools, nodes, strict=True):
-        pool.nodes, pool.gpus = count, count * cluster.gpus_per_node
+        where = pool.on(cluster)
+        pool.nodes, pool.gpus = count, count * where.gpus_per_node
         if not count:
             pool.notes.append(_("no GPU node is left for this pool: step 1 names too few nodes"))
         elif not pool.entries:
@@ -426,14 +501,14 @@ def size_pools(
         pool.per_tenant_nodes = pool.tenant_sharing == "within_tenant" and len(tenants) > 1
         if pool.per_tenant_nodes:
             own = largest_remainder(count, weights)
-            pool.quotas = {t: n * cluster.gpus_per_node for t, n in zip(tenants, own, strict=True)}
+            pool.quotas = {t: n * where.gpus_per_node for t, n in zip(tenants, own, strict=True)}
             short = [t for t, n, w in zip(tenants, own, weights, strict=True) if not n and w > 0]
             if short and count:
                 _carve(pool, tenants, weights, short)
         else:
             quotas = largest_remainder(pool.gpus, weights)
             pool.quotas = dict(zip(tenants, quotas, strict=True))
-        if pool.unit == "mig_slice" and (cluster.model is None or not cluster.model.has_mig):
+        if pool.unit == "mig_slice" and (where.model is None or not where.model.has_mig):
             pool.notes.append(
                 _(
                     "no MIG geometry: step 1's GPU model has no MIG in EcoMap's GPU facts; "
@@ -441,8 +516,29 @@ def size_pools(
                 )
             )
             pool.unit = "whole_gpu"
-        _partition(pool, cluster, tenants)
+        _partition(pool, where, tenants)
     return pools
+
+
+def _runs_on(entry: MixEntry, cluster: Cluster) -> bool:
+    """Whether the entry's GPU-type constraint admits the cluster's model (none: any)."""
+    return not entry.gpu_types or cluster.model_name in entry.gpu_types
+
+
+def _nodes_per_pool(pools: list[PoolSize], cluster: Cluster) -> list[int]:
+    """Nodes per pool: each node group's nodes (or step 1's, without groups) split between the
+    pools on it in proportion to the GPUs their work asks, at least one each while they last."""
+    counts = [0] * len(pools)
+    places: dict[str | None, list[int]] = {}
+    for index, pool in enumerate(pools):
+        places.setdefault(pool.group, []).append(index)
+    for members in places.values():
+        total = pools[members[0]].on(cluster).nodes
+        weights = [sum(_entry_weight(e) for e in pools[i].entries) for i in members]
+        shares = largest_remainder(total, weights, minimum=1)
+        for index, count in zip(members, shares, strict=True):
+            counts[index] = count
+    return counts
 
 
 def _carve(pool: PoolSize, tenants: list[str], weights: list[float], short: list[str]) -> None:

@@ -128,7 +128,8 @@ class CapacityResultSerializer(serializers.Serializer):
     version = serializers.IntegerField()
     cluster = ClusterSerializer()
     mix_source = serializers.ChoiceField(
-        choices=["profile", "default"], help_text="step 1's mix, or the documented default"
+        choices=["profile", "demand", "default"],
+        help_text="step 1's mix, the named tenants' demand, or the documented default",
     )
     mix = MixLineSerializer(many=True)
     inflation = serializers.FloatField(help_text="the work replayed, as a multiple of the GPUs")

@@ -11,7 +11,7 @@ import pytest
 
 from catalog.engine.gpus import gpu_model_find, mig_layout_valid
 from catalog.engine.profile import Profile
-from catalog.engine.workload_mix import MixEntry
+from catalog.engine.workload_mix import WORKLOADS, MixEntry
 from evaluations.capacity.outcome import capacity_outcome, stack_outcome
 from evaluations.capacity.sizing import (
     Cluster,
@@ -426,3 +426,68 @@ def test_amd_partitions_on_a_model_without_partition_facts_say_so():
 
     assert pool["unit"] == "whole_gpu"
     assert any("replayed as whole GPUs" in note for note in pool["notes"])
+
+
+def test_each_pool_is_sized_and_replayed_on_its_own_node_group():
+    """The issue 40 fleet: 4 nodes of 8 H100 for training and 2 nodes of 4 L40S for inference
+    whose work may only run on L40S. Sized on one model (before), the inference pool sat on
+    H100s and placed 0 of its tasks. On its node group: 8 L40S, 8 whole-GPU tasks arrive by
+    100 % and all are placed; training keeps the 32 H100."""
+    from catalog.engine.fleet import NodeGroup
+
+    groups = (NodeGroup("h100", "H100", 4, 8), NodeGroup("l40s", "L40S", 2, 4))
+    fleet = stack(
+        ("training", ["whole_gpu"], ["training"], "across_tenants"),
+        ("inference", ["whole_gpu"], ["online_inference"], "across_tenants"),
+    )
+    fleet["pool_details"]["training"]["node_group"] = "h100"
+    fleet["pool_details"]["inference"]["node_group"] = "l40s"
+    work = [
+        MixEntry(workload="training", tasks=1, gpus=1, gpu_milli=1000),
+        MixEntry(workload="online_inference", tasks=1, gpu_milli=1000, gpu_types=("l40s",)),
+    ]
+    cluster = Cluster(model=None, model_text=None, nodes=6, gpus_per_node=8, tenants=1)
+
+    outcome = stack_outcome(fleet, cluster, work, groups=groups)
+
+    training, inference = outcome["pools"]
+    assert (training["node_group"], training["nodes"], training["gpus"]) == ("h100", 4, 32)
+    assert (inference["node_group"], inference["nodes"], inference["gpus"]) == ("l40s", 2, 8)
+    assert inference["gpu_model"] == "NVIDIA L40S"
+    assert (inference["tasks"], inference["unplaced"]) == (8, 0)
+    assert inference["alloc_at_100"] == training["alloc_at_100"] == 100.0
+    assert outcome["gpus"] == 40
+
+
+def test_the_named_tenants_absolute_demand_is_the_mix():
+    """12 always-on replicas of one GPU weigh 12 GPUs (they became 4 GPUs as a share of a
+    default mix), 4 training GPUs weigh 4, 20 notebook 1g.10gb instances weigh 20 / 7 GPUs
+    (1 of an H100's 7 compute slices, 10 GB). Quotas follow: 12 + 4 + 20 x 143 / 1000 = 18.86
+    GPUs of demand for 24 GPUs."""
+    profile = Profile.from_dict(
+        {"gpu_model": "H100", "node_count": 3, "gpus_per_node": 8,
+         "workload_types": ["online_inference", "training", "interactive"],
+         "tenants": [
+             {"name": "clinical", "workloads": ["online_inference"],
+              "demand": [{"workload": "online_inference", "replicas": 12,
+                          "gpus_per_replica": 1, "when": "always"}]},
+             {"name": "research", "workloads": ["training"],
+              "demand": [{"workload": "training", "gpus": 4}]},
+             {"name": "students", "workloads": ["interactive"],
+              "demand": [{"workload": "interactive", "replicas": 20, "mig_profile": "1g.10gb",
+                          "when": "window"}]},
+         ]}
+    )  # fmt: skip
+
+    mix, source = mix_of(profile)
+
+    assert source == "demand"
+    assert [(e.tenant, e.workload, e.tasks, e.gpus, e.gpu_milli, e.memory_gb) for e in mix] == [
+        (1, "online_inference", 12, 1, 1000, None),
+        (2, "training", 4, 1, 1000, None),
+        (3, "interactive", 20, 1, 143, 10.0),
+    ]
+    whole = stack(("shared", ["whole_gpu"], list(WORKLOADS), "across_tenants"))
+    (pool,) = size_pools(whole, cluster_of(profile), mix)
+    # 24 GPUs in proportion to 12 : 4 : 2.86 -> 15.27, 5.09, 3.64 -> 15, 5, 4 (largest remainder)
+    assert pool.quotas == {"tenant-1": 15, "tenant-2": 5, "tenant-3": 4}
