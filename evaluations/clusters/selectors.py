@@ -11,6 +11,7 @@ from django.http import Http404
 from catalog.engine.cluster import (
     ClusterReport,
     Decided,
+    Detected,
     Snapshot,
     builtin_dra_features,
     check_cluster,
@@ -18,6 +19,7 @@ from catalog.engine.cluster import (
 )
 from catalog.selectors import cluster_catalog
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
+from evaluations.configgen.api_drift import api_version_drift, contract_spans
 from evaluations.configgen.config_drift import Drift, config_drift
 from evaluations.configgen.selectors import ConfigUnavailable, evaluation_config
 from evaluations.errors import InvalidInput
@@ -145,19 +147,30 @@ def snapshot_compare(
     """The check against the evaluation's decision and, when it has one, the differences from
     the configuration generated from it (None without a decision). The snapshot is parsed once."""
     parsed = parse_snapshot(snapshot.document)
-    return cluster_check(parsed, evaluation=evaluation), config_drift_of(parsed, evaluation)
+    report = cluster_check(parsed, evaluation=evaluation)
+    return report, config_drift_of(parsed, evaluation, detected=report.detected)
 
 
-def config_drift_of(snapshot: Snapshot, evaluation: Evaluation) -> ConfigDrift | None:
-    """A parsed snapshot against the configuration generated from the evaluation's decision;
-    None without a decision, the reason when no configuration can be generated."""
+def config_drift_of(
+    snapshot: Snapshot, evaluation: Evaluation, *, detected: list[Detected] | None = None
+) -> ConfigDrift | None:
+    """A parsed snapshot against the configuration generated from the evaluation's decision,
+    with the API versions the releases found in the cluster do not serve (`detected`: the
+    check's rows, found again when not given); None without a decision, the reason when no
+    configuration can be generated."""
     if decided_of(evaluation) is None:
         return None
     try:
         files = evaluation_config(evaluation)
     except ConfigUnavailable as error:
         return ConfigDrift(unavailable=error.reason)
-    return ConfigDrift(items=config_drift(files, snapshot))
+    if detected is None:
+        detected = cluster_check(snapshot, evaluation=evaluation).detected
+    rows, _signatures, _evidence = cluster_catalog()
+    project_of = {row.id: row.project for row in rows}
+    installed = {project_of.get(d.row, ""): d.version.lstrip("v") for d in detected if d.version}
+    versions = api_version_drift(files, installed=installed, spans=contract_spans(rows))
+    return ConfigDrift(items=versions + config_drift(files, snapshot))
 
 
 def upload_team_for_user(*, user, slug: str) -> tuple[Team, str]:

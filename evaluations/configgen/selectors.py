@@ -10,6 +10,7 @@ from typing import Any
 from django.core.cache import cache
 
 from catalog.engine import gpus
+from catalog.engine.cluster.decision import pool_slug
 from catalog.engine.text import _
 from catalog.engine.versions import in_span
 from evaluations.configgen.admission import admission_problems
@@ -102,19 +103,33 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
         approved = f"approved {decision.approved_at.date().isoformat()}"
         if decision.approved_catalog_revision is not None:
             approved += f", catalog revision {decision.approved_catalog_revision}"
+    slugs = [pool_slug(str(name)) for name in decision.pools or {}]
+    if len(set(slugs)) != len(slugs):
+        raise ConfigUnavailable(
+            _(
+                "Two pools have the same label value once written as Kubernetes names: %(pools)s",
+                pools=", ".join(sorted(str(name) for name in decision.pools)),
+            )
+        )
     return DecisionFacts(
         evaluation_id=evaluation.pk,
         rows=tuple(
             _row(ref, stored[ref], current, profile.installed_versions) for ref in decision.rows
         ),
         profile=profile,
-        pools={str(k): list(v) for k, v in (decision.pools or {}).items()},
-        pool_tenant_sharing=dict(decision.pool_tenant_sharing or {}),
-        pool_groups=dict(decision.pool_node_groups or {}),
+        pools={pool_slug(str(k)): list(v) for k, v in (decision.pools or {}).items()},
+        pool_tenant_sharing=_by_slug(decision.pool_tenant_sharing),
+        pool_groups=_by_slug(decision.pool_node_groups),
         # Step 1's named tenants are the namespaces and queues (profile v2).
         tenants=tuple(tenant.name for tenant in profile.tenants) or None,
         approved=approved,
     )
+
+
+def _by_slug(per_pool: dict | None) -> dict:
+    """Per-pool settings keyed as the files name the pools: every label value, file name and
+    Kubernetes name uses the pool's slug, never its display name."""
+    return {pool_slug(str(name)): value for name, value in (per_pool or {}).items()}
 
 
 @functools.cache

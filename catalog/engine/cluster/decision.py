@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 
 from catalog.engine.cluster.detect import POOL_LABELS, WORKLOAD_KEYS, Detected, NodePool
@@ -81,8 +82,16 @@ def drift_findings(
     return findings
 
 
+def pool_slug(name: str) -> str:
+    """A decided pool's name as a label value (DNS-1123 label, what the generated configuration
+    labels nodes with): "interactive development" → "interactive-development"."""
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return slug[:63].rstrip("-") or "pool"
+
+
 def _named(pool: NodePool, name: str) -> bool:
-    return pool.name == name or any(pool.labels.get(key) == name for key in POOL_LABELS)
+    values = {name, pool_slug(name)}
+    return pool.name in values or any(pool.labels.get(key) in values for key in POOL_LABELS)
 
 
 def _running(pool: NodePool, detected: list[Detected]) -> list[Detected]:

@@ -15,6 +15,13 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any
 
+from catalog.engine.cluster.images import (
+    chart_image,
+    image_matches,
+    image_repository,  # noqa: F401 (re-exported: the readers of image references import it here)
+    image_tag,
+    owned_by,
+)
 from catalog.engine.cluster.snapshot import Snapshot
 from catalog.engine.rows import Row
 
@@ -86,6 +93,9 @@ class Workload:
     name: str
     images: tuple[str, ...]
     pod_spec: Mapping[str, Any] = field(hash=False, default_factory=dict)
+    # metadata.ownerReferences as (API group, kind): an operator's operands are owned by its
+    # custom resource (the GPU Operator's DaemonSets by its ClusterPolicy).
+    owners: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
@@ -137,30 +147,6 @@ def node_resources(node: Mapping[str, Any]) -> dict[str, str]:
     }
 
 
-def image_repository(image: str) -> str:
-    """`nvcr.io/nvidia/k8s-device-plugin:v0.17.0@sha256:…` → `nvidia/k8s-device-plugin`."""
-    image = image.split("@", 1)[0]
-    head, _, last = image.rpartition("/")
-    if ":" in last:
-        last = last.split(":", 1)[0]
-    path = f"{head}/{last}" if head else last
-    first, _, rest = path.partition("/")
-    # A registry host has a dot or a port, or is localhost (the Docker reference grammar).
-    if rest and ("." in first or ":" in first or first == "localhost"):
-        return rest
-    return path
-
-
-def image_tag(image: str) -> str:
-    last = image.split("@", 1)[0].rpartition("/")[2]
-    return last.split(":", 1)[1] if ":" in last else ""
-
-
-def image_matches(pattern: str, image: str) -> bool:
-    repository = image_repository(image)
-    return repository == pattern or repository.endswith("/" + pattern)
-
-
 def chart_name_version(chart: str) -> tuple[str, str]:
     """`hami-2.10.0` → ("hami", "2.10.0"): helm list prints the chart as NAME-VERSION."""
     match = _CHART.match(chart)
@@ -179,8 +165,20 @@ def workloads(snapshot: Snapshot) -> list[Workload]:
             images = tuple(
                 str(c["image"]) for c in containers if isinstance(c, Mapping) and c.get("image")
             )
+            owners = tuple(
+                (str(ref.get("apiVersion", "")).rpartition("/")[0], str(ref.get("kind", "")))
+                for ref in as_list(_meta(item).get("ownerReferences"))
+                if isinstance(ref, Mapping)
+            )
             found.append(
-                Workload(kind, str(_meta(item).get("namespace", "")), _name(item), images, pod_spec)
+                Workload(
+                    kind,
+                    str(_meta(item).get("namespace", "")),
+                    _name(item),
+                    images,
+                    pod_spec,
+                    owners,
+                )
             )
     return found
 
@@ -358,6 +356,15 @@ def _workload_hit(
     hit = next((p for p in names if fnmatchcase(workload.name, p)), None)
     repositories = signature.get("images", ())
     image = next((i for i in workload.images for p in repositories if image_matches(p, i)), None)
+    if hit is None and image is None:
+        owner = owned_by(signature, workload)
+        hit = f"{owner} (its owner)" if owner else None
+    # An operator (a row with CRDs of its own) whose controller the signature does not name:
+    # its Deployment runs an image named as its chart.
+    operator = signature.get("crds") and not signature.get("deployments")
+    if hit is None and image is None and workload.kind == "Deployment" and operator:
+        named = chart_image(signature, workload)
+        hit = f"the chart's image {named}" if named else None
     return hit, image
 
 
@@ -367,6 +374,8 @@ def _specificity(signature: Mapping[str, Any], workload: Workload) -> int:
     hit, image = _workload_hit(signature, workload)
     names = signature.get("daemonsets" if workload.kind == "DaemonSet" else "deployments", ())
     if image is not None or workload.name in (p for p in names if not GLOB_CHARS & set(p)):
+        return 2
+    if hit is not None and owned_by(signature, workload):
         return 2
     return 1 if hit is not None else 0
 

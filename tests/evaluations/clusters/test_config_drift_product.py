@@ -144,9 +144,9 @@ def cast(db):
 
 def test_a_decision_whose_configuration_cannot_be_generated_says_why_once(cast):
     evaluation = fill_steps(make_evaluation(cast), cast.bob)
-    # A pool name that cannot be a Kubernetes name: the generator refuses it, saying why.
+    # Two pool names with the same slug (the label value, issue 42): refused, saying why.
     Decision.objects.filter(evaluation=evaluation).update(
-        pools={"Inference Pool": ["hami/device-plugin"]}
+        pools={"Inference Pool": ["hami/device-plugin"], "inference-pool": []}
     )
     snapshot_row = cluster_snapshot_upload(
         team=cast.team, actor=cast.bob, body=body(snapshot()), role="editor"

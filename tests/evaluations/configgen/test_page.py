@@ -74,14 +74,15 @@ def test_a_decision_that_cannot_be_generated_shows_the_reason_not_a_500(
     demo_member, approved, client
 ):
     client.force_login(demo_member)
+    # A display name is written as its slug (issue 42); two that give the same slug cannot be.
     Decision.objects.filter(evaluation=approved).update(
-        pools={"Inference Pool": ["hami/device-plugin"]}
+        pools={"Inference Pool": ["hami/device-plugin"], "inference-pool": []}
     )
 
     response = client.get(_url(approved))
 
     assert response.status_code == 200
-    assert "cannot be a Kubernetes name" in response.content.decode()
+    assert "the same label value" in response.content.decode()
     assert "data-copy-target" not in response.content.decode()
 
 
@@ -91,18 +92,17 @@ def test_the_reason_a_decision_cannot_be_generated_speaks_chinese(demo_member, a
     client.force_login(demo_member)
     client.cookies.load({"django_language": "zh-hans"})
     Decision.objects.filter(evaluation=approved).update(
-        pools={"<b>Pool</b>": ["hami/device-plugin"]}
+        pools={"<b>Pool</b>": ["hami/device-plugin"], "b-pool-b": []}
     )
 
     page = client.get(_url(approved)).content.decode()
 
-    assert "节点池名称 &#x27;&lt;b&gt;Pool&lt;/b&gt;&#x27; 不能作为 Kubernetes 名称" in page
-    assert "只允许小写字母、数字和“-”" in page
-    assert "cannot be a Kubernetes name" not in page
+    assert "写成 Kubernetes 名称后标签值相同：&lt;b&gt;Pool&lt;/b&gt;, b-pool-b" in page
+    assert "the same label value" not in page
     assert "<b>Pool</b>" not in page
     api = client.get(f"/api/v1/evaluations/{approved.pk}/config/")
     assert api.status_code == 409
-    assert "cannot be a Kubernetes name" in api.json()["detail"]
+    assert "the same label value" in api.json()["detail"]
 
 
 def test_another_team_gets_404(demo_member, approved, client):
