@@ -243,6 +243,22 @@ def largest_remainder(total: int, weights: Sequence[float], minimum: int = 0) ->
     return counts
 
 
+def at_least_one(total: int, weights: Sequence[float]) -> list[int]:
+    """`total` in proportion to `weights` (largest remainder), then each share rounded down to
+    nothing raised to one, taken from the largest share, while the total allows: proportions
+    hold except that no one with a weight is left with nothing when it need not be."""
+    counts = largest_remainder(total, weights)
+    for index in sorted(range(len(counts)), key=lambda i: -weights[i]):
+        if counts[index] or weights[index] <= 0:
+            continue
+        richest = max(range(len(counts)), key=lambda i: (counts[i], -i))
+        if counts[richest] <= 1:
+            break
+        counts[richest] -= 1
+        counts[index] += 1
+    return counts
+
+
 def stack_policy(rows: Iterable[str]) -> tuple[str, Text]:
     """The simulator policy a stack's placement maps to, and why."""
     for ref in rows:
@@ -506,8 +522,7 @@ def size_pools(
             if short and count:
                 _carve(pool, tenants, weights, short)
         else:
-            quotas = largest_remainder(pool.gpus, weights)
-            pool.quotas = dict(zip(tenants, quotas, strict=True))
+            pool.quotas = _shared_quotas(pool, tenants, weights)
         if pool.unit == "mig_slice" and (where.model is None or not where.model.has_mig):
             pool.notes.append(
                 _(
@@ -541,13 +556,38 @@ def _nodes_per_pool(pools: list[PoolSize], cluster: Cluster) -> list[int]:
     return counts
 
 
+def _shared_quotas(pool: PoolSize, tenants: list[str], weights: list[float]) -> dict[str, int]:
+    """A shared pool's GPUs in proportion to each tenant's work, every tenant with work getting
+    at least one while the GPUs last (a small tenant is never rounded down to nothing); those
+    left with none, when the pool has fewer GPUs than tenants with work, are named."""
+    asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
+    quotas = dict.fromkeys(tenants, 0)
+    if asking:
+        shares = at_least_one(pool.gpus, [w for w in weights if w > 0])
+        quotas |= dict(zip(asking, shares, strict=True))
+    left_out = [t for t in asking if not quotas[t]]
+    if left_out and pool.gpus:
+        pool.notes.append(
+            _(
+                "%(names)s get no GPU quota: the pool's %(gpus)s GPUs are fewer than its "
+                "%(count)s tenants with work; they borrow idle quota where their sharing rule "
+                "allows, or add at least %(more)s GPUs",
+                names=", ".join(left_out[:8]) + (" …" if len(left_out) > 8 else ""),
+                gpus=pool.gpus,
+                count=len(asking),
+                more=len(left_out),
+            )
+        )
+    return quotas
+
+
 def _carve(pool: PoolSize, tenants: list[str], weights: list[float], short: list[str]) -> None:
     """Nodes too coarse for a node per tenant: each tenant with work gets GPUs of its own
     instead, at least one while the pool's GPUs last, the rest in proportion to its work;
     tenants share nodes, never a GPU. Tenants still left with none are named, with what would
     give them some."""
     asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
-    shares = largest_remainder(pool.gpus, [w for w in weights if w > 0], minimum=1)
+    shares = at_least_one(pool.gpus, [w for w in weights if w > 0])
     pool.quotas = dict.fromkeys(tenants, 0) | dict(zip(asking, shares, strict=True))
     pool.carved = True
     pool.notes.append(

@@ -491,3 +491,32 @@ def test_the_named_tenants_absolute_demand_is_the_mix():
     (pool,) = size_pools(whole, cluster_of(profile), mix)
     # 24 GPUs in proportion to 12 : 4 : 2.86 -> 15.27, 5.09, 3.64 -> 15, 5, 4 (largest remainder)
     assert pool.quotas == {"tenant-1": 15, "tenant-2": 5, "tenant-3": 4}
+
+
+def test_a_small_tenant_of_a_shared_pool_is_never_rounded_down_to_no_quota():
+    """16 GPUs; tenant-1 asks 100 GPUs of work, nine others one each. In proportion alone
+    tenant-1 gets 16 x 100 / 109 = 14.7 and the nine 0.15 each: 15 and 1 by largest remainder,
+    8 of the nine rounded to nothing. Each of those 8 gets one GPU, taken from the largest
+    share: tenant-1 ends with 7, the rest 1 each."""
+    work = [MixEntry(workload="training", tasks=100, tenant=1)] + [
+        MixEntry(workload="training", tasks=1, tenant=n) for n in range(2, 11)
+    ]
+    shared = stack(("shared", ["whole_gpu"], ["training"], "across_tenants"))
+
+    (pool,) = size_pools(shared, board(tenants=10, nodes=2), work)
+
+    assert pool.quotas["tenant-1"] == 7
+    assert all(pool.quotas[f"tenant-{n}"] == 1 for n in range(2, 11))
+    assert sum(pool.quotas.values()) == 16
+
+
+def test_tenants_a_shared_pool_cannot_give_a_gpu_are_named():
+    work = [MixEntry(workload="training", tasks=1, tenant=n) for n in range(1, 11)]
+    shared = stack(("shared", ["whole_gpu"], ["training"], "across_tenants"))
+
+    (pool,) = size_pools(shared, board(tenants=10, nodes=1), work)
+
+    none = [name for name, gpus in pool.quotas.items() if not gpus]
+    assert len(none) == 2 and sum(pool.quotas.values()) == 8
+    (named,) = [note for note in pool.notes if "get no GPU quota" in note]
+    assert named.startswith(", ".join(none) + " get no GPU quota")
