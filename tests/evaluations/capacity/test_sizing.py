@@ -520,3 +520,22 @@ def test_tenants_a_shared_pool_cannot_give_a_gpu_are_named():
     assert len(none) == 2 and sum(pool.quotas.values()) == 8
     (named,) = [note for note in pool.notes if "get no GPU quota" in note]
     assert named.startswith(", ".join(none) + " get no GPU quota")
+
+
+def test_mi300x_departments_kept_apart_get_partitions_of_their_own_gpus():
+    """The issue 40 university in small: 2 nodes of 8 MI300X, 8 departments kept apart, notebooks
+    of an eighth of a GPU. Before: a node each for 2 departments (6 with none), replayed as
+    whole GPUs, 12.5 % placed. Now each department gets 16 / 8 = 2 GPUs of its own, cut into
+    2 x 8 CPX partitions; 16 notebooks arrive by 100 % of its GPUs and all are placed."""
+    cluster = Cluster(model=MI300X, model_text="MI300X", nodes=2, gpus_per_node=8, tenants=8)
+    apart = stack(("shared", ["amd_partition"], ["interactive"], "within_tenant"))
+    notebooks = [MixEntry(workload="interactive", tasks=8, gpu_milli=125)]
+
+    outcome = stack_outcome(apart, cluster, notebooks)
+
+    (pool,) = outcome["pools"]
+    assert pool["carved"] and (pool["unit"], pool["replicas"]) == ("amd_partition", 8)
+    assert pool["quotas"] == {f"tenant-{n}": 2 for n in range(1, 9)}
+    for figures in outcome["per_tenant"].values():
+        assert (figures["tasks"], figures["unplaced"], figures["placed_gpus"]) == (16, 0, 2.0)
+    assert outcome["alloc_at_100"] == 100.0
