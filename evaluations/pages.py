@@ -57,16 +57,36 @@ def stage_done(evaluation, key: str) -> bool:
     return False
 
 
-def _progress(evaluation, current: str, *, current_has_errors: bool = False) -> dict[str, Any]:
+# Stages nothing is saved on: their ✓ also waits until the person has opened them.
+VIEWED_STAGES = frozenset({"comparison", "recommendations"})
+
+
+def stages_visited(request, evaluation, current: str) -> set[str]:
+    """The computed stages this person has opened for this evaluation (kept in the session),
+    the current one included."""
+    key = f"visited-stages-{evaluation.pk}"
+    seen = set(request.session.get(key, ())) if hasattr(request, "session") else set()
+    if current in VIEWED_STAGES and current not in seen and hasattr(request, "session"):
+        seen.add(current)
+        request.session[key] = sorted(seen)
+    return seen | {current}
+
+
+def _progress(
+    evaluation, current: str, *, current_has_errors: bool = False, visited: set[str] | None = None
+) -> dict[str, Any]:
     """The progress bar and the back/next links around the current stage (whose ✓ waits while
-    the page shows an error)."""
+    the page shows an error, and for a computed stage until it has been opened)."""
+    visited = {current} if visited is None else visited
     stages = [
         {
             "key": key,
             "number": index + 1,
             "label": label,
             "url": stage_url(evaluation, key),
-            "done": stage_done(evaluation, key) and not (current_has_errors and key == current),
+            "done": stage_done(evaluation, key)
+            and not (current_has_errors and key == current)
+            and (key not in VIEWED_STAGES or key in visited),
             "current": key == current,
         }
         for index, (key, label) in enumerate(STAGES)
@@ -91,7 +111,12 @@ def page_context(
         "evaluation": evaluation,
         "role": role,
         "can_edit": can_edit,
-        "progress": _progress(evaluation, current, current_has_errors=current_has_errors),
+        "progress": _progress(
+            evaluation,
+            current,
+            current_has_errors=current_has_errors,
+            visited=stages_visited(request, evaluation, current),
+        ),
         "comments": comments_panel(
             evaluation=evaluation, user=request.user, role=role, stage=current
         ),

@@ -163,6 +163,15 @@
     });
   }
 
+  // A candidate's row takes focus on its first cell (named for screen readers by its text).
+  function focusRow(row) {
+    if (!row) return;
+    var cell = row.querySelector("td");
+    if (!cell) return;
+    cell.setAttribute("tabindex", "-1");
+    cell.focus();
+  }
+
   function add(form, button) {
     var ref = button.value;
     button.disabled = true;
@@ -174,13 +183,15 @@
           refused(refusal(result), form);
           return;
         }
-        if (!tbody.querySelector('tr[data-candidate-id="' + result.data.candidate + '"]')) {
-          tbody.appendChild(fragment(result.data.html));
-        }
+        var selector = 'tr[data-candidate-id="' + result.data.candidate + '"]';
+        if (!tbody.querySelector(selector)) tbody.appendChild(fragment(result.data.html));
         markResult(ref, true);
         rebuildGroups();
         written(result.data);
         say(fill(labels.labelAddedRow, ref), "saved");
+        // The button pressed is gone (replaced by "added"): keyboard focus goes to the new
+        // candidate, not to <body>.
+        focusRow(tbody.querySelector(selector));
       })
       .catch(function () {
         button.disabled = false;
@@ -200,10 +211,13 @@
           return;
         }
         var ref = row.dataset.candidate;
+        var next = row.nextElementSibling || row.previousElementSibling;
         row.remove();
         rebuildGroups();
         written(result.data);
         say(fill(labels.labelRemovedRow, ref), "saved");
+        if (next && next.matches("tr[data-candidate]")) focusRow(next);
+        else if (searchInput) searchInput.focus();
       })
       .catch(function () {
         button.disabled = false;
