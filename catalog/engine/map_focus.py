@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from catalog.engine.map_layout import Contracts, MapLayout
-from catalog.engine.oracle import links_between
+from catalog.engine.oracle import containment, links_between
 from catalog.engine.rows import Row
 
 
@@ -17,7 +17,7 @@ from catalog.engine.rows import Row
 class RowContract:
     """One line of a row's contract list: what it gives a partner, takes from one, or clashes on."""
 
-    relation: str  # "provides_to" | "uses" | "conflicts"
+    relation: str  # "provides_to" | "uses" | "conflicts" | "contains" | "contained_in"
     partner: str  # the other row's id
     interfaces: tuple[str, ...]  # the interfaces, or for a conflict the shared tokens
     optional: bool = False  # composes through `accepts` only
@@ -42,7 +42,11 @@ def row_contracts(rows: Iterable[Row], contracts: Contracts) -> dict[str, list[R
         if a in known and b in known:
             out[a].append(RowContract("conflicts", b, tuple(tokens)))
             out[b].append(RowContract("conflicts", a, tuple(tokens)))
-    order = {"uses": 0, "provides_to": 1, "conflicts": 2}
+    for whole, part in sorted(contracts.containments):
+        if whole in known and part in known:
+            out[whole].append(RowContract("contains", part, ()))
+            out[part].append(RowContract("contained_in", whole, ()))
+    order = {"contained_in": 0, "contains": 1, "uses": 2, "provides_to": 3, "conflicts": 4}
     for items in out.values():
         items.sort(key=lambda item: (order[item.relation], item.partner))
     return out
@@ -129,6 +133,7 @@ def contracts_of_project(rows: Sequence[Row], project: str) -> Contracts:
     own = [row for row in rows if row.project == project]
     links = []
     conflicts = []
+    wholes = set()
     for mine in own:
         for other in rows:
             if other.id == mine.id:
@@ -139,7 +144,10 @@ def contracts_of_project(rows: Sequence[Row], project: str) -> Contracts:
                 shared = mine.exclusive & other.exclusive
                 if shared:
                     conflicts.append((mine.id, other.id, tuple(sorted(shared))))
-    return Contracts(tuple(links), tuple(conflicts))
+                whole = containment(mine, other)
+                if whole is not None:
+                    wholes.add((whole[0].id, whole[1].id))
+    return Contracts(tuple(links), tuple(conflicts), tuple(sorted(wholes)))
 
 
 def map_focus_query(

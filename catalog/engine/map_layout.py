@@ -12,11 +12,12 @@ import numpy as np
 from catalog.engine.compatibility import (
     COMPOSES_BIT,
     CONFLICTS_BIT,
+    CONTAINS_BIT,
     MatrixResult,
     MatrixTooLarge,
     compute_matrix,
 )
-from catalog.engine.oracle import Link, links_between
+from catalog.engine.oracle import Link, containment, links_between
 from catalog.engine.rows import Row
 
 # Bottom to top: band i spans y in [i, i + 1], so the platform sits on top as in METHOD.md.
@@ -103,10 +104,12 @@ CONTRACT_MAX_PAIRS = 20_000_000
 
 @dataclass(frozen=True)
 class Contracts:
-    """What ties rows together on the map: composes links and conflicting pairs."""
+    """What ties rows together on the map: composes links, conflicting pairs and (issue 43) which
+    row ships which."""
 
     links: tuple[Link, ...]
     conflicts: tuple[tuple[str, str, tuple[str, ...]], ...]  # (row a, row b, shared tokens)
+    containments: tuple[tuple[str, str], ...] = ()  # (container row, contained row)
 
 
 def catalog_contracts(
@@ -131,7 +134,9 @@ def catalog_contracts(
         (rows[i].id, rows[j].id, tuple(sorted(rows[i].exclusive & rows[j].exclusive)))
         for i, j in _pairs(matrix, CONFLICTS_BIT, limit)
     ]
-    return Contracts(tuple(links), tuple(conflicts))
+    wholes = (containment(rows[i], rows[j]) for i, j in _pairs(matrix, CONTAINS_BIT, limit))
+    contained = tuple((whole.id, part.id) for whole, part in (w for w in wholes if w))
+    return Contracts(tuple(links), tuple(conflicts), contained)
 
 
 def _pairs(matrix: MatrixResult, bit: int, limit: int | None) -> Iterable[tuple[int, int]]:
@@ -244,7 +249,7 @@ def layout_map(
     if straight is None:
         straight = len(positions) > 300
     if not conflicts:
-        contracts = Contracts(contracts.links, ())
+        contracts = Contracts(contracts.links, (), contracts.containments)
     conflict_pairs: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     if bundle:
         conflict_pairs = bundled_conflicts(contracts.conflicts, positions)
@@ -258,7 +263,9 @@ def layout_map(
             )
             for (a, b), pairs in conflict_pairs.items()
         )
-        contracts = Contracts(bundled_links(contracts.links, positions), folded)
+        contracts = Contracts(
+            bundled_links(contracts.links, positions), folded, contracts.containments
+        )
     edges, hidden = _edges(
         rows, contracts, positions, max_edges, straight, project_ties, conflict_pairs
     )

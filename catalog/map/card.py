@@ -24,6 +24,8 @@ class CardRow:
     uses: tuple[CardPartner, ...]
     provides_to: tuple[CardPartner, ...]
     conflicts: tuple[CardPartner, ...]
+    contains: tuple[CardPartner, ...] = ()  # what the row ships (issue 43)
+    contained_in: tuple[CardPartner, ...] = ()  # what ships it
 
 
 def project_card(*, project: Project, first: str = "") -> list[CardRow]:
@@ -55,6 +57,8 @@ def project_card(*, project: Project, first: str = "") -> list[CardRow]:
                 tuple(partner(c) for c in lines if c.relation == "uses"),
                 tuple(partner(c) for c in lines if c.relation == "provides_to"),
                 tuple(partner(c) for c in lines if c.relation == "conflicts"),
+                tuple(partner(c) for c in lines if c.relation == "contains"),
+                tuple(partner(c) for c in lines if c.relation == "contained_in"),
             )
         )
     return out

@@ -39,6 +39,8 @@ class TableRow:
     uses: tuple[PartnerLine, ...]
     provides_to: tuple[PartnerLine, ...]
     conflicts: tuple[PartnerLine, ...]
+    contains: tuple[PartnerLine, ...] = ()  # what the row ships (issue 43)
+    contained_in: tuple[PartnerLine, ...] = ()  # what ships it
 
 
 def _partner(view: MapView, contract: RowContract) -> PartnerLine:
@@ -80,6 +82,10 @@ def map_table(view: MapView) -> list[TableRow]:
                 conflicts=tuple(_partner(view, c) for c in lines if c.relation == "conflicts")
                 if view.conflicts_drawn
                 else (),
+                contains=tuple(_partner(view, c) for c in lines if c.relation == "contains"),
+                contained_in=tuple(
+                    _partner(view, c) for c in lines if c.relation == "contained_in"
+                ),
             )
         )
     out.sort(
@@ -108,6 +114,8 @@ def map_csv(view: MapView) -> str:
                 ("uses", item.uses),
                 ("provides_to", item.provides_to),
                 ("conflicts", item.conflicts),
+                ("contains", item.contains),
+                ("contained_in", item.contained_in),
             )
             for partner in partners
         ]

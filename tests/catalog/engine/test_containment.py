@@ -147,3 +147,21 @@ def test_containment_is_checked_across_pools() -> None:
     )
 
     assert any(f.aspect == "containment" and f.blocking for f in report.fit)
+
+
+def test_the_maps_contract_lists_say_which_row_ships_which() -> None:
+    from catalog.engine.map_focus import contracts_of_project, row_contracts
+    from catalog.engine.map_layout import catalog_contracts
+
+    rows = [PLATFORM, KAI, OPERATOR, PLUGIN]
+    contracts = catalog_contracts(rows)
+    lines = row_contracts(rows, contracts)
+
+    assert set(contracts.containments) == {
+        ("runai/platform", "kai/scheduler"),
+        ("operator/policy", "plugin/whole-gpu"),
+    }
+    assert [(c.relation, c.partner) for c in lines["kai/scheduler"]] == [
+        ("contained_in", "runai/platform")
+    ]
+    assert contracts_of_project(rows, "kai").containments == (("runai/platform", "kai/scheduler"),)
