@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.http import Http404
 from django.utils import timezone
+from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
 from evaluations import selectors
@@ -192,7 +193,9 @@ def open_comments_override(
     still_open = comments_open(evaluation)
     left = [comment for comment in still_open if comment.pk not in wanted]
     if left:
-        listed = "; ".join(f"{Step(comment.anchor).label}: {comment.body[:60]}" for comment in left)
+        listed = "; ".join(
+            f"{Step(comment.anchor).label}: {Truncator(comment.body).chars(80)}" for comment in left
+        )
         message = _(
             "Resolve or override each open comment before approving ({count} open): {listed}"
         ).format(count=len(left), listed=listed)
