@@ -127,6 +127,18 @@ def pool_of(pools: Mapping[str, Sequence[str]], rows: Sequence[Row]) -> dict[str
     return out
 
 
+def pools_of(pools: Mapping[str, Sequence[str]], rows: Sequence[Row]) -> dict[str, tuple[str, ...]]:
+    """Row id -> every node pool it is in, in the pools' order (a row in two pools, e.g. a
+    device plugin shared by a training and an inference pool, has both)."""
+    out: dict[str, list[str]] = {}
+    for name, members in pools.items():
+        for row_id in focus_rows(rows, members):
+            names = out.setdefault(row_id, [])
+            if name not in names:
+                names.append(name)
+    return {row_id: tuple(names) for row_id, names in out.items()}
+
+
 def contracts_of_project(rows: Sequence[Row], project: str) -> Contracts:
     """The contracts between `project`'s rows and every row (its own included): composes links
     both ways, and conflicts (a shared exclusive token) with other projects' rows."""

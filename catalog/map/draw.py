@@ -579,3 +579,4 @@ class MapView:
     contracts: Contracts = Contracts((), ())
     pools: Mapping[str, str] = field(default_factory=dict)  # row id -> node pool name
     conflicts_drawn: bool = True
+    row_pools: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # every pool of a row

@@ -21,7 +21,7 @@ from catalog.engine.compatibility import (
     MatrixTooLarge,
     compute_matrix,
 )
-from catalog.engine.map_focus import focus_rows, pool_of
+from catalog.engine.map_focus import focus_rows, pool_of, pools_of
 from catalog.engine.map_layout import (
     CONTRACT_MAX_PAIRS,
     Contracts,
@@ -234,7 +234,15 @@ def build_map(
     pools = pool_of(dict(filters.pools), shown)
     figure = _figure(catalog, layout, shown, highlighted, static=static, pools=pools)
     return MapView(
-        figure, layout, tuple(shown), catalog, highlighted, contracts, pools, filters.conflicts
+        figure,
+        layout,
+        tuple(shown),
+        catalog,
+        highlighted,
+        contracts,
+        pools,
+        filters.conflicts,
+        row_pools=pools_of(dict(filters.pools), shown),
     )
 
 

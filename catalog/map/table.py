@@ -57,8 +57,9 @@ def _partner(view: MapView, contract: RowContract) -> PartnerLine:
 
 
 def map_table(view: MapView) -> list[TableRow]:
-    """One line per row on the map, with its contracts to the other rows on it (and its
-    conflicts when the map draws them), in the figure's order: by layer, then project name."""
+    """One line per row on the map and node pool it is in (a row in two pools has two), with
+    its contracts to the other rows on it (and its conflicts when the map draws them), in the
+    figure's order: by layer, then project name, then pool."""
     catalog = view.catalog
     contracts = row_contracts(view.shown, view.contracts)
     layer_order = {key: i for i, key in enumerate(("platform", "control_plane", "data_plane"))}
@@ -66,7 +67,8 @@ def map_table(view: MapView) -> list[TableRow]:
     for row in view.shown:
         detail = catalog.details.get(row.id, RowDetail())
         lines = contracts.get(row.id, [])
-        out.append(
+        pools = view.row_pools.get(row.id) or (view.pools.get(row.id, ""),)
+        out.extend(
             TableRow(
                 row_id=row.id,
                 project=row.project,
@@ -76,7 +78,7 @@ def map_table(view: MapView) -> list[TableRow]:
                 layer_key=row.layer,
                 units=", ".join(_names(row.resource_units, catalog.units)),
                 points=", ".join(_names(row.enforcement_points, catalog.points)),
-                pool=view.pools.get(row.id, ""),
+                pool=pool,
                 uses=tuple(_partner(view, c) for c in lines if c.relation == "uses"),
                 provides_to=tuple(_partner(view, c) for c in lines if c.relation == "provides_to"),
                 conflicts=tuple(_partner(view, c) for c in lines if c.relation == "conflicts")
@@ -87,12 +89,14 @@ def map_table(view: MapView) -> list[TableRow]:
                     _partner(view, c) for c in lines if c.relation == "contained_in"
                 ),
             )
+            for pool in pools
         )
     out.sort(
         key=lambda item: (
             layer_order.get(item.layer_key, 9),
             item.project_name.lower(),
             item.row_id,
+            item.pool,
         )
     )
     return out
