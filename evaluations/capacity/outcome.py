@@ -36,7 +36,7 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 6  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 7  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
 # The fragmentation-aware policy of the FGD paper, replayed beside each stack's own as a reference.
 REFERENCE_POLICY = "fgd"

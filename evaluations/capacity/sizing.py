@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -160,11 +159,24 @@ def tenant_names(count: int) -> list[str]:
 
 
 def cluster_of(profile: Profile) -> Cluster:
-    """The cluster step 1 describes; ValueError when it does not say enough to size."""
-    if not profile.node_count:
-        raise ValueError(_("Say how many GPU nodes there are in step 1 to size the pools."))
+    """The cluster step 1 describes; ValueError when it does not say enough to size. With node
+    groups of different shapes (an A100 and an L4 group) there is no one model: each pool is
+    sized on its own group (size_pools), the cluster stands for all their nodes."""
     if (profile.tenant_count or 1) > MAX_TENANTS:
         raise ValueError(_("Capacity sizing covers at most %(count)s tenants.", count=MAX_TENANTS))
+    groups = profile.node_groups
+    if not profile.node_count and groups and all(group.nodes for group in groups):
+        shapes = {group.gpus_per_node for group in groups}
+        return Cluster(
+            model=gpu_model_find(profile.gpu_model),
+            model_text=profile.gpu_model,
+            nodes=sum(group.nodes or 0 for group in groups),
+            gpus_per_node=shapes.pop() if len(shapes) == 1 and None not in shapes
+            else DEFAULT_GPUS_PER_NODE,
+            tenants=profile.tenant_count or 1,
+        )  # fmt: skip
+    if not profile.node_count:
+        raise ValueError(_("Say how many GPU nodes there are in step 1 to size the pools."))
     return Cluster(
         model=gpu_model_find(profile.gpu_model),
         model_text=profile.gpu_model,
@@ -332,7 +344,13 @@ def mig_profile_for(model: GpuModel, gpu_milli: int, gpus: int = 1, memory_gb: f
     takes the full-GPU profile."""
     plain = _plain_profiles(model)
     slices = max(p.compute_slices for p in plain)
-    needed = slices if gpus > 1 or gpu_milli >= 1000 else math.ceil(gpu_milli * slices / 1000)
+    # The fewest slices whose instance (round(s x 1000 / slices) milli, as the engine sizes it)
+    # holds the fraction: 143 milli is one slice of seven, not ceil(1.001) = 2.
+    needed = (
+        slices
+        if gpus > 1 or gpu_milli >= 1000
+        else next(s for s in range(1, slices + 1) if round(s * 1000 / slices) >= gpu_milli)
+    )
     fitting = [p for p in plain if p.compute_slices >= needed]
     if memory_gb:
         fitting = [p for p in fitting if p.memory_gb >= memory_gb] or [

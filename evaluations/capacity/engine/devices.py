@@ -210,9 +210,11 @@ def demand(task: Task, devices: Devices) -> int:
     if devices.replicas > 1:
         slot = MILLI // devices.replicas
         return math.ceil(milli / slot) * slot
-    if devices.mig_slices:
-        slices = math.ceil(milli * devices.mig_slices / MILLI)
-        return round(slices * MILLI / devices.mig_slices)
+    if devices.mig_slices:  # the smallest instance (as build_devices sizes it) that holds it
+        per = devices.mig_slices
+        return next(
+            round(s * MILLI / per) for s in range(1, per + 1) if round(s * MILLI / per) >= milli
+        )
     return milli
 
 
