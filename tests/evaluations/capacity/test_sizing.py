@@ -539,3 +539,27 @@ def test_mi300x_departments_kept_apart_get_partitions_of_their_own_gpus():
     for figures in outcome["per_tenant"].values():
         assert (figures["tasks"], figures["unplaced"], figures["placed_gpus"]) == (16, 0, 2.0)
     assert outcome["alloc_at_100"] == 100.0
+
+
+def test_a_profile_of_node_groups_is_sized_not_refused():
+    """The hospital of issue 40 (6 nodes x 4 A100 40GB, 4 nodes x 2 L4): step 1 gives no one
+    node count or model, so sizing was refused ("say how many GPU nodes"). The cluster now
+    stands for the 10 nodes, and each pool is sized on its group."""
+    profile = Profile.from_dict(
+        {"workload_types": ["training", "online_inference"],
+         "node_groups": [{"name": "a100", "gpu_model": "A100 40GB", "nodes": 6, "gpus_per_node": 4},
+                         {"name": "l4", "gpu_model": "L4", "nodes": 4, "gpus_per_node": 2}]}
+    )  # fmt: skip
+    fleet = stack(
+        ("training", ["whole_gpu"], ["training"], "across_tenants"),
+        ("inference", ["whole_gpu"], ["online_inference"], "across_tenants"),
+    )
+    fleet["pool_details"]["training"]["node_group"] = "a100"
+    fleet["pool_details"]["inference"]["node_group"] = "l4"
+
+    outcome = capacity_outcome(profile, [fleet])
+
+    assert outcome["cluster"]["nodes"] == 10
+    training, inference = outcome["stacks"][0]["pools"]
+    assert (training["gpu_model"], training["gpus"]) == ("NVIDIA A100 40GB", 24)
+    assert (inference["gpu_model"], inference["gpus"]) == ("NVIDIA L4", 8)
