@@ -21,6 +21,7 @@ from catalog.engine.units import ASPECTS as ISOLATION_ASPECTS
 from catalog.engine.units import LEVELS as ISOLATION_LEVELS
 from catalog.engine.units import unit_isolation
 from catalog.models import PlacementRow, ResourceUnit
+from catalog.search.selectors import rows_ranked
 from catalog.selectors import (
     catalog_cache_key,
     catalog_revision,
@@ -234,7 +235,12 @@ def placement_search(
         .prefetch_related("resource_units")
         .order_by("named", "project__name", "key")
     )
-    rows = list(matches[: limit + 1])
+    # Best first: rows the query names outright ("mig" → the MIG rows), then rows carrying a
+    # function it names ("gang scheduling" → gang-capable schedulers), then the ones that
+    # only mention it.
+    ranked = rows_ranked(text=text, limit=limit + 1)
+    seen = {row.pk for row in ranked}
+    rows = ranked + [row for row in matches[: limit + 1] if row.pk not in seen]
     return rows[:limit], len(rows) > limit
 
 

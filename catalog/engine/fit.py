@@ -352,8 +352,16 @@ def signals_fit(rows: list[Row], profile: Profile) -> list[Finding]:
     return findings
 
 
-def capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
+# The recommendation's pool keys for training and online inference (evaluations' drafting):
+# a stack with both keeps the two on separate GPUs.
+TRAINING_POOL, INFERENCE_POOL = "training", "inference"
+
+
+def capabilities_fit(rows: list[Row], profile: Profile, pools: Iterable[str] = ()) -> list[Finding]:
+    """Capabilities the profile's workloads need; online inference needs preemption only where
+    it shares GPUs with training or batch (not when `pools` split the two)."""
     offered = {ident for r in rows for ident in r.provides} | KUBERNETES_BASELINE
+    split = {TRAINING_POOL, INFERENCE_POOL} <= set(pools)
     kinds = set(profile.workload_types)
     batchy = kinds & {"training", "batch"}
     demands: list[tuple[str, str, str]] = []  # (capability, status when missing, why)
@@ -374,7 +382,7 @@ def capabilities_fit(rows: list[Row], profile: Profile) -> list[Finding]:
     )
     if profile.tenancy == "multi":
         demands.append(("capability:quota", "gap", tenants))
-    if batchy and "online_inference" in kinds:
+    if batchy and "online_inference" in kinds and not split:
         demands.append(
             ("capability:preemption", "gap", _("online inference shares GPUs with training/batch"))
         )

@@ -312,7 +312,7 @@ def check_stack(
         fit.extend(tenant_fit(present, profile, tenant_sharing or {}, pool_tenants))
         fit.append(isolation_fit(present, profile))
         fit.extend(signals_fit(list(rows), profile))
-        fit.extend(capabilities_fit(list(rows), profile))
+        fit.extend(capabilities_fit(list(rows), profile, own))
     # Without a profile the tenancy is unknown: what a quota row cannot express is a warning.
     fit.extend(quota_fit(present, profile))
     fit.extend(containment_fit(rows))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
+from fnmatch import fnmatchcase
 
 from catalog.engine.baseline import FEATURE_PREFIX, KUBERNETES_BASELINE, feature_interface
 from catalog.engine.kubernetes import parse_version, unavailable_reason
@@ -200,7 +201,7 @@ def pinned_rows(
         absent = {
             ident for ident, span in row.contract_versions.items() if not in_span(span, version)
         }
-        for ident in sorted(absent):
+        for ident in sorted(i for i in absent if _used_by_stack(i, row, rows)):
             messages.append(
                 _(
                     "%(row)s: %(interface)s exists %(span)s; %(version)s is treated as without it",
@@ -220,6 +221,20 @@ def pinned_rows(
             )
         adjusted.append(row)
     return adjusted, messages
+
+
+def _used_by_stack(ident: str, row: Row, rows: Sequence[Row]) -> bool:
+    """Whether a contract a pinned release lacks is worth saying: the row's own objects
+    (`crd:`) always; another API (DRA's `api:resource.k8s.io/…`) only when another row of the
+    stack provides, requires or accepts it."""
+    if ident.startswith("crd:"):
+        return True
+    return any(
+        ident in other.provides
+        or any(fnmatchcase(ident, pattern) for pattern in (*other.requires, *other.accepts))
+        for other in rows
+        if other.id != row.id
+    )
 
 
 def _at_release(row: Row, version: str) -> tuple[Row, list[str]]:

@@ -49,6 +49,9 @@ RANK_NORMALIZATION = 1
 # sub-GPU unit for "fractional") adds to its rank, per thing asked for: more than any text
 # match, as the term is the catalog's own placement of the row.
 TERM_BOOST = 0.5
+# A project or row the query names outright (its slug, key or name, or one word of a slug or
+# key: "mig" names nvidia-mig and the mig-* rows) ranks above every one that only mentions it.
+NAME_BOOST = 2.0
 # Lexemes given to to_tsquery: letters and digits, `_` and `-` inside (which it reads as a
 # phrase, as the documents split identifiers into words).
 _LEXEME = re.compile(r"^[0-9a-z][0-9a-z_-]{1,40}$")
@@ -199,6 +202,9 @@ def _searched(queryset: QuerySet, search: Search, *, name: str, ranked: bool) ->
             column = "project_id" if queryset.model is Project else "pk"
             holds = Q(pk__in=PlacementRow.objects.filter(carried).values(column))
             parts.append(Case(When(holds, then=Value(TERM_BOOST)), default=Value(0.0)))
+    named = named_q(search, rows=queryset.model is PlacementRow)
+    if named is not None:
+        parts.append(Case(When(named, then=Value(NAME_BOOST)), default=Value(0.0)))
     if similarity is not None:
         parts.append(Case(When(typo__gte=TYPO_SIMILARITY, then=F("typo")), default=Value(0.0)))
     if not parts:
@@ -206,6 +212,69 @@ def _searched(queryset: QuerySet, search: Search, *, name: str, ranked: bool) ->
     return queryset.annotate(
         rank=ExpressionWrapper(reduce(operator.add, parts), output_field=FloatField())
     )
+
+
+def named_q(search: Search, *, rows: bool) -> Q | None:
+    """Projects (or rows) the query's typed words name outright: a slug or key equal to a word
+    or holding it as one of its dash-separated words, or a name equal to it."""
+    q = Q()
+    slugs = ("project__slug", "key") if rows else ("slug",)
+    names = ("project__name", "component") if rows else ("name",)
+    for word in search.terms.words:
+        if len(word) < 2:
+            continue
+        for name in slugs:
+            q |= (
+                Q(**{f"{name}__iexact": word})
+                | Q(**{f"{name}__istartswith": f"{word}-"})
+                | Q(**{f"{name}__iendswith": f"-{word}"})
+                | Q(**{f"{name}__icontains": f"-{word}-"})
+            )
+        for name in names:
+            q |= Q(**{f"{name}__iexact": word})
+    return q if q else None
+
+
+def _carries(row: PlacementRow, search: Search) -> bool:
+    """Whether a row carries a function or unit the query names (SQLite: read in Python)."""
+    units = {unit.key for unit in row.resource_units.all()}
+    return any(
+        set(row.functions or ()) & keys["function"] or units & keys["unit"] for keys in search.keys
+    )
+
+
+def rows_ranked(*, text: str, limit: int) -> list[PlacementRow]:
+    """Placement rows for a search as you type (step 3), best first: those the query names
+    outright, then those carrying a function or unit it names ("gang scheduling" → the rows
+    whose functions list `gang`), then by how well their text matches."""
+    search = search_prepared(text)
+    if search.empty:
+        return []
+    rows = PlacementRow.objects.select_related("project", "layer").prefetch_related(
+        "resource_units"
+    )
+    if full_text():
+        ranked = _searched(rows, search, name="component", ranked=True)
+        return list(ranked.order_by("-rank", "project__name", "key")[:limit])
+    candidates = list(
+        _rows_fallback(search.terms).prefetch_related("resource_units")[:FALLBACK_CANDIDATES]
+    )
+    named = named_q(search, rows=True)
+    named_ids = (
+        set(PlacementRow.objects.filter(named).values_list("pk", flat=True)) if named else set()
+    )
+
+    def key(row: PlacementRow) -> tuple:
+        shown = f"{row.project.name} {row.component} {row.key}"
+        text_of = f"{shown} {row.promise} {row.non_promise}"
+        return (
+            row.pk not in named_ids,
+            not _carries(row, search),
+            -matches(shown, search.terms),
+            -matches(text_of, search.terms),
+        )
+
+    return sorted(candidates, key=key)[:limit]
 
 
 def _words(terms: SearchTerms) -> tuple[str, ...]:

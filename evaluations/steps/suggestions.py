@@ -20,6 +20,8 @@ from evaluations.models import Evaluation
 SUGGESTIONS_PER_LAYER = 3
 
 _ISOLATION_RANK = {"none": 0, "soft": 1, "hard": 2}
+# What runs already outweighs any fit to the profile: replacing it is a decision of its own.
+INSTALLED_WEIGHT = 10
 # Data-plane functions that put an isolation level on a unit (an exporter or a labeller does not).
 _ISOLATING = frozenset({"present", "partition", "isolate"})
 _BATCHY = frozenset({"training", "batch"})
@@ -75,15 +77,25 @@ def suggestion_reasons(
     objective or metering needs data-plane signals."""
     kinds = set(profile.workload_types)
     shared = row.units & units
-    # A row presenting no unit (an exporter, a cost model) fits any choice of units.
-    fits = not units or bool(shared) or row.units <= {"none"}
+    installed = profile.installed_versions.get(row.ref.partition("/")[0], False)
+    # A row presenting no unit (an exporter, a cost model) fits any choice of units; what the
+    # cluster runs (step 1's installed components, e.g. the governor) is always offered first.
+    fits = not units or bool(shared) or row.units <= {"none"} or installed is not False
     if not fits:
         return []
+    reasons_first: list[tuple[int, str]] = []
+    if installed is not False:
+        text = (
+            _("installed in the cluster (%(version)s), as step 1 says")
+            if installed
+            else _("installed in the cluster, as step 1 says")
+        )
+        reasons_first.append((INSTALLED_WEIGHT, text % {"version": installed}))
     # Before step 2 is answered, a row is described on its own units.
     on = _listed(shared if units else row.units - {"none"}, unit_names)
     multi = profile.tenancy == "multi"
     p99 = profile.primary_objective == "p99_latency" or profile.p99_target_ms is not None
-    reasons: list[tuple[int, str]] = []
+    reasons: list[tuple[int, str]] = reasons_first
     if row.layer == "data_plane":
         demanded = profile.isolation
         if (
