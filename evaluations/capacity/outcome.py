@@ -23,6 +23,7 @@ from catalog.engine.profile import Profile
 from catalog.engine.text import _, joined
 from catalog.engine.workload_mix import WORKLOADS, MixEntry
 from evaluations.capacity import Node, Task, simulate
+from evaluations.capacity.demand import demand_fit
 from evaluations.capacity.engine.shapes import SLOT_UNITS
 from evaluations.capacity.sizing import (
     Cluster,
@@ -36,7 +37,7 @@ from evaluations.capacity.sizing import (
     tenant_names,
 )
 
-OUTCOME_VERSION = 7  # part of the cache key: bump with any change that changes a figure
+OUTCOME_VERSION = 8  # part of the cache key: bump with any change that changes a figure
 INFLATION = 1.3
 # The fragmentation-aware policy of the FGD paper, replayed beside each stack's own as a reference.
 REFERENCE_POLICY = "fgd"
@@ -296,6 +297,12 @@ def stack_outcome(
     policy, policy_note = stack_policy(recommendation.get("rows") or ())
     sized = size_pools(recommendation, cluster, mix, groups)
     pools = [_pool_outcome(pool, cluster, tenants, policy, memo) for pool in sized]
+    details = recommendation.get("pool_details") or {}
+    for pool, data in zip(sized, pools, strict=True):  # the tenants' demand, as stated
+        fit = demand_fit(pool, pool.on(cluster), details.get(pool.name, {}).get("demand"), policy)
+        if fit is not None:
+            data["demand_fit"] = fit
+            data["notes"] += fit["notes"]
     fgd = [
         _pool_outcome(pool, cluster, tenants, REFERENCE_POLICY, memo) if policy != REFERENCE_POLICY
         else outcome

@@ -49,7 +49,13 @@ class PoolOutcomeSerializer(serializers.Serializer):
     units = serializers.ListField(child=serializers.CharField(), help_text="the pool's units")
     unit = serializers.CharField(help_text="the unit the replay used")
     replicas = serializers.IntegerField(
-        allow_null=True, help_text="time-slicing or MPS replicas per GPU"
+        allow_null=True, help_text="time-slicing or MPS replicas, or AMD partitions, per GPU"
+    )
+    node_group = serializers.CharField(
+        allow_null=True, required=False, help_text="step 1's node group the pool lives on"
+    )
+    gpu_model = serializers.CharField(
+        allow_null=True, required=False, help_text="its group's GPU model (null: step 1's)"
     )
     tenant_sharing = serializers.CharField()
     nodes = serializers.IntegerField()
@@ -57,6 +63,14 @@ class PoolOutcomeSerializer(serializers.Serializer):
     mig_geometry = MigGroupSerializer(many=True, allow_null=True)
     quotas = serializers.DictField(child=serializers.IntegerField(), help_text="tenant -> GPUs")
     per_tenant_nodes = serializers.BooleanField(help_text="each tenant has nodes of its own")
+    carved = serializers.BooleanField(
+        required=False, help_text="nodes too coarse: each tenant has GPUs of its own instead"
+    )
+    demand_fit = serializers.DictField(
+        required=False,
+        help_text="the tenants' stated demand landed here, replayed as stated: asked, placed, "
+        "per tenant (replicas)",
+    )
     notes = serializers.ListField(child=serializers.CharField())
     alloc_curve = _curve("work placed, % of the pool's GPUs, at 0 … 130 % arrived")
     held_curve = _curve("GPUs held by tasks, % of the pool's GPUs")

@@ -563,3 +563,39 @@ def test_a_profile_of_node_groups_is_sized_not_refused():
     training, inference = outcome["stacks"][0]["pools"]
     assert (training["gpu_model"], training["gpus"]) == ("NVIDIA A100 40GB", 24)
     assert (inference["gpu_model"], inference["gpus"]) == ("NVIDIA L4", 8)
+
+
+def test_the_tenants_stated_demand_is_replayed_as_stated():
+    """The hospital's students ask 30 notebooks of 1g.10gb; their pool has 2 nodes of 4 A100
+    40GB cut 4 x 1g.10gb per GPU: 32 instances, so all 30 fit (the mix's 130 % experiment,
+    arriving by compute share, showed 24 of 56 waiting). Clinical asks 12 always-on whole
+    GPUs of a pool of 8 L4: 8 placed, and the pool says so."""
+    from catalog.engine.fleet import NodeGroup
+
+    groups = (NodeGroup("a100", "A100 40GB", 2, 4), NodeGroup("l4", "L4", 4, 2))
+    fleet = stack(
+        ("notebooks", ["mig_slice"], ["interactive"], "across_tenants"),
+        ("inference", ["whole_gpu"], ["online_inference"], "within_tenant"),
+    )
+    fleet["pool_details"]["notebooks"] |= {
+        "node_group": "a100",
+        "demand": [{"tenant": "students", "workload": "interactive", "replicas": 30,
+                    "mig_profile": "1g.10gb", "when": "always"}],
+    }  # fmt: skip
+    fleet["pool_details"]["inference"] |= {
+        "node_group": "l4",
+        "demand": [{"tenant": "clinical", "workload": "online_inference", "replicas": 12,
+                    "when": "always"}],
+    }  # fmt: skip
+    work = [
+        MixEntry(workload="interactive", tasks=30, gpu_milli=143, memory_gb=10, tenant=1),
+        MixEntry(workload="online_inference", tasks=12, tenant=2),
+    ]
+    cluster = Cluster(model=None, model_text=None, nodes=6, gpus_per_node=4, tenants=2)
+
+    notebooks, inference = stack_outcome(fleet, cluster, work, groups=groups)["pools"]
+
+    assert notebooks["mig_geometry"] == [{"nodes": 2, "layout": ["1g.10gb"] * 4}]
+    assert notebooks["demand_fit"]["tenants"] == {"students": {"asked": 30, "placed": 30}}
+    assert inference["demand_fit"]["tenants"] == {"clinical": {"asked": 12, "placed": 8}}
+    assert "clinical's stated demand here: 8 of 12 replicas placed" in inference["notes"]
