@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 
-def largest_remainder(total: int, weights: Sequence[float], minimum: int = 0) -> list[int]:
+def largest_remainder(
+    total: int, weights: Sequence[float], minimum: int = 0, rotate: int = 0
+) -> list[int]:
     """`total` split in whole numbers in proportion to `weights`, each at least `minimum` while
-    the total allows it (Hamilton's method; ties go to the earlier weight)."""
+    the total allows it (Hamilton's method). Equal remainders go in turn from weight `rotate`
+    on (then wrapping round): pools or resources split one after another with rotate 0, 1, 2 …
+    give equal tenants the odd unit in turn, not always to the first."""
     if not weights:
         return []
     floor = minimum if total >= minimum * len(weights) else 0
@@ -19,17 +23,20 @@ def largest_remainder(total: int, weights: Sequence[float], minimum: int = 0) ->
     shares = [spare * w / weight_sum for w in weights]
     counts = [floor + int(share) for share in shares]
     left = total - sum(counts)
-    order = sorted(range(len(weights)), key=lambda i: (-(shares[i] - int(shares[i])), i))
+    count = len(weights)
+    order = sorted(
+        range(count), key=lambda i: (-round(shares[i] - int(shares[i]), 9), (i - rotate) % count)
+    )
     for index in order[:left]:
         counts[index] += 1
     return counts
 
 
-def at_least_one(total: int, weights: Sequence[float]) -> list[int]:
+def at_least_one(total: int, weights: Sequence[float], rotate: int = 0) -> list[int]:
     """`total` in proportion to `weights` (largest remainder), then each share rounded down to
     nothing raised to one, taken from the largest share, while the total allows: proportions
     hold except that no one with a weight is left with nothing when it need not be."""
-    counts = largest_remainder(total, weights)
+    counts = largest_remainder(total, weights, rotate=rotate)
     for index in sorted(range(len(counts)), key=lambda i: -weights[i]):
         if counts[index] or weights[index] <= 0:
             continue

@@ -364,7 +364,7 @@ def size_pools(
                 home.notes.append(note)
         home.entries.append(entry)
     nodes = _nodes_per_pool(pools, cluster)
-    for pool, count in zip(pools, nodes, strict=True):
+    for turn, (pool, count) in enumerate(zip(pools, nodes, strict=True)):
         where = pool.on(cluster)
         pool.nodes, pool.gpus = count, count * where.gpus_per_node
         if not count:
@@ -382,7 +382,7 @@ def size_pools(
             if short and count:
                 _carve(pool, tenants, weights, short)
         else:
-            pool.quotas = _shared_quotas(pool, tenants, weights)
+            pool.quotas = _shared_quotas(pool, tenants, weights, turn)
         if pool.unit == "mig_slice" and (where.model is None or not where.model.has_mig):
             pool.notes.append(
                 _(
@@ -416,14 +416,16 @@ def _nodes_per_pool(pools: list[PoolSize], cluster: Cluster) -> list[int]:
     return counts
 
 
-def _shared_quotas(pool: PoolSize, tenants: list[str], weights: list[float]) -> dict[str, int]:
+def _shared_quotas(
+    pool: PoolSize, tenants: list[str], weights: list[float], turn: int = 0
+) -> dict[str, int]:
     """A shared pool's GPUs in proportion to each tenant's work, every tenant with work getting
     at least one while the GPUs last (a small tenant is never rounded down to nothing); those
     left with none, when the pool has fewer GPUs than tenants with work, are named."""
     asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
     quotas = dict.fromkeys(tenants, 0)
     if asking:
-        shares = at_least_one(pool.gpus, [w for w in weights if w > 0])
+        shares = at_least_one(pool.gpus, [w for w in weights if w > 0], rotate=turn)
         quotas |= dict(zip(asking, shares, strict=True))
     left_out = [t for t in asking if not quotas[t]]
     if left_out and pool.gpus:

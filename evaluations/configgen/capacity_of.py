@@ -453,10 +453,11 @@ def presented(pool: Pool) -> list[str]:
     return sorted(names)
 
 
-def split(total: int, quotas: dict[str, int]) -> dict[str, int]:
-    """`total` shared between tenants in proportion to their GPU quotas, summing to `total`."""
+def split(total: int, quotas: dict[str, int], turn: int = 0) -> dict[str, int]:
+    """`total` shared between tenants in proportion to their GPU quotas, summing to `total`;
+    equal tenants get the odd unit in turn from tenant `turn` on (one turn per resource)."""
     names = list(quotas)
-    parts = largest_remainder(total, [float(quotas[n]) for n in names])
+    parts = largest_remainder(total, [float(quotas[n]) for n in names], rotate=turn)
     return dict(zip(names, parts, strict=True))
 
 

@@ -61,7 +61,7 @@ def kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> l
     per_pool = {}
     for pool in pools:
         per_pool[pool.name] = {}
-        for resource in covered:
+        for turn, resource in enumerate(covered):  # equal tenants take odd units in turn
             total, why = (
                 capacity(pool, resource)
                 if resource in pool.resources
@@ -69,7 +69,7 @@ def kueue_files(facts: DecisionFacts, pools: list[Pool], header: list[str]) -> l
                 if resource in devices[pool.name]
                 else (0, f"pool {pool.name}'s rows do not advertise it")
             )
-            per_pool[pool.name][resource] = (split(total, pool.quotas), total, why)
+            per_pool[pool.name][resource] = (split(total, pool.quotas, turn), total, why)
     cohort_field = "cohortName" if api.endswith("v1beta2") else "cohort"
     tenant_rules = {
         tenant.name: facts.profile.rule_for([tenant]) for tenant in facts.profile.tenant_list

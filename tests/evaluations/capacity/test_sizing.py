@@ -599,3 +599,25 @@ def test_the_tenants_stated_demand_is_replayed_as_stated():
     assert notebooks["demand_fit"]["tenants"] == {"students": {"asked": 30, "placed": 30}}
     assert inference["demand_fit"]["tenants"] == {"clinical": {"asked": 12, "placed": 8}}
     assert "clinical's stated demand here: 8 of 12 replicas placed" in inference["notes"]
+
+
+def test_equal_tenants_take_the_odd_gpu_in_turn_not_by_their_order():
+    """Two tenants with the same work in each of two shared pools of one 3-GPU node: by order,
+    each pool's odd GPU went to tenant-1 (4 GPUs to 2). In turn: the first pool's to tenant-1,
+    the second's to tenant-2, so the two end level at 3."""
+    assert largest_remainder(3, [1, 1]) == [2, 1]
+    assert largest_remainder(3, [1, 1], rotate=1) == [1, 2]
+    assert largest_remainder(10, [1, 1, 1], rotate=2) == [3, 3, 4]
+    two = stack(
+        ("a", ["whole_gpu"], ["training"], "across_tenants"),
+        ("b", ["whole_gpu"], ["online_inference"], "across_tenants"),
+    )
+    work = [
+        MixEntry(workload="training", tasks=2),
+        MixEntry(workload="online_inference", tasks=2),
+    ]
+    cluster = Cluster(model=H100, model_text="H100", nodes=2, gpus_per_node=3, tenants=2)
+
+    a, b = size_pools(two, cluster, work)
+
+    assert (a.quotas, b.quotas) == ({"tenant-1": 2, "tenant-2": 1}, {"tenant-1": 1, "tenant-2": 2})
