@@ -59,19 +59,21 @@ def test_a_changed_step_1_gives_new_files_at_once(approved, generations):
 
 
 def test_a_refusal_put_right_is_not_remembered(approved, generations):
+    # Two pool names that write as one label value ("Bad Pool" and "bad-pool" are both
+    # bad-pool once slugged, issue 42) are refused before anything is generated or cached.
     decision = Decision.objects.get(evaluation=approved)
-    good = decision.pools
-    Decision.objects.filter(pk=decision.pk).update(pools={"Bad Pool": list(decision.rows)})
-    with pytest.raises(ConfigUnavailable, match="cannot be a Kubernetes name"):
-        evaluation_config(approved)
-    with pytest.raises(ConfigUnavailable, match="cannot be a Kubernetes name"):
-        evaluation_config(approved)  # the refusal, from the cache
-    assert len(generations) == 1
+    good, rows = decision.pools, list(decision.rows)
+    clash = {"Bad Pool": rows[:1], "bad-pool": rows[1:]}
+    Decision.objects.filter(pk=decision.pk).update(pools=clash)
+    for _read in range(2):
+        with pytest.raises(ConfigUnavailable, match="same label value"):
+            evaluation_config(approved)
+    assert generations == []
 
     Decision.objects.filter(pk=decision.pk).update(pools=good)
 
     assert evaluation_config(approved)
-    assert len(generations) == 2
+    assert len(generations) == 1
 
 
 def test_changed_generator_code_is_never_served_the_old_files(approved, generations, monkeypatch):
