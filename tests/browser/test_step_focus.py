@@ -22,8 +22,8 @@ FOCUSED_CANDIDATE = (
 def test_an_added_candidate_takes_the_keyboard_focus(
     page,
     live_server,
-    evaluation,
-    console_errors,  # noqa: F811
+    evaluation,  # noqa: F811
+    console_errors,
 ):
     evaluation, cast = evaluation
     page = signed_in(page, live_server, cast.bob)
