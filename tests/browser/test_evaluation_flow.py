@@ -161,9 +161,12 @@ def test_an_evaluation_from_sign_in_to_approval(
     page.click("text=Submit for review")
     expect(page.locator(".eval-head .state")).to_have_attribute("data-state", "in_review")
 
-    # The reviewer approves.
+    # The reviewer approves; the comment on step 2 is still open, so approving takes an explicit
+    # override of it, recorded with the reviewer's name (issue 42).
     reviewer.reload()
     reviewer.check("input[name=verdict][value=approve]")
+    expect(reviewer.locator("#open-comments")).to_contain_text("Say why time slicing is out.")
+    reviewer.check("input[name=override_comments]")
     reviewer.click("text=Record review")
     expect(reviewer.locator(".eval-head .state")).to_have_attribute("data-state", "approved")
     expect(reviewer.locator(".audit li").first).to_contain_text("in review → approved")
