@@ -422,11 +422,7 @@ def _shared_quotas(
     """A shared pool's GPUs in proportion to each tenant's work, every tenant with work getting
     at least one while the GPUs last (a small tenant is never rounded down to nothing); those
     left with none, when the pool has fewer GPUs than tenants with work, are named."""
-    asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
-    quotas = dict.fromkeys(tenants, 0)
-    if asking:
-        shares = at_least_one(pool.gpus, [w for w in weights if w > 0], rotate=turn)
-        quotas |= dict(zip(asking, shares, strict=True))
+    asking, quotas = _with_work(pool.gpus, tenants, weights, turn)
     left_out = [t for t in asking if not quotas[t]]
     if left_out and pool.gpus:
         pool.notes.append(
@@ -434,7 +430,7 @@ def _shared_quotas(
                 "%(names)s get no GPU quota: the pool's %(gpus)s GPUs are fewer than its "
                 "%(count)s tenants with work; they borrow idle quota where their sharing rule "
                 "allows, or add at least %(more)s GPUs",
-                names=", ".join(left_out[:8]) + (" …" if len(left_out) > 8 else ""),
+                names=_names(left_out),
                 gpus=pool.gpus,
                 count=len(asking),
                 more=len(left_out),
@@ -443,14 +439,27 @@ def _shared_quotas(
     return quotas
 
 
+def _with_work(
+    gpus: int, tenants: list[str], weights: list[float], turn: int = 0
+) -> tuple[list[str], dict[str, int]]:
+    """The tenants with work, and every tenant's GPUs: those with work in proportion to it, at
+    least one while the GPUs last (at_least_one), the others none."""
+    asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
+    shares = at_least_one(gpus, [w for w in weights if w > 0], rotate=turn) if asking else []
+    return asking, dict.fromkeys(tenants, 0) | dict(zip(asking, shares, strict=True))
+
+
+def _names(tenants: list[str]) -> str:
+    """Tenants named in a note: the first eight, then an ellipsis."""
+    return ", ".join(tenants[:8]) + (" …" if len(tenants) > 8 else "")
+
+
 def _carve(pool: PoolSize, tenants: list[str], weights: list[float], short: list[str]) -> None:
     """Nodes too coarse for a node per tenant: each tenant with work gets GPUs of its own
     instead, at least one while the pool's GPUs last, the rest in proportion to its work;
     tenants share nodes, never a GPU. Tenants still left with none are named, with what would
     give them some."""
-    asking = [t for t, w in zip(tenants, weights, strict=True) if w > 0]
-    shares = at_least_one(pool.gpus, [w for w in weights if w > 0])
-    pool.quotas = dict.fromkeys(tenants, 0) | dict(zip(asking, shares, strict=True))
+    asking, pool.quotas = _with_work(pool.gpus, tenants, weights)
     pool.carved = True
     pool.notes.append(
         _(
@@ -468,7 +477,7 @@ def _carve(pool: PoolSize, tenants: list[str], weights: list[float], short: list
                 "%(names)s get no GPU: the pool's %(gpus)s GPUs are fewer than its %(count)s "
                 "tenants with work; add at least %(more)s GPUs, or let them share a pool across "
                 "tenants where their sharing rule allows",
-                names=", ".join(left_out[:8]) + (" …" if len(left_out) > 8 else ""),
+                names=_names(left_out),
                 gpus=pool.gpus,
                 count=len(asking),
                 more=len(left_out),
