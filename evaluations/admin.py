@@ -8,7 +8,9 @@ has its audit entry and passes the workflow; the admin shows it for support and 
 from __future__ import annotations
 
 from django.contrib import admin
+from django.contrib.auth import get_user_model
 
+from evaluations.approvals.services import approvals_void_for_role
 from evaluations.models import AuditEntry, Evaluation, Invitation, Membership, Review, Team
 
 
@@ -25,6 +27,21 @@ class TeamAdmin(admin.ModelAdmin):
     prepopulated_fields = {"slug": ("name",)}
     inlines = [MembershipInline]
 
+    def save_formset(self, request, form, formset, change):
+        """Members removed or demoted here lose their approvals under review, as on /teams/."""
+        if formset.model is not Membership or form.instance.pk is None:
+            return super().save_formset(request, form, formset, change)
+        team = form.instance
+        before = dict(Membership.objects.filter(team=team).values_list("user_id", "role"))
+        super().save_formset(request, form, formset, change)
+        after = dict(Membership.objects.filter(team=team).values_list("user_id", "role"))
+        users = get_user_model().objects.in_bulk(before)
+        for user_id, role in before.items():
+            if after.get(user_id) != role:
+                approvals_void_for_role(
+                    team=team, user=users[user_id], actor=request.user, role=after.get(user_id)
+                )
+
 
 class ReadOnlyInline(admin.TabularInline):
     extra = 0
@@ -39,7 +56,10 @@ class ReadOnlyInline(admin.TabularInline):
 
 class ReviewInline(ReadOnlyInline):
     model = Review
-    fields = ("created_at", "reviewer", "verdict", "comment", "step_comments", "revision")
+    fields = (
+        "created_at", "reviewer", "verdict", "comment", "step_comments", "revision",
+        "voided_at", "void_reason",
+    )  # fmt: skip
     readonly_fields = fields
 
 

@@ -24,6 +24,7 @@ AUDIT_ACTIONS = {
     "share_created": _("created a read-only share link"),
     "share_revoked": _("revoked a share link"),
     "approval_recorded": _("approved (more approvals needed)"),
+    "approval_voided": _("an approval no longer counts (its reviewer left or lost the role)"),
     "review_requested": _("asked for a review"),
 }
 
@@ -34,6 +35,7 @@ AUDIT_FIELDS = {
     "days": _("days valid"),
     "approvals": _("approvals of this revision"),
     "reviewer": _("reviewer"),
+    "reason": _("why"),
     "workload_types": _("workload types"),
     "primary_objective": _("primary objective"),
     "p99_target_ms": _("P99 target"),

@@ -283,6 +283,11 @@ class Review(models.Model):
     step_comments = models.JSONField(_("comments per step"), default=dict, blank=True)
     revision = models.PositiveIntegerField(_("revision reviewed"))
     created_at = models.DateTimeField(_("when"), auto_now_add=True)
+    # An approval stops counting when its reviewer leaves the team or loses the reviewer role
+    # before the evaluation is approved (evaluations.approvals.services.approvals_void_for_member);
+    # it stays voided if they come back: they approve again.
+    voided_at = models.DateTimeField(_("no longer counts since"), null=True, blank=True)
+    void_reason = models.CharField(_("why it no longer counts"), max_length=80, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

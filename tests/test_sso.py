@@ -13,8 +13,11 @@ from django.test import Client
 
 from ecomap.accounts.models import ExternalIdentity
 from ecomap.accounts.oidc import discovery_forget
-from evaluations.models import Membership, Role
+from evaluations.approvals.services import approval_policy_set
+from evaluations.models import AuditEntry, Evaluation, Membership, Role, State
+from evaluations.review.services import evaluation_review
 from evaluations.teams.services import membership_set, team_create
+from tests.evaluations.factories import make_cast, small_catalog, submitted
 from tests.factories import make_user
 from tests.oidc_issuer import CLIENT_ID, CLIENT_SECRET, oidc_issuer
 
@@ -104,6 +107,29 @@ def test_leaving_the_group_at_the_provider_leaves_the_team_at_the_next_sign_in(c
 
     assert not Membership.objects.filter(team=platform, user__username="ana").exists()
     assert get_user_model().objects.filter(username="ana").count() == 1  # the same account
+
+
+def test_a_reviewer_out_of_the_group_at_the_next_sign_in_loses_their_approval(configure):
+    """Issue 41 M1: the sign-in that removes a reviewer from the team voids their approval of an
+    evaluation under review, so it cannot complete a two-approval policy."""
+    small_catalog()
+    cast = make_cast()  # the Platform team the mapping names
+    approval_policy_set(team=cast.team, actor=cast.alice, required_approvals=2, rules=[])
+    evaluation = submitted(cast)
+    with oidc_issuer(ANA) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+        ana = get_user_model().objects.get(username="ana")
+        evaluation_review(evaluation=evaluation, actor=ana, verdict="approve")
+        issuer.user = {**ANA, "groups": ["everyone"]}
+        sign_in(Client(), issuer)
+
+    evaluation_review(evaluation=evaluation, actor=cast.carol, verdict="approve")
+
+    assert Evaluation.objects.get(pk=evaluation.pk).state == State.IN_REVIEW
+    entry = AuditEntry.objects.get(evaluation=evaluation, action="approval_voided")
+    assert entry.changes["reviewer"] == "ana"
+    assert entry.changes["reason"] == "removed from the team (single sign-on groups)"
 
 
 def test_teams_the_mapping_does_not_name_are_left_alone(configure, platform):

@@ -124,7 +124,10 @@ class ReviewSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Review
-        fields = ["reviewer", "verdict", "comment", "step_comments", "revision", "created_at"]
+        fields = [
+            "reviewer", "verdict", "comment", "step_comments", "revision", "created_at",
+            "voided_at", "void_reason",
+        ]  # fmt: skip
 
 
 class CommentSerializer(serializers.ModelSerializer):

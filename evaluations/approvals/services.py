@@ -9,7 +9,9 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop
 
 from evaluations.approvals.models import ApprovalPolicy, ApprovalRule, ReviewRequest
 from evaluations.approvals.policy import Approval, PolicyStatus, Rule, policy_status
@@ -132,21 +134,88 @@ def approval_status(evaluation: Evaluation) -> PolicyStatus:
     """The approvals of the current revision in the current review round, measured against the
     team's policy."""
     required, rules, _rows = policy_rules(evaluation.team)
+    roles = dict(
+        Membership.objects.filter(team_id=evaluation.team_id).values_list("user_id", "role")
+    )
+    # Only approvals of people who can approve now: a reviewer removed or demoted since counts
+    # no more (their approval is voided too, so it does not come back when they do).
+    approvals = [
+        Approval(user_id=review.reviewer_id, username=review.reviewer.get_username(),
+                 role=roles[review.reviewer_id])
+        for review in _counting_approvals(evaluation).select_related("reviewer")
+        if roles.get(review.reviewer_id) in APPROVING_ROLES
+    ]  # fmt: skip
+    return policy_status(required=required, rules=rules, approvals=approvals, role_rank=ROLE_RANK)
+
+
+def _counting_approvals(evaluation: Evaluation):
+    """The approvals of the current revision in the current review round, not voided."""
     reviews = Review.objects.filter(
-        evaluation=evaluation, verdict=Verdict.APPROVE, revision=evaluation.revision
+        evaluation=evaluation,
+        verdict=Verdict.APPROVE,
+        revision=evaluation.revision,
+        voided_at__isnull=True,
     ).exclude(reviewer=None)
     started = review_round_started(evaluation)
     if started is not None:
         reviews = reviews.filter(created_at__gte=started)
-    roles = dict(
-        Membership.objects.filter(team_id=evaluation.team_id).values_list("user_id", "role")
-    )
-    approvals = [
-        Approval(user_id=review.reviewer_id, username=review.reviewer.get_username(),
-                 role=roles.get(review.reviewer_id))
-        for review in reviews.select_related("reviewer").order_by("created_at", "id")
-    ]  # fmt: skip
-    return policy_status(required=required, rules=rules, approvals=approvals, role_rank=ROLE_RANK)
+    return reviews.order_by("created_at", "id")
+
+
+# Why an approval was voided, in words stored on the review and in the audit entry (translated
+# where they are shown).
+VOID_REMOVED = gettext_noop("removed from the team")
+VOID_REMOVED_BY_SSO = gettext_noop("removed from the team (single sign-on groups)")
+VOID_ROLE = {
+    Role.VIEWER: gettext_noop("role changed to viewer"),
+    Role.EDITOR: gettext_noop("role changed to editor"),
+}
+
+
+def approvals_void_for_member(*, team: Team, user, actor, reason: str) -> int:
+    """Void `user`'s approvals that count now in `team`'s evaluations under review, because
+    they left the team or lost an approving role (`reason`, one of the VOID_ phrases); each
+    voiding is an audit entry naming the approval, the person and why. Called by every service
+    that removes or demotes a member, after the change, in its transaction. Approvals of
+    evaluations already approved stay: they counted when the count was taken."""
+    voided = 0
+    evaluations = Evaluation.objects.filter(
+        team=team, state=State.IN_REVIEW, reviews__reviewer=user
+    ).distinct()
+    for evaluation in evaluations:
+        for review in _counting_approvals(evaluation).filter(reviewer=user):
+            updated = Review.objects.filter(pk=review.pk, voided_at__isnull=True).update(
+                voided_at=timezone.now(), void_reason=reason
+            )
+            if not updated:
+                continue
+            voided += 1
+            status = approval_status(evaluation)
+            audit_write(
+                evaluation,
+                actor,
+                "approval_voided",
+                changes={
+                    "reviewer": user.get_username(),
+                    "approval": {"id": review.pk, "revision": review.revision},
+                    "reason": reason,
+                    "approvals": f"{len(status.approvers)}/{status.required}",
+                },
+            )
+    if voided:
+        logger.info(
+            "team %s: %s approval(s) of user %s voided (%s)", team.slug, voided, user.pk, reason
+        )
+    return voided
+
+
+def approvals_void_for_role(*, team: Team, user, actor, role: str | None) -> int:
+    """approvals_void_for_member for a membership now at `role` (None: removed); nothing when
+    the role still approves."""
+    if role in APPROVING_ROLES:
+        return 0
+    reason = VOID_REMOVED if role is None else VOID_ROLE[role]
+    return approvals_void_for_member(team=team, user=user, actor=actor, reason=reason)
 
 
 def status_in_words(status: PolicyStatus) -> dict[str, Any]:

@@ -147,6 +147,16 @@ def _problem(evaluation: Evaluation) -> str:
     }
 
 
+def _verdict_words(review, verdicts: dict[str, Any]) -> str:
+    verdict = str(verdicts.get(review.verdict, review.verdict))
+    if review.voided_at is None:
+        return verdict
+    return _("%(verdict)s (no longer counts: %(reason)s)") % {
+        "verdict": verdict,
+        "reason": _(review.void_reason),  # one of the VOID_ phrases, translated where shown
+    }
+
+
 def _people(evaluation: Evaluation) -> tuple[list[str], list[dict[str, Any]]]:
     """Who wrote the evaluation (creator first, then each editor in order) and who reviewed it."""
     deciders = [evaluation.created_by.get_username()] if evaluation.created_by else []
@@ -164,7 +174,7 @@ def _people(evaluation: Evaluation) -> tuple[list[str], list[dict[str, Any]]]:
     reviewers = [
         {
             "reviewer": review.reviewer.get_username() if review.reviewer else "—",
-            "verdict": str(verdicts.get(review.verdict, review.verdict)),
+            "verdict": _verdict_words(review, verdicts),
             "revision": review.revision,
             "date": review.created_at.date().isoformat(),
         }

@@ -528,7 +528,8 @@ def report_context(
         "risk_items": text_items(decision.risks) if decision else [],
         "check_items": text_items(decision.acceptance_checks) if decision else [],
         "reviews": reviews,
-        "approvals": [r for r in reviews if r.verdict == Verdict.APPROVE],
+        # A voided approval (its reviewer left the team or lost the role) approved nothing.
+        "approvals": [r for r in reviews if r.verdict == Verdict.APPROVE and not r.voided_at],
         "audit": audit_runs(audit),
         "step_labels": {key: str(label) for key, label in Step.choices},
         "layer_names": layer_names,

@@ -15,6 +15,7 @@ from evaluations.models import (
     Evaluation,
     EvaluationRevision,
     Event,
+    Membership,
     Role,
     State,
     Step,
@@ -68,6 +69,11 @@ def evaluation_review(
 ) -> Evaluation:
     """A reviewer approves or requests changes, with comments per step. An approval needs every
     open comment resolved or named in `override_comments` (the overrides are recorded)."""
+    role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
+    # The reviewer's membership row first, then the evaluation's (the order a removal takes
+    # them in): a removal or demotion made meanwhile waits for this approval and then voids it,
+    # or is seen here and the approval is refused.
+    Membership.objects.select_for_update().filter(team_id=evaluation.team_id, user=actor).first()
     role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
     evaluation = evaluation_lock(evaluation)
     if evaluation.created_by_id == actor.pk:

@@ -32,6 +32,7 @@ from django.utils.text import slugify
 from django.utils.translation import gettext as _
 
 from ecomap.accounts.models import key_hash
+from evaluations.approvals.services import approvals_void_for_role
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import Invitation, Membership, Role, Team
 from evaluations.notifications.formats import FORMATS
@@ -95,12 +96,15 @@ def team_create(*, name: str, slug: str, admin) -> Team:
     return team
 
 
+@transaction.atomic
 def membership_set(*, team: Team, user, role: str) -> Membership:
-    """Make `user` a member with `role` (no actor check: for setup commands and tests)."""
+    """Make `user` a member with `role` (no actor check: for setup commands and tests); a role
+    that cannot approve voids their approvals under review, as on the team page."""
     _role_check(role)
     membership, _created = Membership.objects.update_or_create(
         team=team, user=user, defaults={"role": role}
     )
+    approvals_void_for_role(team=team, user=user, actor=None, role=role)
     return membership
 
 
@@ -139,6 +143,7 @@ def member_role_change(*, team: Team, actor, user, role: str) -> Membership:
         )
     membership.role = role
     membership.save(update_fields=["role"])
+    approvals_void_for_role(team=team, user=user, actor=actor, role=role)
     logger.info("team %s: %s made user %s %s", team.slug, actor.pk, user.pk, role)
     return membership
 
@@ -153,6 +158,7 @@ def member_remove(*, team: Team, actor, user) -> None:
         % {"user": membership.user.get_username()},
     )
     membership.delete()
+    approvals_void_for_role(team=team, user=user, actor=actor, role=None)
     logger.info("team %s: %s removed user %s", team.slug, actor.pk, user.pk)
 
 

@@ -1,6 +1,7 @@
 """Team memberships from the single sign-on provider's groups (OIDC_GROUP_TEAMS,
 "group=team-slug:role, …"). A team named there is managed by it: each sign-in joins the person
-with the strongest role their groups grant, or removes them when no group grants one any more.
+with the strongest role their groups grant, or removes them when no group grants one any more
+(an approval of theirs under review is voided then, as when a team admin removes them).
 Teams not named are left alone."""
 
 from __future__ import annotations
@@ -12,6 +13,11 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 
+from evaluations.approvals.services import (
+    VOID_REMOVED_BY_SSO,
+    approvals_void_for_member,
+    approvals_void_for_role,
+)
 from evaluations.models import ROLE_RANK, Membership, Role, Team
 
 logger = logging.getLogger(__name__)
@@ -70,9 +76,11 @@ def teams_sync(*, user, groups: list[str]) -> dict[str, str | None]:
         role = wanted.get(slug)
         if role is None and slug in current:
             Membership.objects.filter(user=user, team=team).delete()
+            approvals_void_for_member(team=team, user=user, actor=None, reason=VOID_REMOVED_BY_SSO)
             changes[slug] = None
         elif role is not None and current.get(slug) != role:
             Membership.objects.update_or_create(team=team, user=user, defaults={"role": role})
+            approvals_void_for_role(team=team, user=user, actor=None, role=role)
             changes[slug] = role
     if changes:
         logger.info("single sign-on: user %s team memberships %s", user.pk, changes)
