@@ -13,6 +13,8 @@ from django.utils.translation import gettext_lazy, ngettext
 from catalog.engine.map_focus import map_focus_query
 from catalog.engine.profile import PROFILE_FIELDS
 from catalog.engine.text import Text, joined
+from catalog.selectors import catalog_revision
+from ecomap.fragments import cached_fragment, fragment_key, render_fragment
 from evaluations import selectors, services
 from evaluations.approvals.services import (
     approval_status,
@@ -35,7 +37,12 @@ from evaluations.review.forms import ReviewForm
 from evaluations.review.services import (
     submission_missing,
 )
-from evaluations.simulations.selectors import capacity_by_row, capacity_of_rows, capacity_panel
+from evaluations.simulations.selectors import (
+    capacity_by_row,
+    capacity_of_rows,
+    capacity_panel,
+    capacity_version,
+)
 from evaluations.steps.fleet_forms import FLEET_FIELDS
 from evaluations.steps.fleet_words import (
     FLEET_LABELS,
@@ -368,9 +375,55 @@ def _stack_view(recommendation) -> dict[str, Any]:
     }
 
 
+# The ranked stacks take most of the page's time to draw (an engine sentence per finding, each
+# named in the reader's language): drawn once per ranking, capacity run, language and editing
+# right, for as long as the ranking itself is cached.
+STACKS_FRAGMENT_SECONDS = selectors.RECOMMENDATIONS_TIMEOUT
+
+
 @login_required
 def evaluation_recommendations_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
+    context = page_context(
+        request, evaluation, "recommendations", guide={"step": guidance("recommendations")}
+    )
+    key = _stacks_fragment_key(evaluation, can_edit=context["can_edit"])
+    shown: dict[str, Any] = {}
+
+    def render_stacks() -> str:
+        stacks_context = _recommended_stacks(evaluation)
+        shown["capacity"] = stacks_context["capacity"]
+        return render_fragment(
+            "evaluations/_recommended_stacks.html", {**context, **stacks_context}
+        )
+
+    stacks_html = cached_fragment(request, key, render_stacks, timeout=STACKS_FRAGMENT_SECONDS)
+    # The capacity figure's scripts: only what the panel needs; a cached panel was drawn from a
+    # finished run (a pending or running one is never cached), so it needs them if it has a figure.
+    capacity = shown.get("capacity") or {"figure": "capacity-figure" in stacks_html}
+    return render(
+        request,
+        "evaluations/recommendations.html",
+        {**context, "stacks_html": stacks_html, "capacity": capacity},
+    )
+
+
+def _stacks_fragment_key(evaluation, *, can_edit: bool) -> str | None:
+    """The cache key of the evaluation's ranked stacks as drawn now; None when they must be
+    drawn afresh (a profile the engine refuses, a capacity run under way)."""
+    try:
+        ranking = selectors.recommendations_cache_key(
+            evaluation.engine_profile(), catalog_revision()
+        )
+    except ValueError:
+        return None
+    capacity = capacity_version(evaluation)
+    if capacity is None:
+        return None
+    return fragment_key("recommended-stacks", evaluation.pk, ranking, capacity, int(can_edit))
+
+
+def _recommended_stacks(evaluation) -> dict[str, Any]:
     try:
         recommendations = selectors.recommendations_for(evaluation=evaluation)
         profile_error = ""
@@ -381,28 +434,20 @@ def evaluation_recommendations_view(request, pk: int):
     for stack in stacks:
         rec = stack["rec"]
         stack["capacity"] = capacity_of_rows(capacity, rec.rows, rank=rec.rank, pools=rec.pools)
-    return render(
-        request,
-        "evaluations/recommendations.html",
-        page_context(
-            request,
-            evaluation,
-            "recommendations",
-            capacity=capacity,
-            recommendations=recommendations,
-            stacks=stacks,
-            # What the GPU model's facts kept out of the search, and why.
-            left_out=getattr(recommendations, "left_out", None) or [],
-            # Node groups' models outside the GPU facts: vendor rows were withheld for them.
-            unknown_models=getattr(recommendations, "unknown_models", None) or [],
-            # Set when the profile leaves fewer sound data planes than three alternatives.
-            alike_note=getattr(recommendations, "alike", None),
-            # Set when the search budget ran out: the stacks are the best found so far.
-            search_note=getattr(recommendations, "note", None),
-            profile_error=profile_error,
-            guide={"step": guidance("recommendations")},
-        ),
-    )
+    return {
+        "capacity": capacity,
+        "recommendations": recommendations,
+        "stacks": stacks,
+        # What the GPU model's facts kept out of the search, and why.
+        "left_out": getattr(recommendations, "left_out", None) or [],
+        # Node groups' models outside the GPU facts: vendor rows were withheld for them.
+        "unknown_models": getattr(recommendations, "unknown_models", None) or [],
+        # Set when the profile leaves fewer sound data planes than three alternatives.
+        "alike_note": getattr(recommendations, "alike", None),
+        # Set when the search budget ran out: the stacks are the best found so far.
+        "search_note": getattr(recommendations, "note", None),
+        "profile_error": profile_error,
+    }
 
 
 # ---------------------------------------------------------------------------------------------

@@ -91,6 +91,26 @@ def capacity_state(*, evaluation: Evaluation, plain: bool = False) -> dict[str, 
     }
 
 
+def capacity_version(evaluation: Evaluation) -> str | None:
+    """What the capacity panel shows, as a version for cached page fragments: the run's state
+    and when it finished. None while a run is pending or running (its progress moves)."""
+    try:
+        key, _revision = capacity_input(evaluation)
+    except ValueError:
+        return "missing"  # the reason follows from the profile, which the fragment's key names
+    run = (
+        CapacityRun.objects.filter(evaluation=evaluation, key=key)
+        .values("pk", "status", "finished_at")
+        .first()
+    )
+    if run is None:
+        return "none"
+    if run["status"] in (CapacityRun.Status.PENDING, CapacityRun.Status.RUNNING):
+        return None
+    finished = run["finished_at"].timestamp() if run["finished_at"] else 0
+    return f"{run['status']}:{run['pk']}:{finished}"
+
+
 def capacity_panel(*, evaluation: Evaluation, back: str) -> dict[str, Any]:
     """What a page's capacity panel shows: the state, each sized stack by rank, the figure, and
     where the run button returns to (`back`: recommendations or decision)."""
