@@ -112,7 +112,8 @@ def evaluation_detail_view(request, pk: int):
         and (is_author or not selectors.role_allows(role, Role.REVIEWER))
         and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED, State.NEEDS_REVIEW)
     )
-    candidates = selectors.candidates_of(evaluation)
+    # The summary names each candidate's row and layer, nothing of its contracts.
+    candidates = selectors.candidates_of(evaluation, with_contracts=False)
     return render(
         request,
         "evaluations/detail.html",
