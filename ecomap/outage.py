@@ -18,7 +18,7 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import RedisError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from rest_framework.settings import api_settings
-from rest_framework.throttling import ScopedRateThrottle
+from rest_framework.throttling import ScopedRateThrottle, SimpleRateThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -72,6 +72,38 @@ def page_rate_limit_wait(request, *, scope: str) -> float | None:
     otherwise the seconds to wait. Signed-in users are counted per account, others per address."""
     throttle = FailOpenScopedRateThrottle()
     if throttle.allow_request(request, _Scope(scope)):
+        return None
+    return throttle.wait() or 1.0
+
+
+class KeyedRateThrottle(SimpleRateThrottle):
+    """DRF's rate limit (the same cache entries and sliding window) counted on a key the caller
+    names, e.g. a client address or a share link; a scope without a rate is not limited."""
+
+    cache_format = "throttle_%(scope)s_%(ident)s"
+
+    def __init__(self, *, scope: str, ident: str):
+        self.scope = scope
+        self.ident = ident
+        super().__init__()
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.ident}
+
+
+def rate_limit_wait(*, scope: str, ident: str) -> float | None:
+    """Count one request against the rate of `scope` (a DEFAULT_THROTTLE_RATES key) for `ident`.
+    None when allowed, otherwise the seconds to wait; allowed, with a warning, when the cache
+    is down. A refused request is not counted."""
+    throttle = KeyedRateThrottle(scope=scope, ident=ident)
+    try:
+        if throttle.allow_request(None, None):
+            return None
+    except CACHE_ERRORS as exc:
+        logger.warning("rate limit %r not checked, the cache is unreachable: %r", scope, exc)
         return None
     return throttle.wait() or 1.0
 

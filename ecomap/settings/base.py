@@ -254,10 +254,15 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # password_reset: the site's reset-by-e-mail form, per address (ecomap.account_views).
+    # share_open: opens of share pages per client address (unknown keys included); share_link:
+    # opens of one share link from any address (evaluations.sharing.views). A reader opens the
+    # page, its PDF and ADR a few times; a burst is refused before it fills the access log.
     "DEFAULT_THROTTLE_RATES": {
         "catalog_write": "120/min",
         "import": "20/min",
         "password_reset": "5/hour",
+        "share_open": "30/min",
+        "share_link": "300/hour",
     },
     "EXCEPTION_HANDLER": "ecomap.api.api_exception_handler",
     "NUM_PROXIES": TRUSTED_PROXIES,

@@ -32,7 +32,13 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,
-    "DEFAULT_THROTTLE_RATES": {"catalog_write": None, "import": None, "password_reset": None},
+    "DEFAULT_THROTTLE_RATES": {
+        "catalog_write": None,
+        "import": None,
+        "password_reset": None,
+        "share_open": None,
+        "share_link": None,
+    },
 }
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True

@@ -71,13 +71,17 @@ def share_link_revoke(*, link: ShareLink, actor) -> ShareLink:
     return link
 
 
-def share_link_open(*, key: str, kind: str, address: str, user_agent: str) -> ShareLink:
-    """The active link of `key` with its evaluation, the use logged; ShareLink.DoesNotExist
-    for an unknown key, ShareLinkGone for an expired or revoked one."""
+def share_link_active(*, key: str) -> ShareLink:
+    """The active link of `key` with its evaluation; ShareLink.DoesNotExist for an unknown key,
+    ShareLinkGone for an expired or revoked one."""
     link = ShareLink.objects.select_related("evaluation__team").get(key_hash=share_key_hash(key))
     if not link.active:
         raise ShareLinkGone
+    return link
+
+
+def share_access_record(*, link: ShareLink, kind: str, address: str, user_agent: str) -> None:
+    """Log one opening of the link (what, when, from which address, with which browser)."""
     ShareAccess.objects.create(
         link=link, kind=kind, address=address[:45], user_agent=user_agent[:200]
     )
-    return link

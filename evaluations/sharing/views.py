@@ -3,17 +3,20 @@ the three read-only pages the link itself opens (decision, PDF, ADR) — nothing
 
 from __future__ import annotations
 
+import math
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from ecomap.lockout import client_address
+from ecomap.outage import rate_limit_wait
 from evaluations import selectors
 from evaluations.decisions import adr
 from evaluations.models import Role
@@ -24,8 +27,9 @@ from evaluations.sharing.selectors import share_accesses_for, share_link_of, sha
 from evaluations.sharing.services import (
     SHARE_DAYS,
     ShareLinkGone,
+    share_access_record,
+    share_link_active,
     share_link_create,
-    share_link_open,
     share_link_revoke,
 )
 
@@ -111,18 +115,40 @@ def _private(response: HttpResponse) -> HttpResponse:
     return response
 
 
+def _too_many(request, wait: float) -> HttpResponse:
+    seconds = max(1, math.ceil(wait))
+    minutes = max(1, math.ceil(seconds / 60))
+    message = ngettext(
+        "Too many opens of shared pages. Try again in %(minutes)d minute.",
+        "Too many opens of shared pages. Try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
+    response = render(request, "evaluations/shared_busy.html", {"message": message}, status=429)
+    response["Retry-After"] = str(seconds)
+    return _private(response)
+
+
 def _open(request, key: str, kind: str) -> ShareLink | HttpResponse:
+    """The link, its opening logged; or the answer instead: 404, 410, or 429 over the rates of
+    one client address (`share_open`, guessed keys included) or of one link (`share_link`, from
+    any address). A refused opening is not logged, so a burst cannot flood the team's log."""
+    address = client_address(request)
+    wait = rate_limit_wait(scope="share_open", ident=address)
+    if wait is not None:
+        return _too_many(request, wait)
     try:
-        return share_link_open(
-            key=key,
-            kind=kind,
-            address=client_address(request),
-            user_agent=request.headers.get("User-Agent", ""),
-        )
+        link = share_link_active(key=key)
     except ShareLink.DoesNotExist:
         raise Http404("No such link") from None
     except ShareLinkGone:
         return _private(render(request, "evaluations/shared_gone.html", status=410))
+    wait = rate_limit_wait(scope="share_link", ident=f"link-{link.pk}")
+    if wait is not None:
+        return _too_many(request, wait)
+    share_access_record(
+        link=link, kind=kind, address=address, user_agent=request.headers.get("User-Agent", "")
+    )
+    return link
 
 
 @require_GET
