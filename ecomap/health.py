@@ -1,8 +1,10 @@
-"""/healthz: is the database reachable, and is the broker (or eager mode) usable?
+"""/healthz: is the database reachable, and is the broker (or eager mode) usable? (The details
+only for staff.)
 /readyz: may this instance take traffic: database, broker and cache, each within a deadline."""
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -14,6 +16,13 @@ from django.http import JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+_CREDENTIALS = re.compile(r"//[^/@\s]*@")
+
+
+def _error_text(exc: Exception) -> str:
+    """The error for an operator, without a password a driver may echo from its URL."""
+    return _CREDENTIALS.sub("//", str(exc))[:200]
+
 
 def database_status() -> dict[str, str]:
     try:
@@ -21,7 +30,7 @@ def database_status() -> dict[str, str]:
             cursor.execute("SELECT 1")
             cursor.fetchone()
     except Exception as exc:  # any driver error means "down"; the message says why
-        return {"status": "down", "error": str(exc)[:200]}
+        return {"status": "down", "error": _error_text(exc)}
     return {"status": "ok", "vendor": connection.vendor}
 
 
@@ -34,18 +43,23 @@ def broker_status() -> dict[str, str]:
         with app.connection_for_write() as conn:
             conn.ensure_connection(max_retries=1, timeout=2)
     except Exception as exc:  # kombu raises transport-specific errors
-        return {"status": "down", "error": str(exc)[:200]}
+        return {"status": "down", "error": _error_text(exc)}
     return {"status": "ok", "mode": "broker"}
 
 
 @never_cache
 @require_GET
 def healthz(request):
+    """200 {"status": "ok"} or 503 {"status": "down"} for anyone; staff (the site's operators,
+    signed in) also get each check with its error text, which names hosts and ports: nobody
+    else learns the deployment's layout from an outage."""
     checks = {"database": database_status(), "broker": broker_status()}
     healthy = all(check["status"] == "ok" for check in checks.values())
-    return JsonResponse(
-        {"status": "ok" if healthy else "down", **checks}, status=200 if healthy else 503
-    )
+    body: dict[str, object] = {"status": "ok" if healthy else "down"}
+    user = getattr(request, "user", None)
+    if user is not None and user.is_active and user.is_staff:
+        body.update(checks)
+    return JsonResponse(body, status=200 if healthy else 503)
 
 
 def _database_ready() -> None:

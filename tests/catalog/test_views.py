@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from tests.factories import apply, bundle, placement, project, synthetic_bundle
+from tests.factories import apply, bundle, make_user, placement, project, synthetic_bundle
 
 pytestmark = pytest.mark.django_db
 
@@ -142,7 +142,9 @@ def test_the_project_page_uses_the_same_number_of_queries_for_small_and_large_pr
     assert small == large
 
 
-def test_healthz_reports_database_and_broker(client):
+def test_healthz_reports_database_and_broker_to_staff(client):
+    # Anyone else gets only {"status"} (issue 41 L2, tests/test_healthz.py).
+    client.force_login(make_user("ops", is_staff=True))
     response = client.get("/healthz")
 
     assert response.status_code == 200
