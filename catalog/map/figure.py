@@ -117,14 +117,20 @@ def stack_from_query(value: str) -> tuple[str, ...]:
 
 def map_catalog(*, rows: Sequence[Row] | None = None) -> MapCatalog:
     """The catalog's rows (or the given ones) with card details and vocabulary names: 9 queries."""
+    given = rows is not None
     rows = tuple(engine_rows() if rows is None else rows)
     details: dict[str, RowDetail] = {}
     project_tags: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for slug, tag_slug, tag_name in Project.tags.through.objects.values_list(
-        "project__slug", "tag__slug", "tag__name"
-    ):
+    tags_of, details_of = Project.tags.through.objects.all(), PlacementRow.objects.all()
+    if given:
+        # Only the given rows' details (a report's candidates, a focus of a big catalog), not
+        # every row's texts (issue 41 H1).
+        slugs = {row.project for row in rows}
+        tags_of = tags_of.filter(project__slug__in=slugs)
+        details_of = details_of.filter(project__slug__in=slugs)
+    for slug, tag_slug, tag_name in tags_of.values_list("project__slug", "tag__slug", "tag__name"):
         project_tags[slug].append((tag_slug, tag_name))
-    for slug, key, component, promise, non_promise, name in PlacementRow.objects.values_list(
+    for slug, key, component, promise, non_promise, name in details_of.values_list(
         "project__slug", "key", "component", "promise", "non_promise", "project__name"
     ):
         details[f"{slug}/{key}"] = RowDetail(
@@ -346,6 +352,19 @@ def map_payload(
     }
 
 
+def map_page_key(
+    *,
+    highlight: Sequence[str] = (),
+    filters: MapFilters = MapFilters(),  # noqa: B008 (frozen, so a shared default is safe)
+) -> str:
+    """Where the map page's data for this query is cached: per catalog revision, language and
+    query (the page's drawn body is cached under it too)."""
+    language = translation.get_language() or ""
+    # A stable digest, unlike hash(), so every worker shares the entry.
+    query = hashlib.blake2b(repr((tuple(highlight), filters)).encode(), digest_size=12)
+    return f"map:page:v2:{catalog_revision_for_pages()}:{language}:{query.hexdigest()}"
+
+
 def map_page_data(
     *,
     highlight: Sequence[str] = (),
@@ -353,10 +372,7 @@ def map_page_data(
 ) -> dict[str, Any]:
     """The payload, the table and the filter choices, cached per catalog revision, language
     and query."""
-    language = translation.get_language() or ""
-    # A stable digest, unlike hash(), so every worker shares the entry.
-    query = hashlib.blake2b(repr((tuple(highlight), filters)).encode(), digest_size=12)
-    key = f"map:page:v2:{catalog_revision_for_pages()}:{language}:{query.hexdigest()}"
+    key = map_page_key(highlight=highlight, filters=filters)
     data = cache.get(key)
     if data is None:
         catalog = map_catalog()

@@ -12,10 +12,19 @@ from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
 from catalog.map.card import project_card
-from catalog.map.figure import MapFilters, map_catalog, map_page_data, map_view, stack_from_query
+from catalog.map.figure import (
+    CACHE_SECONDS,
+    MapFilters,
+    map_catalog,
+    map_page_data,
+    map_page_key,
+    map_view,
+    stack_from_query,
+)
 from catalog.map.table import map_csv
 from catalog.models import Project
 from catalog.selectors import project_get
+from ecomap.fragments import cached_fragment, fragment_key, render_fragment
 
 
 def _map_context(request: HttpRequest) -> dict[str, object]:
@@ -48,7 +57,23 @@ def _map_context(request: HttpRequest) -> dict[str, object]:
 @login_required
 @require_GET
 def map_page_view(request: HttpRequest) -> HttpResponse:
-    return render(request, "catalog/map.html", _map_context(request))
+    # Everything below the page's head (filters, table, the figure's data) is the same for every
+    # reader of a query: drawn once per catalog revision, language and query.
+    key = map_page_key(
+        highlight=stack_from_query(request.GET.get("stack", "")),
+        filters=MapFilters.from_query(request.GET),
+    )
+    body = cached_fragment(
+        request,
+        fragment_key("map-body", key),
+        lambda: render_fragment("catalog/_map_body.html", _map_context(request)),
+        timeout=CACHE_SECONDS,
+    )
+    query = request.GET.urlencode()
+    embed_url = request.build_absolute_uri(reverse("map:embed")) + (f"?{query}" if query else "")
+    return render(
+        request, "catalog/map.html", {"map_body": body, "query": query, "embed_url": embed_url}
+    )
 
 
 # Wikis frame this page, so it alone may be shown in a frame, by the origins named in

@@ -205,3 +205,49 @@ def test_a_page_past_the_end_of_a_cached_list_is_still_a_404(bob_client):
 
     assert response.status_code == again.status_code == 404
     assert again.json() == {"detail": "Invalid page."}
+
+
+# The map page draws its body (filters, table, the figure's data) once per catalog revision,
+# language and query (catalog/map/views.py).
+MAP = "/map/"
+
+
+def test_the_map_page_answers_in_four_queries_once_warm(bob_client, django_assert_max_num_queries):
+    apply(synthetic_bundle(60, rows_per_project=3))
+    bob_client.get(MAP)
+
+    # The session, the user, the catalog revision and the inbox's unread count.
+    with django_assert_max_num_queries(4):
+        response = bob_client.get(MAP)
+
+    assert response.status_code == 200
+    assert b"Project 00000" in response.content
+
+
+def test_the_map_page_shows_a_write_at_once(bob_client):
+    apply(bundle(project("first", placement())))
+    assert b"Second Project" not in bob_client.get(MAP).content
+
+    apply(bundle(project("second", placement("main", "control_plane"), name="Second Project")))
+
+    assert b"Second Project" in bob_client.get(MAP).content
+
+
+def test_the_cached_map_follows_the_readers_language_and_query(bob_client, builtin_catalog):
+    english = bob_client.get(MAP).content.decode()
+    bob_client.cookies["django_language"] = "zh-hans"
+    chinese = bob_client.get(MAP).content.decode()
+    bob_client.cookies["django_language"] = "en"
+    kueue = bob_client.get(MAP, {"near": "kueue"}).content.decode()
+
+    assert "Rows and contracts" in english and "Rows and contracts" not in chinese
+    assert "Three layers, two boundaries" not in chinese
+    assert english.count("data-map-row") > kueue.count("data-map-row") > 0
+
+
+def test_the_embed_link_names_the_host_the_reader_used(bob_client, builtin_catalog):
+    bob_client.get(MAP, HTTP_HOST="127.0.0.1")
+
+    content = bob_client.get(MAP, {"layer": "control_plane"}, HTTP_HOST="localhost").content
+
+    assert b'href="http://localhost/map/embed/?layer=control_plane"' in content
