@@ -15,6 +15,7 @@ from evaluations import selectors
 from evaluations.errors import EditConflict, EvaluationError, InvalidInput
 from evaluations.models import Role, State, Step
 from evaluations.review.comments import comments_panel
+from evaluations.review.editing import revision_problem
 
 STEP_NUMBERS = {1: Step.PROFILE, 2: Step.UNITS, 3: Step.CANDIDATES, 4: Step.BOUNDARIES}
 STEP_INDEX = {step: number for number, step in STEP_NUMBERS.items()}
@@ -160,9 +161,15 @@ def evaluation_for(request, pk: int):
 
 
 def posted_revision(request) -> int | None:
-    """The evaluation revision a posted form was loaded with (its hidden `revision` field)."""
-    value = request.POST.get("revision", "")
-    return int(value) if value.isdigit() and len(value) < 10 else None
+    """The evaluation revision a posted form was loaded with (its hidden `revision` field); None
+    when the form has none. A value that is not a decimal number is InvalidInput (400), never
+    taken for "none" (which would skip the conflict check); the range is revision_check's."""
+    value = request.POST.get("revision", "").strip()
+    if not value:
+        return None
+    if not (value.isascii() and value.isdigit()) or len(value) > 20:
+        raise InvalidInput(revision_problem(), errors={"revision": [revision_problem()]})
+    return int(value)
 
 
 def save_or_form_error(form, save) -> bool:

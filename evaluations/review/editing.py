@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from evaluations.errors import EditConflict, InvalidTransition, NotAllowed
+from evaluations.errors import EditConflict, InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import AuditEntry, Evaluation, Membership, Role, State, Step, Team
 from evaluations.review.revisions import revision_record
 from evaluations.review.workflow import EvaluationWorkflow
@@ -89,13 +89,40 @@ def edit_commit(
     return evaluation
 
 
+# Revisions are PostgreSQL integers (PositiveIntegerField): 0 to 2**31 - 1.
+REVISION_MAX = 2**31 - 1
+
+
+def revision_problem() -> str:
+    return _(
+        "The revision this edit was made on must be a whole number from 0 to %(max)d: reload "
+        "the page and save again."
+    ) % {"max": REVISION_MAX}
+
+
 def revision_check(evaluation: Evaluation, revision: int | None, actor) -> None:
-    """Refuse an edit made on an older revision (call under the row lock): two editors saving
-    at once never overwrite each other silently. `None` means the caller did not say. Newer
-    revisions that are all the same person's own saves (an autosave overtaken by a button
-    press) are no conflict: their latest input is what they want kept."""
-    if revision is None or revision >= evaluation.revision:
+    """Refuse an edit not made on the current revision (call under the row lock): two editors
+    saving at once never overwrite each other silently. `None` means the caller did not say
+    (the API refuses that with 428 before). A revision ahead of the current one was never
+    read, so it is a conflict too; one that is not a stored integer is InvalidInput. Older
+    revisions whose newer ones are all the same person's own saves (an autosave overtaken by a
+    button press) are no conflict: their latest input is what they want kept."""
+    if revision is None:
         return
+    if isinstance(revision, bool) or not isinstance(revision, int):
+        raise InvalidInput(revision_problem(), errors={"revision": [revision_problem()]})
+    if not 0 <= revision <= REVISION_MAX:
+        raise InvalidInput(revision_problem(), errors={"revision": [revision_problem()]})
+    if revision == evaluation.revision:
+        return
+    if revision > evaluation.revision:
+        raise EditConflict(
+            _(
+                "This evaluation is at revision {current}, not {yours}: reload it, look at what "
+                "it says now, then save again."
+            ).format(current=evaluation.revision, yours=revision),
+            current_revision=evaluation.revision,
+        )
     since = AuditEntry.objects.filter(evaluation=evaluation, revision__gt=revision)
     if not since.exclude(actor=actor).exists():
         return
