@@ -60,17 +60,21 @@ def backoff(attempts: int) -> int:
 
 
 # Ranges Python 3.11's `is_global` still calls global although nothing public answers there, or
-# that carry an IPv4 address inside an IPv6 one (which could be an internal one): the IETF
-# protocol block (192.0.0.0/24), the 6to4 relay and prefix, NAT64, IPv4-compatible and the
-# deprecated site-local IPv6 addresses.
+# that carry an IPv4 address inside an IPv6 one, reached through a translator or relay EcoMap
+# does not control (whatever the IPv4 inside, even a public one): the IETF protocol block
+# (192.0.0.0/24), the 6to4 relay and prefix, NAT64 (well-known and local-use),
+# IPv4-compatible, IPv4-translated (RFC 2765/6145), Teredo and the deprecated site-local IPv6
+# addresses. IPv4-mapped addresses are not among them: they are judged by their IPv4.
 _NOT_PUBLIC = tuple(
     ipaddress.ip_network(network)
     for network in (
         "192.0.0.0/24",
         "192.88.99.0/24",
         "::/96",
+        "::ffff:0:0:0/96",
         "64:ff9b::/96",
         "64:ff9b:1::/48",
+        "2001::/32",
         "2002::/16",
         "fec0::/10",
     )
@@ -84,8 +88,9 @@ class Refused(Exception):
 def public_address(ip: str) -> bool:
     """Whether `ip` is a public unicast address a team's receiver may have: `is_global` (which
     leaves out loopback, private, link-local such as the cloud metadata service, shared
-    100.64.0.0/10, reserved, documentation ranges) and not multicast nor one of _NOT_PUBLIC; an
-    IPv4-mapped IPv6 address is judged by its IPv4 address."""
+    100.64.0.0/10, reserved, documentation ranges) and not multicast nor one of _NOT_PUBLIC
+    (every other IPv6 form carrying an IPv4 address); an IPv4-mapped IPv6 address, how a
+    dual-stack socket names an IPv4 peer, is judged by its IPv4 address."""
     address = ipaddress.ip_address(ip.split("%", 1)[0])
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
         address = address.ipv4_mapped

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import shutil
 import socket
 import ssl
@@ -44,6 +45,8 @@ NOT_PUBLIC = [
     "::ffff:100.100.100.200",  # IPv4-mapped shared address
     "64:ff9b::a9fe:a9fe",  # NAT64 of 169.254.169.254
     "::127.0.0.1",  # IPv4-compatible (deprecated)
+    "::ffff:0:7f00:1",  # IPv4-translated 127.0.0.1 (RFC 2765/6145, ::ffff:0:0:0/96)
+    "::ffff:0:169.254.169.254",  # IPv4-translated metadata service
     "224.0.0.1",  # multicast
     "169.254.169.254",
     "10.0.0.5",
@@ -119,6 +122,60 @@ def test_an_address_that_is_not_public_is_refused(address):
 @pytest.mark.parametrize("address", [PUBLIC, "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"])
 def test_a_public_address_is_allowed(address):
     assert public_address(address)
+
+
+def _embedded(form: str, ipv4: str) -> str:
+    """`ipv4` inside an IPv6 address of `form`, laid out as the form's RFC says."""
+    v4 = int(ipaddress.IPv4Address(ipv4))
+    layouts = {
+        "ipv4-translated": (0xFFFF << 48) | v4,  # ::ffff:0:a.b.c.d, RFC 2765 / 6145
+        "nat64": (0x64FF9B << 96) | v4,  # 64:ff9b::/96, RFC 6052
+        # 64:ff9b:1::/48 (RFC 8215), a /48 prefix as RFC 6052 lays it out: 16 bits, the u
+        # octet, 16 bits
+        "nat64-local-use": (0x0064FF9B0001 << 80) | ((v4 >> 16) << 64) | ((v4 & 0xFFFF) << 40),
+        "ipv4-compatible": v4,  # ::a.b.c.d, deprecated (RFC 4291)
+        "6to4": (0x2002 << 112) | (v4 << 80),  # 2002:V4ADDR::/48, RFC 3056
+        # Teredo (RFC 4380): 2001:0::/32, the server's IPv4, flags, port, the client's IPv4
+        # inverted
+        "teredo": (0x20010000 << 96) | (v4 << 64) | (0xFFFFFFFF ^ v4),
+    }
+    return str(ipaddress.IPv6Address(layouts[form]))
+
+
+EMBEDDING_FORMS = [
+    "ipv4-translated",
+    "nat64",
+    "nat64-local-use",
+    "ipv4-compatible",
+    "6to4",
+    "teredo",
+]
+
+
+@pytest.mark.parametrize("ipv4", ["127.0.0.1", "169.254.169.254", "10.0.0.5", "8.8.8.8"])
+@pytest.mark.parametrize("form", EMBEDDING_FORMS)
+def test_an_ipv6_address_that_embeds_an_ipv4_one_is_refused_whatever_the_ipv4(form, ipv4):
+    """Issue 41 L4. Decided: only IPv4-mapped addresses (::ffff:a.b.c.d, how a dual-stack
+    socket names a plain IPv4 peer) are judged by their IPv4; every other form that carries an
+    IPv4 address reaches it through a translator or relay EcoMap does not control (and a
+    receiver publishes its own IPv4 or IPv6 address, not one of these), so it is refused even
+    when the IPv4 inside is public."""
+    address = _embedded(form, ipv4)
+    if form == "teredo":
+        assert ipaddress.IPv6Address(address).teredo[1] == ipaddress.IPv4Address(ipv4)
+    elif form == "6to4":
+        assert ipaddress.IPv6Address(address).sixtofour == ipaddress.IPv4Address(ipv4)
+
+    assert not public_address(address), address
+
+
+@override_settings(TEAM_WEBHOOK_ALLOW_PRIVATE=False)
+@pytest.mark.parametrize("form", EMBEDDING_FORMS)
+def test_a_webhook_url_with_such_an_address_is_refused(cast, form):
+    url = f"https://[{_embedded(form, '127.0.0.1')}]/hook"
+
+    with pytest.raises(InvalidInput):
+        team_webhook_set(team=cast.team, actor=cast.alice, url=url, secret=SECRET)
 
 
 @override_settings(TEAM_WEBHOOK_ALLOW_PRIVATE=False)
