@@ -151,9 +151,10 @@ class _PinnedConnection(http.client.HTTPConnection):
         self.sock = sock
 
 
-def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
-    """The response status and the start of its body; redirects come back as they are (an
-    answer, not a new address to send the team's events to)."""
+def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str, str]:
+    """The response status, the start of its body and its Location header; redirects come back
+    as they are (an answer, not a new address to send the team's events to: it was never
+    checked, and could be an internal one)."""
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or not parts.hostname:
@@ -174,7 +175,8 @@ def _post(url: str, body: bytes, headers: dict[str, str]) -> tuple[int, str]:
                 continue
             connection.request("POST", target, body=body, headers=headers)
             response = connection.getresponse()
-            return response.status, response.read(500).decode(errors="replace")
+            location = (response.getheader("Location") or "")[:200]
+            return response.status, response.read(500).decode(errors="replace"), location
         finally:
             connection.close()
     raise failure or OSError(f"no address for {parts.hostname}")
@@ -213,7 +215,8 @@ def _claim(delivery_id: int, now) -> bool:
 def webhook_deliver(*, delivery_id: int) -> Attempt | None:
     """Make one attempt at a delivery; None when the row is gone, done, or being sent right now.
 
-    2xx delivers it; anything else (another status, a redirect, a timeout, a refused
+    2xx delivers it; a redirect (3xx) is never followed and fails it at once, saying so (the
+    receiver's URL must be the final one); anything else (another status, a timeout, a refused
     connection) puts it back to pending for a retry after `backoff`, or after MAX_ATTEMPTS
     fails it with the last error kept."""
     now = timezone.now()
@@ -240,8 +243,14 @@ def webhook_deliver(*, delivery_id: int) -> Attempt | None:
     }
     response_status, error, refused = None, "", False
     try:
-        response_status, text = _post(delivery.url, body, headers)
-        if not 200 <= response_status < 300:
+        response_status, text, location = _post(delivery.url, body, headers)
+        if 300 <= response_status < 400:
+            error = (
+                f"Redirect not followed: HTTP {response_status} to {location or '(no Location)'}"
+                "; set the webhook to the receiver's final URL"
+            )
+            refused = True
+        elif not 200 <= response_status < 300:
             error = f"HTTP {response_status}: {text[:300]}".strip()
     except Refused as exc:
         error, refused = str(exc), True

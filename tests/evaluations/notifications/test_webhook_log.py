@@ -186,3 +186,45 @@ def test_the_admin_sends_a_test_event_from_the_log_page(cast):
 
     assert response.status_code == 302
     assert WebhookDelivery.objects.filter(event="test", team=cast.team).count() == 1
+
+
+# ---- redirects (issue 41) -----------------------------------------------------------------------
+
+
+def test_a_redirect_to_another_address_is_not_followed_and_fails_the_delivery(cast):
+    """A receiver answering 302 to http://127.0.0.1:<other port>/ (a private address, which a
+    redirect-following client would POST to unchecked): the second receiver gets nothing, the
+    delivery fails at once (a redirect is the receiver's setup, not a passing fault) and the
+    log says why."""
+    with webhook_receiver(204) as elsewhere:
+        target = elsewhere.url.replace("/hooks/ecomap", "/")
+        with webhook_receiver(302, location=target) as receiver:
+            _hook(cast, receiver.url)
+            submitted(cast)
+            delivery = WebhookDelivery.objects.get()
+
+            attempt = webhook_deliver(delivery_id=delivery.pk)
+
+    assert elsewhere.requests == []
+    assert len(receiver.requests) == 1
+    assert (attempt.status, attempt.retry_in) == ("failed", None)
+    delivery.refresh_from_db()
+    assert delivery.response_status == 302
+    assert delivery.last_error.startswith("Redirect not followed: HTTP 302")
+    assert target in delivery.last_error
+    assert "Redirect not followed: HTTP 302" in _row(_log(cast), delivery)
+
+
+@pytest.mark.parametrize("status", [301, 303, 307, 308])
+def test_no_redirect_status_is_followed(cast, status):
+    with (
+        webhook_receiver(204) as elsewhere,
+        webhook_receiver(status, location=elsewhere.url) as receiver,
+    ):
+        _hook(cast, receiver.url)
+        submitted(cast)
+
+        attempt = webhook_deliver(delivery_id=WebhookDelivery.objects.get().pk)
+
+    assert elsewhere.requests == [] and len(receiver.requests) == 1
+    assert attempt.status == "failed"
