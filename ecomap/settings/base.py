@@ -175,7 +175,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "/static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
 # plotly.js comes from the installed plotly package (never a CDN), under static/vendor/plotly/.
 STATICFILES_DIRS = [
     BASE_DIR / "static",
@@ -233,6 +233,12 @@ CELERY_TASK_ROUTES = {
 # Defaults from bench/matrix, docs/benchmarks.md "Matrix at 100k rows".
 MATRIX_MAX_ROWS = env.int("MATRIX_MAX_ROWS", default=20_000)
 MATRIX_MAX_PAIRS = env.int("MATRIX_MAX_PAIRS", default=60_000_000)
+# Issue 41 H1: pages draw, list or compute placement rows one by one up to this many (the map,
+# its table, card and CSV, the matrix page and API, the coverage and express pages). Past it they
+# show counts per layer and resource unit, or the focused view a filter selects, and say so.
+# Measured (docs/benchmarks.md "Catalogs up to 100,000 rows"): the map of 2,000 rows is drawn in
+# ~2 s and ~150 MB; of 5,000 rows in ~6 s and ~300 MB with a 5 MB figure, too big for a page.
+CATALOG_PAGE_MAX_ROWS = env.int("CATALOG_PAGE_MAX_ROWS", default=2_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,4 +1,7 @@
-"""Schemathesis against the live app: every API operation, a fixed number of examples each.
+"""Schemathesis against the app as production serves it: every API operation, a fixed number
+of examples each, sent to gunicorn under `ecomap.settings.production` (tests/production_server.py:
+DEBUG off, throttles on, the broker and cache on Redis, no worker, so requested jobs stay queued)
+over the test database, as an API client signed in with a token.
 
 The run is deterministic: a fixed seed, a fixed number of examples per operation, no example
 database and no time budget (with `--max-time` fuzzing repeats until the time is spent, so a
@@ -32,12 +35,12 @@ from urllib.parse import urlsplit
 import pytest
 from django.core.management import call_command
 
-from ecomap import dispatch
 from ecomap.tokens import token_create_for
 from evaluations.models import Role
 from evaluations.services import evaluation_create
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
+from tests.production_server import ProductionServer
 
 # reset_sequences: the ids the stateful phase follows (evaluation 100, report 13, ...) start from
 # 1 whatever ran before, so which operations the run reaches does not depend on the suite's order
@@ -97,23 +100,7 @@ checks.positive_data_acceptance.expected-statuses = [
 """
 
 
-def _reports_stay_queued(monkeypatch) -> None:
-    """No worker runs here, and eager mode would build each requested report's PDF inside the
-    request (seconds each, over schemathesis' 10 s on a busy machine) now that the fuzzer reaches
-    real evaluations. Report jobs stay queued, as on a busy worker: the API answers 202 with the
-    pending report either way. The build itself is tested with a worker in tests/evaluations/
-    reports. Every other job still runs eagerly, inside the request, errors and all."""
-    publish = dispatch._publish
-
-    def publish_but_reports(task_name, args):
-        if task_name != dispatch.BUILD_REPORT:
-            publish(task_name, args)
-
-    monkeypatch.setattr(dispatch, "_publish", publish_but_reports)
-
-
-def test_the_api_keeps_to_its_schema(live_server, tmp_path, monkeypatch):
-    _reports_stay_queued(monkeypatch)
+def test_the_api_keeps_to_its_schema(tmp_path):
     call_command("load_catalog", verbosity=0)
     user = make_user("schemathesis", maintainer=True)
     # An editor of the team, as an API client that writes evaluations is: an admin's archive
@@ -125,15 +112,38 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path, monkeypatch):
     config = tmp_path / "schemathesis.toml"
     config.write_text(CONFIG % {"draft": draft.pk, "revision": draft.revision})
 
-    result = subprocess.run(  # noqa: S603 (our own venv's schemathesis, fixed arguments)
+    server = ProductionServer(tmp_path / "gunicorn.log", media_root=tmp_path / "media")
+    with server:
+        result = _schemathesis(server.url, token.key, config, tmp_path)
+    log = (tmp_path / "gunicorn.log").read_text()
+
+    output = result.stdout + result.stderr
+    generated = re.search(r"(\d+) generated", output)
+    print(f"schemathesis: {generated.group(1) if generated else '?'} generated test cases")
+    # The failures section, whole: each failure names its operation in its heading.
+    report = output[output.find("FAILURES") :] if "FAILURES" in output else output[-6000:]
+    print(report[:30000])
+    assert generated, output[-3000:]
+    assert "Server error" not in output
+    assert "Traceback" not in log, log[-6000:]
+    assert result.returncode == 0, report[:30000]
+    # The saves reached the team's real evaluations, most with the revision a link carried.
+    reached = _saves_of(tmp_path / "run.har", set(team.evaluations.values_list("pk", flat=True)))
+    print(f"schemathesis: saves of real evaluations by status {dict(sorted(reached.items()))}")
+    assert sum(reached.values()) > 0
+    assert reached.get(200, 0) > 0, reached
+
+
+def _schemathesis(url: str, token: str, config: Path, tmp_path: Path):
+    return subprocess.run(  # noqa: S603 (our own venv's schemathesis, fixed arguments)
         [
             str(SCHEMATHESIS),
             "--config-file",
             str(config),
             "run",
-            f"{live_server.url}/api/schema/",
+            f"{url}/api/schema/",
             "--header",
-            f"Authorization: Token {token.key}",
+            f"Authorization: Token {token}",
             "--checks",
             "all",
             "--max-examples",
@@ -158,21 +168,6 @@ def test_the_api_keeps_to_its_schema(live_server, tmp_path, monkeypatch):
         timeout=TIMEOUT_S,
         check=False,
     )
-
-    output = result.stdout + result.stderr
-    generated = re.search(r"(\d+) generated", output)
-    print(f"schemathesis: {generated.group(1) if generated else '?'} generated test cases")
-    # The failures section, whole: each failure names its operation in its heading.
-    report = output[output.find("FAILURES") :] if "FAILURES" in output else output[-6000:]
-    print(report[:30000])
-    assert generated, output[-3000:]
-    assert "Server error" not in output
-    assert result.returncode == 0, report[:30000]
-    # The saves reached the team's real evaluations, most with the revision a link carried.
-    reached = _saves_of(tmp_path / "run.har", set(team.evaluations.values_list("pk", flat=True)))
-    print(f"schemathesis: saves of real evaluations by status {dict(sorted(reached.items()))}")
-    assert sum(reached.values()) > 0
-    assert reached.get(200, 0) > 0, reached
 
 
 SAVE = re.compile(r"/api/v1/evaluations/(\d+)/(?:steps/\w+|decision)/$")
