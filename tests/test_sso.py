@@ -14,9 +14,15 @@ from django.test import Client
 from ecomap.accounts.models import ExternalIdentity
 from ecomap.accounts.oidc import discovery_forget
 from evaluations.approvals.services import approval_policy_set
+from evaluations.errors import NotAllowed
 from evaluations.models import AuditEntry, Evaluation, Membership, Role, State
 from evaluations.review.services import evaluation_review
-from evaluations.teams.services import membership_set, team_create
+from evaluations.teams.services import (
+    invitation_accept,
+    invitation_create,
+    membership_set,
+    team_create,
+)
 from tests.evaluations.factories import make_cast, small_catalog, submitted
 from tests.factories import make_user
 from tests.oidc_issuer import CLIENT_ID, CLIENT_SECRET, oidc_issuer
@@ -212,3 +218,165 @@ def test_with_local_accounts_off_a_password_signs_nobody_in(configure, platform,
 def test_without_an_issuer_there_is_no_sso(client):
     assert client.get("/oidc/authenticate/").status_code == 404
     assert "Sign in with" not in client.get("/accounts/login/").content.decode()
+
+
+# ---- linking by address (issue 41): no e-mail claim takes over a local account ------------------
+#
+# The rule: a first sign-in links an existing account only when the provider sends
+# `email_verified` as the JSON boolean true and an ASCII address that is, character for
+# character, the address of exactly one active account (no other account has it in any case),
+# which is not staff or superuser and has no single sign-on identity yet (at this provider or
+# another). Otherwise a new account is made, and it carries the claimed address only when that
+# address is verified, ASCII and nobody's yet, so it cannot accept invitations sent to another
+# account's address either.
+
+BOB_ADDRESS = "ana@example.com"
+
+
+def _bob(**fields):
+    return make_user("bob", email=BOB_ADDRESS, **fields)
+
+
+def _not_linked(bob) -> None:
+    """bob's account untouched; whoever signed in got an account of their own, without an
+    address anyone else has."""
+    bob.refresh_from_db()
+    assert bob.email == BOB_ADDRESS
+    assert not ExternalIdentity.objects.filter(user=bob).exists()
+    (identity,) = ExternalIdentity.objects.exclude(user=bob)
+    assert identity.user.email == ""
+
+
+def _missing_verified(claims):
+    return {key: value for key, value in claims.items() if key != "email_verified"}
+
+
+@pytest.mark.parametrize(
+    "claims",
+    [
+        pytest.param(_missing_verified(ANA), id="email_verified-missing"),
+        pytest.param({**ANA, "email_verified": False}, id="email_verified-false"),
+        pytest.param({**ANA, "email_verified": "false"}, id="email_verified-string-false"),
+        pytest.param({**ANA, "email_verified": "true"}, id="email_verified-string-true"),
+        pytest.param({**ANA, "email_verified": 1}, id="email_verified-1"),
+        pytest.param({**ANA, "email": "ANA@example.com"}, id="upper-case"),
+        pytest.param({**ANA, "email": "Ana@Example.COM"}, id="mixed-case"),
+        pytest.param({**ANA, "email": " ana@example.com"}, id="leading-space"),
+        pytest.param({**ANA, "email": "\u0430na@example.com"}, id="cyrillic-a"),
+        pytest.param({**ANA, "email": "ana@ex\u0430mple.com"}, id="cyrillic-a-in-domain"),
+        pytest.param({**ANA, "email": "\uff41na@example.com"}, id="fullwidth-a"),
+        pytest.param({**ANA, "email": "an\u0430@example.com"}, id="cyrillic-a-last"),
+    ],
+)
+def test_no_email_claim_but_the_verified_exact_address_links_the_account(configure, claims):
+    bob = _bob()
+    with oidc_issuer(claims) as issuer:
+        configure(issuer)
+        assert sign_in(Client(), issuer)["Location"] == "/"
+
+    _not_linked(bob)
+
+
+@pytest.mark.parametrize(
+    ("address", "claimed"),
+    [
+        ("sam@example.com", "\u017fam@example.com"),  # long s: PostgreSQL's UPPER makes it S
+        ("admin@example.com", "adm\u0131n@example.com"),  # dotless i: UPPER makes it I
+        ("kim@example.com", "\u212aim@example.com"),  # Kelvin sign: lower() makes it k
+    ],
+    ids=["long-s", "dotless-i", "kelvin-sign"],
+)
+def test_a_look_alike_that_case_folds_to_an_accounts_address_does_not_link_it(
+    configure, address, claimed
+):
+    owner = make_user("owner-of-address", email=address)
+    with oidc_issuer({**ANA, "email": claimed}) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+
+    assert not ExternalIdentity.objects.filter(user=owner).exists()
+    assert ExternalIdentity.objects.get(subject="ana-0001").user.email == ""
+
+
+def test_the_address_of_an_account_linked_to_another_subject_does_not_link_it_again(configure):
+    bob = _bob()
+    with oidc_issuer(ANA) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)  # ana-0001 is bob (the verified exact address)
+        issuer.user = {**ANA, "sub": "mallory-0002", "preferred_username": "mallory"}
+        sign_in(Client(), issuer)
+
+    assert ExternalIdentity.objects.get(subject="ana-0001").user == bob
+    mallory = ExternalIdentity.objects.get(subject="mallory-0002").user
+    assert mallory != bob
+    assert mallory.email == ""
+
+
+def test_a_second_provider_claiming_the_same_address_does_not_take_the_account(configure):
+    """Even with the same subject: a subject is unique per issuer only."""
+    bob = _bob()
+    with oidc_issuer(ANA) as first:
+        configure(first)
+        sign_in(Client(), first)
+    with oidc_issuer(ANA) as second:
+        configure(second)
+        client = Client()
+        sign_in(client, second)
+
+    assert ExternalIdentity.objects.get(user=bob).issuer == first.url
+    other = ExternalIdentity.objects.get(issuer=second.url).user
+    assert other != bob and other.email == ""
+    assert client.session["_auth_user_id"] == str(other.pk)
+
+
+@pytest.mark.parametrize("power", ["is_staff", "is_superuser"])
+def test_a_staff_or_superuser_account_is_never_linked_by_address(configure, power):
+    bob = _bob(**{power: True})
+    with oidc_issuer(ANA) as issuer:
+        configure(issuer)
+        client = Client()
+        sign_in(client, issuer)
+
+    _not_linked(bob)
+    assert client.session["_auth_user_id"] != str(bob.pk)
+
+
+def test_an_address_two_accounts_share_in_different_cases_links_neither(configure):
+    bob = _bob()
+    other = make_user("bob-too", email="Ana@example.com")
+    with oidc_issuer(ANA) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+
+    assert not ExternalIdentity.objects.filter(user__in=[bob, other]).exists()
+
+
+def test_a_new_account_keeps_a_verified_address_nobody_has(configure):
+    with oidc_issuer({**ANA, "email": "new@example.com"}) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+
+    assert ExternalIdentity.objects.get(subject="ana-0001").user.email == "new@example.com"
+
+
+def test_a_new_account_does_not_keep_an_unverified_address(configure):
+    with oidc_issuer({**ANA, "email": "new@example.com", "email_verified": "true"}) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+
+    assert ExternalIdentity.objects.get(subject="ana-0001").user.email == ""
+
+
+def test_an_unverified_claim_cannot_accept_an_invitation_sent_to_that_address(configure, platform):
+    """Why a new account keeps only a verified address: invitations join the account whose
+    address they were sent to."""
+    owner = get_user_model().objects.get(username="owner")
+    invited = invitation_create(team=platform, actor=owner, email=BOB_ADDRESS, role=Role.EDITOR)
+    with oidc_issuer({**ANA, "email_verified": False, "groups": []}) as issuer:
+        configure(issuer)
+        sign_in(Client(), issuer)
+    claimant = ExternalIdentity.objects.get(subject="ana-0001").user
+
+    with pytest.raises(NotAllowed):
+        invitation_accept(key=invited.key, user=claimant)
+    assert not Membership.objects.filter(team=platform, user=claimant).exists()

@@ -3,7 +3,8 @@
 OIDC_ISSUER names the provider (Keycloak, Dex, Entra ID, Okta, Google…); its endpoints come
 from the issuer's discovery document, fetched when first needed and kept for an hour. An account
 is found by the ID token's issuer and subject (ExternalIdentity); the first sign-in links an
-existing account only by an address the provider says it verified, else makes a new one. Each
+existing account only by an address the provider says it verified, and only under the rule of
+account_to_link (docs/security.md), else makes a new one. Each
 sign-in sends `sso_signed_in` with the groups claim; evaluations.teams.sso maps groups to teams.
 """
 
@@ -101,6 +102,49 @@ def username_for(claims: dict[str, Any]) -> str:
     return f"{base}-{digest[:8]}"
 
 
+def verified_address(claims: dict[str, Any]) -> str | None:
+    """The claimed address if EcoMap may trust it: `email_verified` is the JSON boolean true (not
+    the string "true", not 1, not missing) and the address is plain ASCII (no look-alike letters
+    that a case-insensitive comparison folds into another address: ſ → S, ı → I, K → k)."""
+    email = claims.get("email")
+    if claims.get("email_verified") is not True or not isinstance(email, str):
+        return None
+    if not email or not email.isascii() or email != email.strip() or "@" not in email:
+        return None
+    return email
+
+
+def account_to_link(claims: dict[str, Any]):
+    """The existing account a first sign-in may take over by its address, or None: the verified
+    address (verified_address) must be, character for character, the address of exactly one
+    account (no other has it in any case), which is active, neither staff nor superuser (those
+    are linked by a site admin, never by a claim), and not linked to any single sign-on
+    identity yet (at this provider or another)."""
+    email = verified_address(claims)
+    if email is None:
+        return None
+    same = list(get_user_model().objects.filter(email__iexact=email)[:2])
+    if len(same) != 1:
+        return None
+    (account,) = same
+    if account.email != email or not account.is_active:
+        return None
+    if account.is_staff or account.is_superuser:
+        return None
+    if ExternalIdentity.objects.filter(user=account).exists():
+        return None
+    return account
+
+
+def address_for_new_account(claims: dict[str, Any]) -> str:
+    """The address a new account keeps: the verified one when no account has it in any case,
+    else none (invitations trust an account's address, so it must be its owner's)."""
+    email = verified_address(claims)
+    if email is None or get_user_model().objects.filter(email__iexact=email).exists():
+        return ""
+    return email
+
+
 class OIDCBackend(OIDCAuthenticationBackend):
     """mozilla-django-oidc's backend with the endpoints from discovery (looked up only when a
     sign-in through the provider happens), the ID token's issuer and audience checked, accounts
@@ -173,18 +217,16 @@ class OIDCBackend(OIDCAuthenticationBackend):
             # A deactivated account stays the match (and is refused by the callback), so that
             # signing in again never makes a fresh account for the same person.
             return self.UserModel.objects.filter(pk=found.user_id)
-        email = claims.get("email")
-        if email and claims.get("email_verified") is True:
-            matches = self.UserModel.objects.filter(email__iexact=email, is_active=True)
-            if matches.count() == 1:
-                return matches
+        linked = account_to_link(claims)
+        if linked is not None:
+            return self.UserModel.objects.filter(pk=linked.pk)
         return self.UserModel.objects.none()
 
     @transaction.atomic
     def create_user(self, claims):
         user = self.UserModel(
             username=username_for(claims),
-            email=claims.get("email") or "",
+            email=address_for_new_account(claims),
             first_name=(claims.get("given_name") or "")[:150],
             last_name=(claims.get("family_name") or "")[:150],
         )
