@@ -17,6 +17,7 @@ from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
 from catalog.matrix.models import MatrixSnapshot
 from catalog.matrix.selectors import matrix_refusal
 from catalog.matrix.storage import row_to_dict
+from catalog.models import PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.dispatch import COMPUTE_MATRIX_SNAPSHOT, enqueue_on_commit
 from ecomap.jobs import JobRows, jobs_resend
@@ -100,9 +101,6 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     snapshot = MatrixSnapshot.objects.get(id=snapshot_id)
     started = time.perf_counter()
     revision = catalog_revision()
-    rows = engine_rows()
-    loaded = time.perf_counter()
-    _set_progress(snapshot_id, 20)
     existing = MatrixSnapshot.objects.filter(
         scope=snapshot.scope, catalog_revision=revision, status=Status.SUCCEEDED
     ).first()
@@ -110,15 +108,20 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
         snapshot.delete()  # this revision is already computed: the request is satisfied
         return existing
     cap = matrix_max_rows()
-    if len(rows) > cap:
+    # Counted before the rows are loaded (issue 41 H1: 100,000 rows took ~700 MB to refuse).
+    count = PlacementRow.objects.count()
+    if count > cap:
         matrix_snapshot_fail(
             snapshot_id=snapshot_id,
-            error=refusal_text(len(rows), cap),
+            error=refusal_text(count, cap),
             revision=revision,
             refused=REFUSED_ROWS,
-            detail={"rows": len(rows), "cap": cap},
+            detail={"rows": count, "cap": cap},
         )
         return None
+    rows = engine_rows()
+    loaded = time.perf_counter()
+    _set_progress(snapshot_id, 20)
     beat = [time.monotonic()]
 
     def progress(fraction: float) -> None:
