@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
-from django.conf import settings
 from django.core.cache import cache
 from django.utils import translation
 
@@ -399,11 +398,3 @@ def map_page_data(
         }
         cache.set(key, data, CACHE_SECONDS)
     return data
-
-
-def map_cache_warm() -> None:
-    """Draw the unfiltered map in every language ahead of the first reader (the matrix job calls
-    this after each catalog change: at 2,000 rows a cold map costs its reader ~1.5 s)."""
-    for language, _name in settings.LANGUAGES:
-        with translation.override(language):
-            map_page_data(filters=MapFilters.from_query({}))

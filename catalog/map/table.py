@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
@@ -102,14 +103,22 @@ def map_table(view: MapView) -> list[TableRow]:
     return out
 
 
-def map_csv(view: MapView) -> str:
-    """The table as CSV: one line per row and contract (a row without any has one line)."""
+CSV_HEADER = (
+    "row", "project", "component", "layer", "resource_units", "pool", "relation", "partner_row",
+    "interfaces", "optional",
+)  # fmt: skip
+
+
+def csv_line(values: Sequence[str]) -> str:
+    """One CSV line (cells a spreadsheet will not run as formulas are the caller's)."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(
-        ["row", "project", "component", "layer", "resource_units", "pool", "relation",
-         "partner_row", "interfaces", "optional"]
-    )  # fmt: skip
+    csv.writer(buffer).writerow(values)
+    return buffer.getvalue()
+
+
+def map_csv_lines(view: MapView) -> Iterator[str]:
+    """The table as CSV lines: one per row and contract (a row without any has one line)."""
+    yield csv_line(CSV_HEADER)
     for item in map_table(view):
         head = [item.row_id, item.project_name, item.title, item.layer_key, item.units, item.pool]
         lines = [
@@ -124,16 +133,20 @@ def map_csv(view: MapView) -> str:
             for partner in partners
         ]
         if not lines:
-            writer.writerow([*(_safe(v) for v in head), "", "", "", ""])
+            yield csv_line([*(safe_cell(v) for v in head), "", "", "", ""])
         for relation, partner in lines:
-            writer.writerow(
-                [*(_safe(v) for v in head), relation, partner.row_id,
+            yield csv_line(
+                [*(safe_cell(v) for v in head), relation, partner.row_id,
                  " ".join(partner.interfaces), "yes" if partner.optional else ""]
             )  # fmt: skip
-    return buffer.getvalue()
 
 
-def _safe(value: str) -> str:
+def map_csv(view: MapView) -> str:
+    """The table as CSV: one line per row and contract (a row without any has one line)."""
+    return "".join(map_csv_lines(view))
+
+
+def safe_cell(value: str) -> str:
     """A cell a spreadsheet will not run as a formula (catalog text comes from vendors)."""
     return "'" + value if value[:1] in ("=", "+", "-", "@", "\t", "\r") else value
 

@@ -5,23 +5,15 @@ from __future__ import annotations
 from csp.decorators import csp_update
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.clickjacking import xframe_options_exempt
 from django.views.decorators.http import require_GET
 
 from catalog.map.card import project_card
-from catalog.map.figure import (
-    CACHE_SECONDS,
-    MapFilters,
-    map_catalog,
-    map_page_data,
-    map_page_key,
-    map_view,
-    stack_from_query,
-)
-from catalog.map.table import map_csv
+from catalog.map.figure import CACHE_SECONDS, MapFilters, map_page_key, stack_from_query
+from catalog.map.large import map_csv_stream, map_page
 from catalog.models import Project
 from catalog.selectors import project_get
 from ecomap.fragments import cached_fragment, fragment_key, render_fragment
@@ -30,7 +22,9 @@ from ecomap.fragments import cached_fragment, fragment_key, render_fragment
 def _map_context(request: HttpRequest) -> dict[str, object]:
     filters = MapFilters.from_query(request.GET)
     stack = stack_from_query(request.GET.get("stack", ""))
-    data = map_page_data(highlight=stack, filters=filters)
+    # Past CATALOG_PAGE_MAX_ROWS rows, `large` says how many the query selects and `overview`
+    # holds their counts per layer and resource unit when they are too many to draw.
+    data = map_page(highlight=stack, filters=filters)
     query = request.GET.urlencode()
     return {
         "filters": filters,
@@ -39,7 +33,9 @@ def _map_context(request: HttpRequest) -> dict[str, object]:
         "choices": data["choices"],
         "table": data["table"],
         "table_total": data["table_total"],
-        "focus_project_name": dict(data["choices"]["projects"]).get(filters.near, ""),
+        "large": data["large"],
+        "overview": data.get("overview"),
+        "focus_project_name": dict(data["choices"]["projects"] or ()).get(filters.near, ""),
         "focus_layer_name": dict(data["choices"]["layers"]).get(filters.layer, ""),
         "query": query,
         "embed_url": request.build_absolute_uri(reverse("map:embed"))
@@ -92,7 +88,7 @@ def map_embed_view(request: HttpRequest) -> HttpResponse:
 @login_required
 @require_GET
 def map_data_view(request: HttpRequest) -> JsonResponse:
-    data = map_page_data(
+    data = map_page(
         highlight=stack_from_query(request.GET.get("stack", "")),
         filters=MapFilters.from_query(request.GET),
     )
@@ -108,12 +104,11 @@ def map_table_view(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_GET
-def map_csv_view(request: HttpRequest) -> HttpResponse:
+def map_csv_view(request: HttpRequest) -> StreamingHttpResponse:
     """The figure's data (rows × contracts) as CSV, every row of the query (the page lists
-    the first few hundred)."""
-    filters = MapFilters.from_query(request.GET)
-    view = map_view(filters=filters, catalog=map_catalog())
-    response = HttpResponse(map_csv(view), content_type="text/csv; charset=utf-8")
+    the first few hundred), streamed."""
+    lines = map_csv_stream(filters=MapFilters.from_query(request.GET))
+    response = StreamingHttpResponse(lines, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = 'attachment; filename="ecomap-map.csv"'
     return response
 

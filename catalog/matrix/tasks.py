@@ -9,7 +9,7 @@ from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.db import InterfaceError, OperationalError
 
-from catalog.map.figure import map_cache_warm
+from catalog.map.large import map_cache_warm
 from catalog.matrix.services import (
     REFUSED_MEMORY,
     REFUSED_TIME,

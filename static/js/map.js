@@ -38,7 +38,9 @@
 
   function updateStatus() {
     if (!status) { return; }
-    var parts = [format(i18n.shown, { shown: payload.shown, total: payload.total })];
+    var parts = [payload.overview
+      ? format(i18n.counted, { count: payload.counted.toLocaleString(), total: payload.total.toLocaleString() })
+      : format(i18n.shown, { shown: payload.shown, total: payload.total })];
     if (payload.highlighted) { parts.push(format(i18n.highlighted, { count: payload.highlighted })); }
     if (payload.hidden_edges) { parts.push(format(i18n.hiddenEdges, { count: payload.hidden_edges })); }
     status.textContent = parts.join(" · ");
@@ -165,6 +167,12 @@
     });
     figureEl.on("plotly_unhover", hideCard);
     figureEl.on("plotly_click", function (event) {
+      var point = event && event.points && event.points[0];
+      if (point && point.data.uid === "overview") {
+        // A bubble of a catalog too big to draw: its layer and unit's rows, drawn anew.
+        window.location.assign(window.location.pathname + "?" + point.customdata);
+        return;
+      }
       var index = nodePoint(event);
       if (index !== null) { hideCard(); openProject(payload.nodes.project[index], payload.nodes.id[index]); }
     });
@@ -234,7 +242,9 @@
   if (form) {
     var typing = null;
     form.addEventListener("change", function (event) {
-      if (event.target.hasAttribute("data-map-focus")) {
+      // Past the rows a map draws at once (payload.large) every filter chooses between counts
+      // and drawn rows, and the page says which: it is drawn anew.
+      if (event.target.hasAttribute("data-map-focus") || payload.large) {
         // A focus lays the map out again on its own rows: the page is drawn anew.
         var qs = query();
         window.location.assign(window.location.pathname + (qs ? "?" + qs : ""));
@@ -243,11 +253,20 @@
       if (event.target.name !== "q") { refresh(); }
     });
     form.addEventListener("input", function (event) {
-      if (event.target.name !== "q") { return; }
+      if (event.target.name !== "q" || payload.large) { return; }
       clearTimeout(typing);
       typing = setTimeout(refresh, 300);
     });
-    form.addEventListener("submit", function (event) { event.preventDefault(); clearTimeout(typing); refresh(); });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      clearTimeout(typing);
+      if (payload.large) {
+        var qs = query();
+        window.location.assign(window.location.pathname + (qs ? "?" + qs : ""));
+        return;
+      }
+      refresh();
+    });
   }
   document.querySelectorAll("[data-map-clear-stack]").forEach(function (link) {
     link.addEventListener("click", function (event) {

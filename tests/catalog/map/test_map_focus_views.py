@@ -148,7 +148,8 @@ def test_the_csv_lists_each_row_with_its_contracts(bob_client, builtin):
 
     assert response["Content-Type"].startswith("text/csv")
     assert "attachment" in response["Content-Disposition"]
-    lines = list(csv.DictReader(io.StringIO(response.content.decode())))
+    body = b"".join(response.streaming_content).decode()  # streamed, never built whole
+    lines = list(csv.DictReader(io.StringIO(body)))
     # Documented: HAMi's device plugin composes with Kueue via resource:nvidia.com/gpumem.
     provided = [
         line
