@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -336,32 +336,43 @@ def _as_bundle_placement(placement: dict[str, Any]) -> dict[str, Any]:
     return exported
 
 
+# Projects read per query by the export: its memory follows this, not the catalog (issue 41 H1).
+EXPORT_CHUNK = 500
+
+
+def bundle_export_projects(
+    *, slugs: Iterable[str] | None = None, layer: str = "", tag: str = ""
+) -> Iterator[dict[str, Any]]:
+    """The catalog's projects (or a filtered part) in bundle form, by slug, read `EXPORT_CHUNK`
+    projects at a time: what an export streams."""
+    projects = Project.objects.all()
+    if slugs is not None:
+        projects = projects.filter(slug__in=list(slugs))
+    if layer:
+        projects = projects.in_layer(layer)
+    if tag:
+        projects = projects.tagged(tag)
+    ordered = list(projects.order_by("slug").values_list("slug", flat=True))
+    vocabulary = vocabulary_current()
+    for start in range(0, len(ordered), EXPORT_CHUNK):
+        stored = stored_projects(slugs=ordered[start : start + EXPORT_CHUNK], vocabulary=vocabulary)
+        for slug in sorted(stored):
+            project = stored[slug]
+            placements = [
+                _compact(_as_bundle_placement(placement), keep=REQUIRED_PLACEMENT_KEYS)
+                for _key, (_id, placement) in sorted(project.rows.items())
+                if not layer or placement["layer"] == layer
+            ]
+            yield {**_compact(project.fields, keep=("slug", "name")), "placements": placements}
+
+
 def bundle_export(
     *, slugs: Iterable[str] | None = None, layer: str = "", tag: str = "", source: str = ""
 ) -> dict[str, Any]:
-    """The catalog (or a filtered part of it) as one `ecomap.bundle/v1` document."""
-    if layer or tag:
-        projects = Project.objects.all()
-        if slugs is not None:
-            projects = projects.filter(slug__in=list(slugs))
-        if layer:
-            projects = projects.in_layer(layer)
-        if tag:
-            projects = projects.tagged(tag)
-        slugs = projects.values_list("slug", flat=True)
-    stored = stored_projects(slugs=slugs)
-    exported = []
-    for slug in sorted(stored):
-        project = stored[slug]
-        placements = [
-            _compact(_as_bundle_placement(placement), keep=REQUIRED_PLACEMENT_KEYS)
-            for _key, (_id, placement) in sorted(project.rows.items())
-            if not layer or placement["layer"] == layer
-        ]
-        exported.append(
-            {**_compact(project.fields, keep=("slug", "name")), "placements": placements}
-        )
-    return {"format": "ecomap.bundle/v1", "source": source, "projects": exported}
+    """The catalog (or a filtered part of it) as one `ecomap.bundle/v1` document (exports
+    stream `bundle_export_projects` instead)."""
+    projects = list(bundle_export_projects(slugs=slugs, layer=layer, tag=tag))
+    return {"format": "ecomap.bundle/v1", "source": source, "projects": projects}
 
 
 def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -70,6 +71,12 @@ def synthetic_bundle(count: int, *, rows_per_project: int = 1) -> dict[str, Any]
 
 def apply(document: dict[str, Any], **kwargs: Any):
     return bundle_apply(document=document, source="tests", **kwargs)
+
+
+def streamed_json(response) -> Any:
+    """The JSON body of a streamed response (the bundle export), read to the end."""
+    assert response.streaming, "the export is streamed"
+    return json.loads(b"".join(response.streaming_content))
 
 
 def make_user(username: str, *, maintainer: bool = False, **fields: Any):

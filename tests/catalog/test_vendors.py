@@ -22,7 +22,7 @@ from catalog.models import CatalogChange, GpuVendor, PlacementRow, Project
 from catalog.selectors import bundle_export, engine_rows
 from catalog.services import BundleInvalid
 from tests.catalog.test_admin import _row_form
-from tests.factories import apply, builtin_rows, bundle, placement, project
+from tests.factories import apply, builtin_rows, bundle, placement, project, streamed_json
 
 
 @pytest.fixture
@@ -104,7 +104,7 @@ def test_a_bundle_with_vendors_imports_and_round_trips_through_export_and_the_ap
     assert response.status_code == 201, response.content
 
     assert PlacementRow.objects.get(key="device-plugin").vendors == ["amd"]
-    exported = api.get("/api/v1/export/").json()
+    exported = streamed_json(api.get("/api/v1/export/"))
     assert exported["projects"][0]["placements"][0]["vendors"] == ["amd"]
     assert bundle_export()["projects"][0]["placements"][0]["vendors"] == ["amd"]
     [row] = api.get("/api/v1/placements/").json()["results"]
@@ -114,7 +114,7 @@ def test_a_bundle_with_vendors_imports_and_round_trips_through_export_and_the_ap
 
     Project.objects.all().delete()
     assert post(api, exported).status_code == 201
-    assert api.get("/api/v1/export/").json()["projects"] == exported["projects"]
+    assert streamed_json(api.get("/api/v1/export/"))["projects"] == exported["projects"]
 
 
 @pytest.mark.django_db

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
-import yaml
 from django.core.management.base import BaseCommand
 
-from catalog.selectors import bundle_export
+from catalog.engine.bundle import BUNDLE_FORMAT
+from catalog.engine.bundle_text import bundle_json_chunks, bundle_yaml_chunks
+from catalog.selectors import bundle_export_projects
 
 
 class Command(BaseCommand):
@@ -23,17 +23,33 @@ class Command(BaseCommand):
         parser.add_argument("--yaml", action="store_true", help="YAML even on stdout")
 
     def handle(self, *args, **options):
-        document = bundle_export(
-            slugs=options["projects"], layer=options["layer"], tag=options["tag"], source="EcoMap"
-        )
+        counted = 0
+
+        def projects():
+            nonlocal counted
+            for project in bundle_export_projects(
+                slugs=options["projects"], layer=options["layer"], tag=options["tag"]
+            ):
+                counted += 1
+                yield project
+
+        header = {"format": BUNDLE_FORMAT, "source": "EcoMap"}
         path: Path | None = options["file"]
         as_yaml = options["yaml"] or (path is not None and path.suffix in (".yaml", ".yml"))
+        # Written a few hundred projects at a time (issue 41 H1), never as one document.
         if as_yaml:
-            text = yaml.safe_dump(document, allow_unicode=True, sort_keys=False)
+            chunks = bundle_yaml_chunks(header, projects())
         else:
-            text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+            chunks = bundle_json_chunks(header, projects(), indent=2)
         if path is None:
-            sys.stdout.write(text)
+            for chunk in chunks:
+                sys.stdout.write(chunk)
+            if not as_yaml:
+                sys.stdout.write("\n")
             return
-        path.write_text(text, encoding="utf-8")
-        self.stderr.write(f"wrote {len(document['projects'])} projects to {path}")
+        with path.open("w", encoding="utf-8") as out:
+            for chunk in chunks:
+                out.write(chunk)
+            if not as_yaml:
+                out.write("\n")
+        self.stderr.write(f"wrote {counted} projects to {path}")

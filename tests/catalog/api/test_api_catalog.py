@@ -4,7 +4,14 @@ import pytest
 from rest_framework.test import APIClient
 
 from catalog.models import CatalogChange, Project
-from tests.factories import apply, bundle, placement, project, synthetic_bundle
+from tests.factories import (
+    apply,
+    bundle,
+    placement,
+    project,
+    streamed_json,
+    synthetic_bundle,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -127,11 +134,11 @@ def test_placements_filter_by_interface(reader_api):
 def test_export_then_import_into_an_empty_catalog_gives_the_identical_document(
     maintainer_api, builtin_catalog
 ):
-    exported = maintainer_api.get("/api/v1/export/").json()
+    exported = streamed_json(maintainer_api.get("/api/v1/export/"))
     Project.objects.all().delete()
 
     imported = maintainer_api.post("/api/v1/imports/", exported, format="json")
-    again = maintainer_api.get("/api/v1/export/").json()
+    again = streamed_json(maintainer_api.get("/api/v1/export/"))
 
     assert imported.status_code in (201, 202)
     assert again["projects"] == exported["projects"]
