@@ -137,7 +137,8 @@ class WatchedChange:
 
 
 def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedChange]:
-    """The latest catalog changes to rows named in decisions of the user's teams (two queries);
+    """The latest catalog changes to rows named in decisions of the user's teams (two queries,
+    more only when a batch of the slugs × keys superset holds too few);
     a row's creation counts only when it came after the decision."""
     decisions = (
         Decision.objects.filter(evaluation__team__in=_my_teams(user))
@@ -154,25 +155,44 @@ def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedCha
                 relying.setdefault((slug, key), decision)
     if not relying:
         return []
-    query = Q()
-    for (slug, key), decision in relying.items():
-        # A row's creation before the decision is how the catalog got it (the initial load),
-        # not a change under the decision.
-        query |= Q(project_slug=slug, row_key=key) & (
-            ~Q(action=ChangeAction.CREATED) | Q(created_at__gt=decision.decided_at)
+    # One query on the rows' project slugs and keys (a superset: another project's row of the
+    # same key), sorted out here, newest first, a batch at a time: not one OR per row, which
+    # for a team's hundred decisions was hundreds of terms to build and plan on every home page.
+    changes = (
+        CatalogChange.objects.filter(
+            project_slug__in=sorted({slug for slug, _key in relying}),
+            row_key__in=sorted({key for _slug, key in relying}),
         )
-    changes = CatalogChange.objects.filter(query).select_related("actor").order_by("-id")[:limit]
-    watched = []
-    for change in changes:
-        decision = relying[(change.project_slug, change.row_key)]
-        watched.append(
-            WatchedChange(
-                change=change,
-                evaluation=decision.evaluation,
-                after_decision=change.created_at > decision.decided_at,
-                fields=_field_labels(change.changes)[:6] if change.action == "updated" else [],
+        .select_related("actor")
+        .order_by("-id")
+    )
+    watched: list[WatchedChange] = []
+    batch = max(limit * 8, 64)
+    offset = 0
+    while len(watched) < limit:
+        chunk = list(changes[offset : offset + batch])
+        for change in chunk:
+            decision = relying.get((change.project_slug, change.row_key))
+            # A row's creation before the decision is how the catalog got it (the initial
+            # load), not a change under the decision.
+            if decision is None or (
+                change.action == ChangeAction.CREATED
+                and not change.created_at > decision.decided_at
+            ):
+                continue
+            watched.append(
+                WatchedChange(
+                    change=change,
+                    evaluation=decision.evaluation,
+                    after_decision=change.created_at > decision.decided_at,
+                    fields=_field_labels(change.changes)[:6] if change.action == "updated" else [],
+                )
             )
-        )
+            if len(watched) == limit:
+                break
+        if len(chunk) < batch:
+            break
+        offset += batch
     return watched
 
 

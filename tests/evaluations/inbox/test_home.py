@@ -149,6 +149,26 @@ def test_a_row_created_again_after_the_decision_shows(client, cast):
     assert [w.change.action for w in watched] == ["created"]
 
 
+def test_changes_to_rows_no_decision_names_never_show_however_many_come_after(client, cast):
+    # Decided: hami/device-plugin and volcano/scheduler. volcano/device-plugin and
+    # hami/scheduler share a project and a key with them, and are named by no decision.
+    _approved(cast, "Decided on HAMi")
+    relied = CatalogChange.objects.create(
+        project_slug="hami", row_key="device-plugin", action="updated", changes={"promise": [1, 2]}
+    )
+    CatalogChange.objects.bulk_create(
+        CatalogChange(project_slug=slug, row_key=key, action="updated", changes={"promise": [1, 2]})
+        for _ in range(150)
+        for slug, key in (("volcano", "device-plugin"), ("hami", "scheduler"))
+    )
+    client.force_login(cast.dave)
+
+    watched = client.get("/").context["catalog_changes"]
+
+    assert [w.change.pk for w in watched] == [relied.pk]
+    assert watched[0].ref == "hami/device-plugin"
+
+
 def test_catalog_changes_of_another_teams_decision_do_not_show(client, cast):
     _approved(cast, "Platform's decision")
     apply(bundle(project("hami", placement("device-plugin", promise="Changed."), name="HAMi")))
