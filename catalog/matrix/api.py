@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from catalog.api.serializers import ErrorSerializer
 from catalog.engine.oracle import VERDICTS
+from catalog.matrix.large import live_pair, matrix_of_choice, matrix_too_big
 from catalog.matrix.selectors import (
     CellFilter,
     cells,
@@ -47,6 +48,8 @@ SNAPSHOT = inline_serializer(
         "timings": serializers.DictField(),
         "finished_at": serializers.DateTimeField(),
     },
+    # null past CATALOG_PAGE_MAX_ROWS with no snapshot: the pairs are computed now (issue 41 H1)
+    allow_null=True,
 )
 
 
@@ -168,13 +171,28 @@ class MatrixView(APIView):
         flag = request.query_params.get("reasons", "true").lower()
         if flag not in BOOLEAN_VALUES:
             raise ValidationError({"reasons": f"must be one of {', '.join(BOOLEAN_VALUES)}"})
-        state = _latest()
-        result = snapshot_result(state.snapshot)
+        state = matrix_state()
         selection = CellFilter(
             layers=tuple(request.query_params.getlist("layer")),
             projects=tuple(request.query_params.getlist("project")),
             verdicts=verdicts,
         )
+        if matrix_too_big(state):
+            # Issue 41 H1: the pairs of the named projects, computed now; never the snapshot.
+            choice = matrix_of_choice(layers=selection.layers, projects=selection.projects)
+            if choice.result is None:
+                raise ValidationError(
+                    {
+                        "project": f"the catalog has {choice.total} rows, more than the "
+                        f"{choice.limit} whose pairs are listed at once; name projects "
+                        f"(project=…, a layer narrows them) holding at most {choice.limit} rows "
+                        f"(these hold {choice.count})"
+                    }
+                )
+            result = choice.result
+        else:
+            state = _latest()
+            result = snapshot_result(state.snapshot)
         explain = flag in ("true", "1")
         page, size = (
             _page_number(request, "page", 1, None),
@@ -186,7 +204,7 @@ class MatrixView(APIView):
             raise NotFound(f"page {page} is past the last page ({max(1, -(-total // size))})")
         return Response(
             {
-                "snapshot": _info(state),
+                "snapshot": _info(state) if state.snapshot else None,
                 "count": total,
                 "next": _page_link(request, page + 1) if offset + size < total else None,
                 "previous": _page_link(request, page - 1) if page > 1 else None,
@@ -206,13 +224,19 @@ class MatrixPairView(APIView):
         responses={200: OpenApiTypes.OBJECT, **ERRORS},
     )
     def get(self, request):
-        state = _latest()
-        result = snapshot_result(state.snapshot)
+        state = matrix_state()
+        too_big = matrix_too_big(state)
+        if not too_big:
+            state = _latest()
         a, b = request.query_params.get("a", ""), request.query_params.get("b", "")
         if a and a == b:
             raise ValidationError({"b": "a row paired with itself is not a pair; name two rows"})
         try:
-            detail = result.explain(a, b)
+            if too_big:  # from its two rows, never the whole snapshot (issue 41 H1)
+                detail, _rows = live_pair(a, b)
+            else:
+                detail = snapshot_result(state.snapshot).explain(a, b)
         except KeyError as exc:
             raise NotFound(str(exc).strip("'\"")) from None
-        return Response({**detail.to_dict(), "snapshot": _info(state)})
+        snapshot = _info(state) if state.snapshot else None
+        return Response({**detail.to_dict(), "snapshot": snapshot})

@@ -19,6 +19,15 @@ from catalog.matrix.figure import (
     project_names,
     verdict_labels,
 )
+from catalog.matrix.large import (
+    express_axis_live,
+    express_rows,
+    largest_projects,
+    live_pair,
+    matrix_of_choice,
+    matrix_too_big,
+    project_choices,
+)
 from catalog.matrix.selectors import localized_reasons, matrix_state, snapshot_result
 from catalog.matrix.services import matrix_refresh_if_missing
 from catalog.models import Layer
@@ -35,7 +44,10 @@ def _selection(request) -> Selection:
     focus = MapFilters.from_query(request.GET)  # the map's focus views: rows, pools, near
     return Selection(
         layers=tuple(v for v in request.GET.getlist("layer") if v),
-        projects=tuple(v for v in request.GET.getlist("project") if v),
+        # A big catalog's form names projects in one field, comma-separated.
+        projects=tuple(
+            p.strip() for v in request.GET.getlist("project") for p in v.split(",") if p.strip()
+        ),
         verdicts=tuple(v for v in request.GET.getlist("verdict") if v in VERDICTS),
         y=request.GET.get("y", "").strip(),
         x=request.GET.get("x", "").strip(),
@@ -91,8 +103,22 @@ def matrix_page(request):
     }
     if state.snapshot is None:
         matrix_refresh_if_missing(state)
+    if matrix_too_big(state):
+        # Issue 41 H1: past CATALOG_PAGE_MAX_ROWS the snapshot is never unpacked here; the rows
+        # the reader names are computed now, or the page says how to name them.
+        choice = matrix_of_choice(
+            layers=selection.layers, projects=selection.projects, rows=selection.rows,
+            near=selection.near,
+        )  # fmt: skip
+        context.update(large=choice, projects=project_choices())
+        if choice.result is None:
+            context.update(largest=largest_projects(layers=selection.layers))
+            return render(request, "catalog/matrix.html", context)
+        result = choice.result
+    elif state.snapshot is None:
         return render(request, "catalog/matrix.html", context)
-    result = snapshot_result(state.snapshot)
+    else:
+        result = snapshot_result(state.snapshot)
     try:
         shown = blocks(result, selection)
     except ValueError as exc:
@@ -100,12 +126,13 @@ def matrix_page(request):
     labels = verdict_labels()
     names = project_names()
     payload = heatmap_payload(result, shown, names=names)
-    context.update(
-        figure=payload,
-        projects=sorted(
+    if "projects" not in context:
+        context["projects"] = sorted(
             {(row.project, names.get(row.project, row.project)) for row in result.rows},
             key=lambda item: item[1].lower(),
-        ),
+        )
+    context.update(
+        figure=payload,
         cell_table=cell_table(
             result,
             shown,
@@ -172,9 +199,9 @@ def matrix_status(request):
 @login_required
 def pair_page(request):
     state = matrix_state()
-    if state.snapshot is None:
+    too_big = matrix_too_big(state)
+    if state.snapshot is None and not too_big:
         raise Http404("No matrix has been computed yet")
-    result = snapshot_result(state.snapshot)
     a, b = request.GET.get("a", ""), request.GET.get("b", "")
     if a and a == b:
         return render(
@@ -184,10 +211,14 @@ def pair_page(request):
             status=400,
         )
     try:
-        detail = result.explain(a, b)
+        if too_big:  # explained from its two rows, never the whole snapshot (issue 41 H1)
+            detail, rows = live_pair(a, b)
+        else:
+            result = snapshot_result(state.snapshot)
+            detail = result.explain(a, b)
+            rows = {row.id: row for row in result.rows}
     except KeyError:
         raise Http404("No such pair of placement rows in the matrix") from None
-    rows = {row.id: row for row in result.rows}
     labels = verdict_labels()
     return render(
         request,
@@ -221,16 +252,22 @@ def express_page(request):
     2,000-row catalog has ~600,000 such pairs); both axes filter by text."""
     state = matrix_state()
     context = {"state": state, "controls": [], "table": []}
-    if state.snapshot is not None:
-        rows = snapshot_result(state.snapshot).rows
-        data_page = _express_axis(
+    too_big = matrix_too_big(state)
+    if state.snapshot is not None or too_big:
+        # Past CATALOG_PAGE_MAX_ROWS, a page of each axis is read from the catalog, not every
+        # row from the snapshot (issue 41 H1).
+        axis = express_axis_live if too_big else _express_axis
+        rows = None if too_big else snapshot_result(state.snapshot).rows
+        data_page = axis(
             rows, "data_plane", request.GET.get("data", ""), request.GET.get("data_page"),
             EXPRESS_DATA_PER_PAGE,
         )  # fmt: skip
-        control_page = _express_axis(
+        control_page = axis(
             rows, "control_plane", request.GET.get("control", ""),
             request.GET.get("control_page"), EXPRESS_CONTROLS_PER_PAGE,
         )  # fmt: skip
+        if too_big:
+            rows = express_rows([*data_page.object_list, *control_page.object_list])
         by_id = {row.id: row for row in rows}
         controls = list(control_page.object_list)
         context.update(
