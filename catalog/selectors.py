@@ -336,15 +336,16 @@ def _as_bundle_placement(placement: dict[str, Any]) -> dict[str, Any]:
     return exported
 
 
-# Projects read per query by the export: its memory follows this, not the catalog (issue 41 H1).
-EXPORT_CHUNK = 500
+# About this many rows (whole projects) read per query by the export: its memory follows this,
+# not the catalog (issue 41 H1; 1,000 rows of texts, evidence and configs are ~50 MB as dicts).
+EXPORT_CHUNK_ROWS = 1000
 
 
 def bundle_export_projects(
     *, slugs: Iterable[str] | None = None, layer: str = "", tag: str = ""
 ) -> Iterator[dict[str, Any]]:
-    """The catalog's projects (or a filtered part) in bundle form, by slug, read `EXPORT_CHUNK`
-    projects at a time: what an export streams."""
+    """The catalog's projects (or a filtered part) in bundle form, by slug, read whole projects
+    of about `EXPORT_CHUNK_ROWS` rows at a time: what an export streams."""
     projects = Project.objects.all()
     if slugs is not None:
         projects = projects.filter(slug__in=list(slugs))
@@ -352,10 +353,18 @@ def bundle_export_projects(
         projects = projects.in_layer(layer)
     if tag:
         projects = projects.tagged(tag)
-    ordered = list(projects.order_by("slug").values_list("slug", flat=True))
+    sizes = projects.order_by("slug").annotate(row_count=Count("placements", distinct=True))
+    chunks: list[list[str]] = [[]]
+    rows = 0
+    for slug, count in sizes.values_list("slug", "row_count"):
+        if chunks[-1] and rows + count > EXPORT_CHUNK_ROWS:
+            chunks.append([])
+            rows = 0
+        chunks[-1].append(slug)
+        rows += count
     vocabulary = vocabulary_current()
-    for start in range(0, len(ordered), EXPORT_CHUNK):
-        stored = stored_projects(slugs=ordered[start : start + EXPORT_CHUNK], vocabulary=vocabulary)
+    for chunk in chunks:
+        stored = stored_projects(slugs=chunk, vocabulary=vocabulary) if chunk else {}
         for slug in sorted(stored):
             project = stored[slug]
             placements = [

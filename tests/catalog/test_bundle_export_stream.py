@@ -9,6 +9,7 @@ import pytest
 import yaml
 from django.core.management import call_command
 
+from catalog.engine.bundle_text import YAML_DUMPER
 from catalog.selectors import bundle_export
 from tests.factories import apply, streamed_json, synthetic_bundle
 
@@ -21,7 +22,7 @@ def catalog(db):
 
 
 def test_the_api_streams_the_document_in_json_and_yaml(bob_client, catalog, monkeypatch):
-    monkeypatch.setattr("catalog.selectors.EXPORT_CHUNK", 7)  # several reads of projects
+    monkeypatch.setattr("catalog.selectors.EXPORT_CHUNK_ROWS", 7)  # several reads of projects
     whole = bundle_export()
 
     as_json = bob_client.get("/api/v1/export/")
@@ -49,7 +50,7 @@ def test_an_empty_export_is_still_a_document(bob_client, db):
 
 
 def test_the_command_writes_the_same_text_as_the_whole_document(catalog, tmp_path, monkeypatch):
-    monkeypatch.setattr("catalog.selectors.EXPORT_CHUNK", 7)
+    monkeypatch.setattr("catalog.selectors.EXPORT_CHUNK_ROWS", 7)
     document = bundle_export(source="EcoMap")
 
     call_command("export_bundle", str(tmp_path / "c.json"))
@@ -58,4 +59,7 @@ def test_the_command_writes_the_same_text_as_the_whole_document(catalog, tmp_pat
     text = (tmp_path / "c.json").read_text(encoding="utf-8")
     assert text == json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     written = (tmp_path / "c.yaml").read_text(encoding="utf-8")
-    assert written == yaml.safe_dump(document, allow_unicode=True, sort_keys=False)
+    assert written == yaml.dump(
+        document, Dumper=YAML_DUMPER, allow_unicode=True, sort_keys=False
+    )
+    assert yaml.safe_load(written) == document
