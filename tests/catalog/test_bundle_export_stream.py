@@ -59,7 +59,5 @@ def test_the_command_writes_the_same_text_as_the_whole_document(catalog, tmp_pat
     text = (tmp_path / "c.json").read_text(encoding="utf-8")
     assert text == json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     written = (tmp_path / "c.yaml").read_text(encoding="utf-8")
-    assert written == yaml.dump(
-        document, Dumper=YAML_DUMPER, allow_unicode=True, sort_keys=False
-    )
+    assert written == yaml.dump(document, Dumper=YAML_DUMPER, allow_unicode=True, sort_keys=False)
     assert yaml.safe_load(written) == document
