@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-import redis
 from django.core.management import call_command
 
-from ecomap.celery import app
 from tests.factories import make_user
-from tests.worker import redis_url, transport_options
+from tests.worker import app_on_broker, redis_url
 
 
 @pytest.fixture
@@ -65,27 +63,5 @@ def _seeded_vocabulary(request):
 @pytest.fixture
 def celery_broker(settings):
     """The project's Celery app pointed at the real Redis (own key prefix), not eager."""
-    url = redis_url()
-    previous = dict(app.conf)
-    app.conf.update(
-        broker_url=url,
-        task_always_eager=False,
-        result_backend=None,
-        broker_transport_options=transport_options(),
-    )
-    # The app may already hold a memory:// producer pool from eager tests: drop it.
-    app._pool = None
-    app.amqp._producer_pool = None
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    yield url
-    app.conf.update(
-        broker_url=previous["broker_url"],
-        task_always_eager=previous["task_always_eager"],
-        result_backend=previous["result_backend"],
-        broker_transport_options=previous["broker_transport_options"],
-    )
-    app._pool = None
-    app.amqp._producer_pool = None
-    client = redis.Redis.from_url(url)
-    for key in client.scan_iter(match=f"{transport_options()['global_keyprefix']}*"):
-        client.delete(key)
+    with app_on_broker(redis_url(), settings) as url:
+        yield url

@@ -218,6 +218,17 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
     "interval_step": 0.2,
     "interval_max": 0.5,
 }
+# Workers and beat outlive their broker (issue 41, H2): they reconnect forever, waiting 2, 4, …
+# up to 30 s between attempts (Celery's default 100 attempts end after about 47 minutes).
+CELERY_BROKER_CONNECTION_RETRY = True
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+CELERY_BROKER_CONNECTION_MAX_RETRIES = None
+# Celery's consumer, except that a connection lost mid-task is torn down once: Celery 5.7.0
+# closed it twice and the worker exited (ecomap/consumer.py says how).
+CELERY_WORKER_CONSUMER = "ecomap.consumer:Consumer"
+# A job keeps running while the broker is away (it needs the database, not Redis) and is
+# acknowledged once Redis is back. Said here because Celery 6 turns the default around.
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
 CELERY_BEAT_SCHEDULE = {
     "recover-jobs": {"task": "evaluations.recover_jobs", "schedule": 60.0},
 }

@@ -3,7 +3,7 @@
 import os
 
 from .base import *  # noqa: F403
-from .base import REST_FRAMEWORK, env
+from .base import CELERY_BEAT_SCHEDULE, REST_FRAMEWORK, env
 
 DATABASES = {"default": env.db("DATABASE_URL", default="postgres://postgres@127.0.0.1:5432/ecomap")}
 DEBUG = False
@@ -29,6 +29,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "global_keyprefix": env.str("TEST_WORKER_KEYPREFIX", default=""),
     "unacked_restore_interval": 1,
     "unacked_restore_throttle": 1,
+}
+# The broker-restart test runs beat with a short interval, to see it publish again after an
+# outage without waiting a minute (tests/test_broker_restart.py).
+CELERY_BEAT_SCHEDULE = {
+    name: {**entry, "schedule": env.float("TEST_BEAT_INTERVAL", default=entry["schedule"])}
+    for name, entry in CELERY_BEAT_SCHEDULE.items()
 }
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,
