@@ -37,6 +37,14 @@ class SwapChoice:
     others: tuple[Row, ...]
     # Rows of the layer left out because they serve another vendor's GPUs than step 1's model.
     other_vendor: tuple[Row, ...] = ()
+    other_vendor_count: int = 0
+    # Rows past SWAP_CHOICES_UP_TO per list, not offered (a layer of a big catalog).
+    unlisted: int = 0
+
+
+# Each list of replacements offers this many rows at most: a layer of a 100,000-row catalog
+# holds tens of thousands (issue 41 H1).
+SWAP_CHOICES_UP_TO = 300
 
 
 def kubernetes_features() -> dict[str, dict[str, Any]]:
@@ -76,43 +84,78 @@ def _decision(evaluation: Evaluation) -> Decision:
 
 def whatif_choices(evaluation: Evaluation) -> list[SwapChoice]:
     """Each decided row with its possible replacements (same layer), suggested ones first; when
-    step 1 names a GPU model EcoMap's GPU facts know, only rows serving its vendor."""
+    step 1 names a GPU model EcoMap's GPU facts know, only rows serving its vendor. The layer is
+    read as slim tuples in one pass and only the rows offered (SWAP_CHOICES_UP_TO per list) are
+    loaded, whatever the catalog's size."""
     decision = _decision(evaluation)
-    catalog = {row.id: row for row in engine_rows()}
+    decided = {row.id: row for row in engine_rows(rows=_rows_named(set(decision.rows)))}
     model = gpu_model_find((evaluation.profile or {}).get("gpu_model"))
     vendor = model.vendor if model is not None else None
     layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
     targets = {(path.source, path.target) for path in engine_migration_paths()}
+    rows = [decided[ref] for ref in decision.rows if ref in decided]
+    lists: dict[str, dict[str, list[str]]] = {row.id: {} for row in rows}
+    counts: dict[str, dict[str, int]] = {row.id: {} for row in rows}
+    for layer in {row.layer for row in rows}:
+        mine = [row for row in rows if row.layer == layer]
+        jobs = {row.id: comparable_functions(row.layer, row.functions) for row in mine}
+        layer_rows = (
+            PlacementRow.objects.filter(layer__key=layer)
+            .order_by("project__slug", "key")
+            .values_list("project__slug", "key", "functions", "vendors")
+        )
+        for slug, key, functions, vendors in layer_rows.iterator(2000):
+            other = f"{slug}/{key}"
+            if other in decision.rows:
+                continue
+            serves = vendor is None or not vendors or vendor in vendors
+            theirs = comparable_functions(layer, frozenset(functions or ()))
+            for row in mine:
+                if not serves:
+                    kind = "other_vendor"
+                elif jobs[row.id] & theirs or any(
+                    MigrationPath("", source, target, "", "", ()).matches(row.id, other)
+                    for source, target in targets
+                ):
+                    kind = "suggested"
+                else:
+                    kind = "others"
+                counts[row.id][kind] = counts[row.id].get(kind, 0) + 1
+                listed = lists[row.id].setdefault(kind, [])
+                if len(listed) < SWAP_CHOICES_UP_TO:
+                    listed.append(other)
+    offered = {ref for by_kind in lists.values() for refs in by_kind.values() for ref in refs}
+    loaded = {row.id: row for row in engine_rows(rows=_rows_named(offered))} if offered else {}
     choices = []
-    for ref in decision.rows:
-        row = catalog.get(ref)
-        if row is None:
-            continue
-        jobs = comparable_functions(row.layer, row.functions)
-        suggested, others, other_vendor = [], [], []
-        for other in catalog.values():
-            if other.layer != row.layer or other.id in decision.rows:
-                continue
-            if not other.serves(vendor):
-                other_vendor.append(other)
-                continue
-            known = any(
-                MigrationPath("", source, target, "", "", ()).matches(ref, other.id)
-                for source, target in targets
+    for row in rows:
+        picked = {
+            kind: tuple(loaded[ref] for ref in lists[row.id].get(kind, ()) if ref in loaded)
+            for kind in ("suggested", "others", "other_vendor")
+        }
+        offered_here = len(picked["suggested"]) + len(picked["others"])
+        counted = counts[row.id].get("suggested", 0) + counts[row.id].get("others", 0)
+        choices.append(
+            SwapChoice(
+                row,
+                layer_names.get(row.layer, row.layer),
+                picked["suggested"],
+                picked["others"],
+                picked["other_vendor"],
+                other_vendor_count=counts[row.id].get("other_vendor", 0),
+                unlisted=counted - offered_here,
             )
-            if known or jobs & comparable_functions(other.layer, other.functions):
-                suggested.append(other)
-            else:
-                others.append(other)
-        layer = layer_names.get(row.layer, row.layer)
-        choices.append(SwapChoice(row, layer, tuple(suggested), tuple(others), tuple(other_vendor)))
+        )
     return choices
 
 
 def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None = None) -> WhatIf:
     """The consequences of swapping `old` for `new` (in `pool` only, when given)."""
     decision = _decision(evaluation)
-    catalog = {row.id: row for row in engine_rows()}
+    # The decided rows, the replacement and what migration paths may bring along: never the
+    # whole catalog (issue 41 H1).
+    paths = engine_migration_paths()
+    wanted = {*decision.rows, new, *(ref for path in paths for ref in path.companions)}
+    catalog = {row.id: row for row in engine_rows(rows=_rows_named(wanted))}
     rows = [catalog[ref] for ref in decision.rows if ref in catalog]
     known = {row.id for row in rows}
     pools = {
@@ -132,7 +175,7 @@ def whatif_for(evaluation: Evaluation, *, old: str, new: str, pool: str | None =
             profile=profile,
             features=kubernetes_features(),
             kubernetes_version=(evaluation.profile or {}).get("kubernetes_version") or None,
-            paths=engine_migration_paths(),
+            paths=paths,
         )
     except ValueError as exc:
         message = str(exc.args[0]) if exc.args else str(exc)
@@ -173,10 +216,15 @@ def whatif_in_words(result: WhatIf) -> dict[str, Any]:
 
 
 def _rows_named(refs: set[str]):
-    query = Q(pk__in=[])
+    """The rows with these `project/key` ids, looked up per project (a few queries' worth of
+    OR-ed pairs, however many refs)."""
+    by_project: dict[str, set[str]] = {}
     for ref in refs:
         slug, _sep, key = ref.partition("/")
-        query |= Q(project__slug=slug, key=key)
+        by_project.setdefault(slug, set()).add(key)
+    query = Q(pk__in=[])
+    for slug, keys in by_project.items():
+        query |= Q(project__slug=slug, key__in=sorted(keys))
     return PlacementRow.objects.filter(query)
 
 
