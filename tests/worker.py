@@ -137,6 +137,25 @@ def wait_for(predicate, *, timeout: float, interval: float = 0.05, what: str = "
     raise AssertionError(f"timed out after {timeout} s waiting for {detail}")
 
 
+def worker_killed_when(
+    broker_url: str, log_path: Path, started, *, media_root: Path | None = None
+) -> None:
+    """Starts a worker and SIGKILLs it (main process and pool child) as soon as `started()`."""
+    worker = Worker(broker_url, log_path, media_root=media_root).start()
+    try:
+        wait_for(started, timeout=90, interval=0.02, what=lambda: f"the job\n{worker.log()}")
+    finally:
+        worker.kill()
+
+
+def broker_messages_lost(broker_url: str) -> None:
+    """The broker forgets this test's messages, acknowledged or not, as a Redis restarted
+    without its data would: only the job rows are left."""
+    client = redis.Redis.from_url(broker_url)
+    for key in client.scan_iter(match=f"{KEY_PREFIX}*"):
+        client.delete(key)
+
+
 def redis_url() -> str:
     return getattr(settings, "TEST_REDIS_URL", "redis://127.0.0.1:6379/14")
 
