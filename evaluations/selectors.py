@@ -126,11 +126,16 @@ CANDIDATE_ROWS_SECONDS = 600
 
 
 def candidates_of(
-    evaluation: Evaluation, *, with_contracts: bool = True, revision: int | None = None
+    evaluation: Evaluation,
+    *,
+    with_contracts: bool = True,
+    with_points: bool = True,
+    revision: int | None = None,
 ) -> list[Candidate]:
     """The evaluation's candidates with their rows as cards show them; `with_contracts=False`
     leaves out the rows' interface identifiers (step 3 and the comparison table show none) and
-    reads those rows from the cache of the catalog `revision` (read now if not given)."""
+    reads those rows from the cache of the catalog `revision` (read now if not given);
+    `with_points=False` leaves out the enforcement points each candidate confirmed."""
     if with_contracts:
         rows = PlacementRow.objects.with_cards()
         return list(
@@ -138,7 +143,10 @@ def candidates_of(
                 "enforcement_points", Prefetch("row", queryset=rows)
             )
         )
-    candidates = list(evaluation.candidates.prefetch_related("enforcement_points"))
+    candidates = evaluation.candidates.all()
+    candidates = list(
+        candidates.prefetch_related("enforcement_points") if with_points else candidates
+    )
     ids = sorted({candidate.row_id for candidate in candidates})
     if not ids:
         return candidates

@@ -112,8 +112,9 @@ def evaluation_detail_view(request, pk: int):
         and (is_author or not selectors.role_allows(role, Role.REVIEWER))
         and evaluation.state in (State.DRAFT, State.CHANGES_REQUESTED, State.NEEDS_REVIEW)
     )
-    # The summary names each candidate's row and layer, nothing of its contracts.
-    candidates = selectors.candidates_of(evaluation, with_contracts=False)
+    # The summary names each candidate's row and layer, nothing of its contracts or points.
+    candidates = selectors.candidates_of(evaluation, with_contracts=False, with_points=False)
+    open_comments = comments.comments_open(evaluation)
     return render(
         request,
         "evaluations/detail.html",
@@ -124,8 +125,8 @@ def evaluation_detail_view(request, pk: int):
             missing=submission_missing(evaluation),
             can_submit=can_submit,
             can_review=can_review,
-            open_comments=comments.open_comments_by_anchor(evaluation),
-            open_comment_list=comments.comments_open(evaluation),
+            open_comments=comments.open_comments_by_anchor(evaluation, open_comments),
+            open_comment_list=open_comments,
             review_blocked_as_author=is_author
             and selectors.role_allows(role, Role.REVIEWER)
             and evaluation.state == State.IN_REVIEW,

@@ -144,7 +144,7 @@ def report_panel(*, evaluation: Evaluation, user) -> dict[str, Any]:
     """What the evaluation page's report panel shows: the latest build, the latest good one."""
     latest = evaluation.reports.first()
     ready = latest if latest and latest.status == Status.SUCCEEDED else None
-    if ready is None:
+    if ready is None and latest is not None:
         ready = evaluation.reports.filter(status=Status.SUCCEEDED).first()
     role = selectors.user_role_in(evaluation, user)
     return {

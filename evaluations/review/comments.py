@@ -6,6 +6,7 @@ A comment names the revision it was made on, so a later reader sees whether it p
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -153,15 +154,21 @@ def comments_panel(
     }
 
 
-def open_comments_by_anchor(evaluation: Evaluation) -> list[dict[str, Any]]:
-    """Open comments counted per step (in step order), with the page each is shown on."""
-    counts = dict(
-        evaluation.comments.filter(resolved_at__isnull=True)
-        .order_by()
-        .values("anchor")
-        .annotate(count=Count("id"))
-        .values_list("anchor", "count")
-    )
+def open_comments_by_anchor(
+    evaluation: Evaluation, open_comments: list[Comment] | None = None
+) -> list[dict[str, Any]]:
+    """Open comments counted per step (in step order), with the page each is shown on; counted
+    from `open_comments` (comments_open's list) when the caller has it."""
+    if open_comments is not None:
+        counts = Counter(comment.anchor for comment in open_comments)
+    else:
+        counts = dict(
+            evaluation.comments.filter(resolved_at__isnull=True)
+            .order_by()
+            .values("anchor")
+            .annotate(count=Count("id"))
+            .values_list("anchor", "count")
+        )
     return [
         {
             "anchor": anchor,

@@ -32,7 +32,12 @@ from evaluations.selectors import evaluation_editors
 def submission_missing(evaluation: Evaluation) -> list[str]:
     """What must be done before the evaluation can go to review, as step labels."""
     missing = [str(Step(step).label) for step in PLACEMENT_STEPS if not evaluation.step_done(step)]
-    if not Decision.objects.filter(evaluation=evaluation).exclude(rows=[]).exists():
+    if Evaluation.decision.is_cached(evaluation):  # read with the evaluation (page reads)
+        decision = getattr(evaluation, "decision", None)
+        decided = bool(decision is not None and decision.rows)
+    else:
+        decided = Decision.objects.filter(evaluation=evaluation).exclude(rows=[]).exists()
+    if not decided:
         missing.append(str(Step.DECISION.label))
     return missing
 
