@@ -384,61 +384,83 @@ def bundle_export(
     return {"format": "ecomap.bundle/v1", "source": source, "projects": projects}
 
 
+# Rows of each query read at a time while engine rows are built (issue 41 H1).
+ENGINE_ROWS_CHUNK = 5000
+
+
 def engine_rows(*, rows: QuerySet[PlacementRow] | None = None) -> list[Row]:
-    """Stored rows as engine `Row`s, in four queries whatever their number, ordered by id."""
+    """Stored rows as engine `Row`s, in four queries whatever their number, ordered by id.
+
+    The queries are read a chunk at a time, and each distinct string and set is kept once:
+    catalog rows repeat the same units, points, functions and contracts (editions and forks of
+    a few kinds of component), so 30,000 rows hold ~20 MB and their loading peaks near it,
+    where whole result lists and one object per row and field peaked at 190 MB (issue 41 H1).
+    """
     rows = PlacementRow.objects.all() if rows is None else rows
     rows = rows.order_by("project__slug", "key")
-    base = list(
-        rows.values_list(
-            "id",
-            "project__slug",
-            "project__name",
-            "key",
-            "layer__key",
-            "isolation_memory",
-            "isolation_compute",
-            "isolation_fault",
-            "functions",
-            "vendors",
-            "versions",
-            "contract_versions",
-        )
-    )
-    ids = [pk for pk, *_ in base]
+    selected = rows.values("pk")
+    strings: dict[str, str] = {}
+    sets: dict[frozenset[str], frozenset[str]] = {}
+
+    def shared(values) -> frozenset[str]:
+        found = frozenset(values)
+        return sets.setdefault(found, found)
+
     units: dict[int, list[str]] = defaultdict(list)
-    for row_id, key in PlacementRow.resource_units.through.objects.filter(
-        placementrow_id__in=ids
-    ).values_list("placementrow_id", "resourceunit__key"):
-        units[row_id].append(key)
+    for row_id, key in (
+        PlacementRow.resource_units.through.objects.filter(placementrow_id__in=selected)
+        .values_list("placementrow_id", "resourceunit__key")
+        .iterator(ENGINE_ROWS_CHUNK)
+    ):
+        units[row_id].append(strings.setdefault(key, key))
     points: dict[int, list[str]] = defaultdict(list)
-    for row_id, key in PlacementRow.enforcement_points.through.objects.filter(
-        placementrow_id__in=ids
-    ).values_list("placementrow_id", "enforcementpoint__key"):
-        points[row_id].append(key)
+    for row_id, key in (
+        PlacementRow.enforcement_points.through.objects.filter(placementrow_id__in=selected)
+        .values_list("placementrow_id", "enforcementpoint__key")
+        .iterator(ENGINE_ROWS_CHUNK)
+    ):
+        points[row_id].append(strings.setdefault(key, key))
     contracts: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for row_id, relation, identifier in PlacementInterface.objects.filter(
-        row_id__in=ids
-    ).values_list("row_id", "relation", "interface__identifier"):
-        contracts[row_id][relation].append(identifier)
+    for row_id, relation, identifier in (
+        PlacementInterface.objects.filter(row_id__in=selected)
+        .values_list("row_id", "relation", "interface__identifier")
+        .iterator(ENGINE_ROWS_CHUNK)
+    ):
+        relation = strings.setdefault(relation, relation)
+        contracts[row_id][relation].append(strings.setdefault(identifier, identifier))
+    base = rows.values_list(
+        "id",
+        "project__slug",
+        "project__name",
+        "key",
+        "layer__key",
+        "isolation_memory",
+        "isolation_compute",
+        "isolation_fault",
+        "functions",
+        "vendors",
+        "versions",
+        "contract_versions",
+    ).iterator(ENGINE_ROWS_CHUNK)
     result = []
     for pk, slug, project_name, key, layer, memory, compute, fault, functions, *rest in base:
         vendors, versions, contract_versions = rest
-        contract = contracts[pk]
+        contract = contracts.pop(pk, {})
         result.append(
             Row(
                 id=f"{slug}/{key}",
-                project=slug,
+                project=strings.setdefault(slug, slug),
                 key=key,
-                layer=layer,
-                resource_units=frozenset(units[pk]),
-                enforcement_points=frozenset(points[pk]),
-                provides=frozenset(contract["provides"]),
-                requires=frozenset(contract["requires"]),
-                accepts=frozenset(contract["accepts"]),
-                exclusive=frozenset(contract["exclusive"]),
-                signals=frozenset(contract["signals"]),
-                functions=frozenset(functions),
-                vendors=frozenset(vendors or ()),
+                layer=strings.setdefault(layer, layer),
+                resource_units=shared(units.pop(pk, ())),
+                enforcement_points=shared(points.pop(pk, ())),
+                provides=shared(contract.get("provides", ())),
+                requires=shared(contract.get("requires", ())),
+                accepts=shared(contract.get("accepts", ())),
+                exclusive=shared(contract.get("exclusive", ())),
+                signals=shared(contract.get("signals", ())),
+                functions=shared(functions),
+                vendors=shared(vendors or ()),
                 isolation={"memory": memory, "compute": compute, "fault": fault},
                 name=f"{project_name} {key}",
                 versions=versions,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -27,6 +28,13 @@ def _frozen(values: Iterable[str]) -> frozenset[str]:
 
 
 def _isolation(values: Mapping[str, str] | None) -> Mapping[str, str]:
+    return _isolation_of(tuple(sorted((values or {}).items())))
+
+
+@lru_cache(maxsize=256)
+def _isolation_of(items: tuple[tuple[str, str], ...]) -> Mapping[str, str]:
+    """One read-only mapping per distinct isolation (27 at most), shared by every row."""
+    values = dict(items)
     merged = dict.fromkeys(ISOLATION_ASPECTS, "none")
     for aspect, level in (values or {}).items():
         if aspect not in ISOLATION_ASPECTS:
