@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from catalog.api.serializers import ErrorSerializer
 from catalog.engine.oracle import VERDICTS
-from catalog.matrix.large import live_pair, matrix_of_choice, matrix_too_big
+from catalog.matrix.chosen import live_pair, matrix_of_choice, matrix_too_big
 from catalog.matrix.selectors import (
     CellFilter,
     cells,

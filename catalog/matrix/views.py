@@ -12,14 +12,7 @@ from catalog.engine.express import expressibility
 from catalog.engine.oracle import VERDICTS
 from catalog.map.figure import MapFilters
 from catalog.matrix.blocks import Selection, blocks
-from catalog.matrix.figure import (
-    VERDICT_COLOURS,
-    cell_table,
-    heatmap_payload,
-    project_names,
-    verdict_labels,
-)
-from catalog.matrix.large import (
+from catalog.matrix.chosen import (
     express_axis_live,
     express_rows,
     largest_projects,
@@ -27,6 +20,13 @@ from catalog.matrix.large import (
     matrix_of_choice,
     matrix_too_big,
     project_choices,
+)
+from catalog.matrix.figure import (
+    VERDICT_COLOURS,
+    cell_table,
+    heatmap_payload,
+    project_names,
+    verdict_labels,
 )
 from catalog.matrix.selectors import localized_reasons, matrix_state, snapshot_result
 from catalog.matrix.services import matrix_refresh_if_missing
