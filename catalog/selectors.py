@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import Count, Max, Q, QuerySet, TextField
+from django.db.models.functions import Cast
 
 from catalog.engine import kubernetes
 from catalog.engine.baseline import feature_interface
@@ -483,18 +485,44 @@ def recommendable_rows() -> list[Row]:
 def cluster_catalog() -> tuple[list[Row], dict[str, dict[str, Any]], dict[str, list[str]]]:
     """What the cluster check matches a snapshot against: the engine rows, each row's `detect`
     signatures and its evidence URLs by row id. Signatures come in catalog order (file order
-    of the built-in data), which settles ties between modes the snapshot cannot tell apart."""
+    of the built-in data), which settles ties between modes the snapshot cannot tell apart.
+
+    Read a chunk at a time, as JSON text decoded once per distinct text: rows copied from the
+    same kind of component share one signature and one list of URLs (at 100,000 rows one
+    decoded object per row held 550 MB, and the whole result list peaked at 1.2 GB; issue 41
+    H1). The shared values are read, never changed, by the check."""
     signatures: dict[str, dict[str, Any]] = {}
     evidence: dict[str, list[str]] = {}
-    for slug, key, detect, sources in PlacementRow.objects.order_by("pk").values_list(
-        "project__slug", "key", "detect", "evidence"
-    ):
+    decoded: dict[str, Any] = {}
+    urls_of: dict[str, list[str]] = {}
+    texts = (
+        PlacementRow.objects.order_by("pk")
+        .annotate(
+            detect_text=Cast("detect", TextField()), evidence_text=Cast("evidence", TextField())
+        )
+        .values_list("project__slug", "key", "detect_text", "evidence_text")
+        .iterator(ENGINE_ROWS_CHUNK)
+    )
+    for slug, key, detect_text, evidence_text in texts:
         row_id = f"{slug}/{key}"
-        if detect:
-            signatures[row_id] = detect
-        urls = (item.get("url") if isinstance(item, dict) else item for item in sources or ())
-        evidence[row_id] = [url for url in urls if isinstance(url, str) and url]
+        if detect_text is not None:
+            detect = decoded.get(detect_text)
+            if detect is None:
+                detect = decoded[detect_text] = json.loads(detect_text)
+            if detect:
+                signatures[row_id] = detect
+        urls = urls_of.get(evidence_text or "null")
+        if urls is None:
+            urls = urls_of[evidence_text or "null"] = _evidence_urls(
+                json.loads(evidence_text) if evidence_text else None
+            )
+        evidence[row_id] = urls
     return engine_rows(), signatures, evidence
+
+
+def _evidence_urls(sources: Any) -> list[str]:
+    urls = (item.get("url") if isinstance(item, dict) else item for item in sources or ())
+    return [url for url in urls if isinstance(url, str) and url]
 
 
 def kubernetes_features_at(*, version: str | None = None) -> dict[str, Any]:

@@ -6,18 +6,20 @@ that reads the whole catalog is requested here once the catalog holds 30,000 pla
 heap during the request, its body read to the end, is taken with tracemalloc (NumPy's arrays
 count; tracemalloc sees every allocation through Python's allocators, so the figure does not
 depend on what else the process holds); the jobs (the PDF report, export_bundle, recommend,
-the matrix snapshot, the map's warm-up) likewise. On the code before issue 41, /map/ failed
-here: 721 MB and 116 s. bench/scale --huge measures the same pages' seconds, bytes and RSS at
-100,000 rows. About five minutes: the catalog is built once for the module.
+the cluster check, the matrix snapshot, the map's warm-up) likewise. On the code before issue
+41, /map/ failed here: 721 MB and 116 s. bench/scale --huge measures the same pages' seconds,
+bytes and RSS at 100,000 rows. About five minutes: the catalog is built once for the module.
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import json
 import time
 import tracemalloc
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -162,6 +164,14 @@ def _recommend(evaluation, tmp_path):
     return len(out.getvalue())
 
 
+def _check_cluster():
+    snapshot = Path(__file__).parent / "data" / "clusters" / "plugin-and-hami.json"
+    out = io.StringIO()
+    with contextlib.suppress(SystemExit):  # status 1: the snapshot has error findings
+        call_command("check_cluster", str(snapshot), "--json", stdout=out)
+    return len(out.getvalue())
+
+
 def _matrix_job():
     from catalog.matrix.services import matrix_refresh_request, matrix_snapshot_compute
 
@@ -179,6 +189,7 @@ JOBS = {
     "report_pdf": lambda evaluation, tmp_path: _report(evaluation),
     "export_bundle": lambda evaluation, tmp_path: _export(tmp_path),
     "recommend": _recommend,
+    "check_cluster": lambda evaluation, tmp_path: _check_cluster(),
     "matrix_snapshot": lambda evaluation, tmp_path: _matrix_job(),
     "map_cache_warm": lambda evaluation, tmp_path: _map_warm(),
 }
