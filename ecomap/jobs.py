@@ -1,4 +1,4 @@
-"""The life of a job row (reports, capacity runs, matrix snapshots): claimed by one worker,
+"""The life of a job row (reports, capacity runs, matrix snapshots, imports): claimed by one worker,
 beating while it runs, finished, failed with its reason or put back after an outage; and what
 the recovery sweep asks of every kind of job row: which look orphaned, sending them again or
 failing them."""
@@ -106,6 +106,24 @@ class JobRows:
         """Fail a job that has not succeeded, with the reason its reader will see."""
         self.model.objects.filter(pk=pk).exclude(status=SUCCEEDED).update(
             status=FAILED, error=str(error)[:ERROR_MAX], finished_at=timezone.now(), **fields
+        )
+
+    def give_up(self, pk: int, max_attempts: int, **fields) -> int:
+        """Fail an unfinished row already claimed `max_attempts` times (its worker killed each
+        time, say), saying so; 0 when it is not such a row."""
+        return self.model.objects.filter(
+            pk=pk, status__in=[PENDING, RUNNING], attempts__gte=max_attempts
+        ).update(
+            status=FAILED,
+            error=f"stopped {max_attempts} times without finishing",
+            finished_at=timezone.now(),
+            **fields,
+        )
+
+    def restart(self, pk: int, **fields) -> None:
+        """Ask again for a failed job: pending, its attempts, progress and error cleared."""
+        self.model.objects.filter(pk=pk, status=FAILED).update(
+            status=PENDING, progress=0, error="", attempts=0, finished_at=None, **fields
         )
 
     def requeue(self, pk: int) -> None:

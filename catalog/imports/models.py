@@ -8,9 +8,14 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from ecomap.jobs import JobModel
 
-class ImportJob(models.Model):
-    """One import of vendor data (bundle, CSV or landscape): who, when, source, counts, diff."""
+
+class ImportJob(JobModel):
+    """One import of vendor data (bundle, CSV or landscape): who, when, source, counts, diff.
+    A queued import is a job like the others (`ecomap.jobs`): claimed, beating, finished or
+    failed through `JobRows`; `errors` lists what a failed one found in the file, `error`
+    says why it failed in one line."""
 
     class Status(models.TextChoices):
         PENDING = "pending", _("pending")
@@ -33,11 +38,6 @@ class ImportJob(models.Model):
         related_name="+",
         verbose_name=_("submitted by"),
     )
-    started_at = models.DateTimeField(_("started"), null=True, blank=True)
-    # Written by the worker as the job progresses: a running job whose heartbeat stops has lost
-    # its worker, which the recovery sweep notices within two minutes.
-    heartbeat_at = models.DateTimeField(_("last heartbeat"), null=True, blank=True)
-    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
     source = models.CharField(_("source"), max_length=500, blank=True)
     format = models.CharField(_("format"), max_length=20, choices=Format.choices)
     dry_run = models.BooleanField(_("dry run"), default=False)
@@ -66,10 +66,6 @@ class ImportJob(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_format_display()} import {self.created_at:%Y-%m-%d %H:%M}"
-
-    @property
-    def finished(self) -> bool:
-        return self.status in (self.Status.SUCCEEDED, self.Status.FAILED)
 
     @property
     def percent(self) -> int:

@@ -34,7 +34,7 @@ from catalog.selectors import catalog_revision, vocabulary_current
 from catalog.services import IMPORT_MODES, BundleResult, bundle_apply
 from ecomap.dispatch import RUN_IMPORT, enqueue_on_commit, queue_check
 from ecomap.gcpause import gc_paused
-from ecomap.jobs import jobs_resend
+from ecomap.jobs import ERROR_MAX, JobRows, jobs_resend
 from ecomap.outage import cache_delete_quietly, cache_get_or, cache_set_quietly
 
 logger = logging.getLogger(__name__)
@@ -111,19 +111,22 @@ def unpack_payload(packed: bytes | memoryview | None) -> dict[str, Any]:
 def _reject(job: ImportJob, errors: list[dict[str, Any]]) -> ImportRejected:
     job.status = ImportJob.Status.FAILED
     job.errors = _storable(errors)
+    reasons = (item.get("message", "") if isinstance(item, dict) else item for item in errors[:3])
+    job.error = "; ".join(str(reason) for reason in reasons)[:ERROR_MAX]
     job.finished_at = timezone.now()
     job.save()
     return ImportRejected(job)
 
 
-def _record(job: ImportJob, result: BundleResult) -> None:
-    job.status = ImportJob.Status.SUCCEEDED
-    job.counts = result.counts()
+def _outcome(job: ImportJob, result: BundleResult) -> dict[str, Any]:
+    """What a finished import stores about what it did."""
     changed = [item for item in result.items if item.action != "unchanged"]
-    job.changes = [item.to_dict() for item in changed[:MAX_RECORDED_CHANGES]]
-    job.done = job.total
-    job.finished_at = timezone.now()
-    job.payload = None
+    return {
+        "counts": result.counts(),
+        "changes": [item.to_dict() for item in changed[:MAX_RECORDED_CHANGES]],
+        "done": job.total,
+        "payload": None,
+    }
 
 
 @gc_paused()
@@ -187,7 +190,10 @@ def import_submit(
             dry_run=dry_run,
             mode=mode,
         )
-        _record(job, result)
+        for name, value in _outcome(job, result).items():
+            setattr(job, name, value)
+        job.status, job.progress, job.attempts = ImportJob.Status.SUCCEEDED, 100, 1
+        job.finished_at = timezone.now()
         job.save()
         return job
     # Validated once: the worker applies the normalised projects, re-checking only vocabulary.
@@ -217,40 +223,33 @@ def import_progress(job: ImportJob) -> tuple[int, int]:
     return job.done, job.total
 
 
+JOBS = JobRows(ImportJob)
+
+
 @gc_paused()
 def import_run(*, job_id) -> None:
     """Apply a queued import. Safe to rerun: applying the same bundle twice changes nothing."""
-    jobs = ImportJob.objects.filter(id=job_id)
-    first = jobs.filter(status=ImportJob.Status.PENDING).update(
-        status=ImportJob.Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now()
-    )
-    # A job already running was started by a worker that died (or the recovery sweep sent it
-    # again): apply it only if the catalog is still as it was when the import was validated.
-    again = not first and jobs.filter(status=ImportJob.Status.RUNNING).update(
-        started_at=timezone.now(), heartbeat_at=timezone.now()
-    )
-    if not (first or again):
+    was = ImportJob.objects.filter(id=job_id).values_list("status", flat=True).first()
+    if not JOBS.claim(job_id, progress=0):
         return  # gone, or already finished by an earlier delivery
     job = ImportJob.objects.get(id=job_id)
     payload = unpack_payload(job.payload)
     validated_on = payload.get("catalog_revision")
+    # Running already, or claimed before: its worker died mid-way (or the recovery sweep sent
+    # it again). Apply it only if the catalog is still as it was when it was validated.
+    again = was == ImportJob.Status.RUNNING or job.attempts > 1
     if again and validated_on is not None and validated_on != catalog_revision():
         message = (
             f"The catalog changed since this import was validated (revision {validated_on}, "
             f"now {catalog_revision()}) and its worker stopped mid-way: nothing was applied. "
             "Submit the file again to apply it to the current catalog."
         )
-        ImportJob.objects.filter(id=job.id).update(
-            status=ImportJob.Status.FAILED,
-            errors=[{"path": "$", "message": message}],
-            finished_at=timezone.now(),
-            payload=None,
-        )
+        JOBS.fail(job.pk, message, errors=[{"path": "$", "message": message}], payload=None)
         return
 
     def progress(done: int, total: int) -> None:
         cache_set_quietly(progress_key(job.id), (done, total), timeout=3600)
-        ImportJob.objects.filter(id=job.id).update(heartbeat_at=timezone.now())
+        JOBS.progress(job.pk, min(99, 100 * done // total) if total else 0)
 
     try:
         result = bundle_apply(
@@ -264,16 +263,13 @@ def import_run(*, job_id) -> None:
             mode=payload.get("mode", "replace"),
         )
     except BundleInvalid as exc:  # the vocabulary changed between submit and run
-        job.status = ImportJob.Status.FAILED
-        job.errors = [error.to_dict() for error in exc.errors]
-        job.finished_at = timezone.now()
-        job.payload = None
-        job.save()
+        errors = [error.to_dict() for error in exc.errors]
+        reason = f"The catalog's vocabulary changed since this import was validated: {exc}"
+        JOBS.fail(job.pk, reason, errors=errors, payload=None)
         return
-    _record(job, result)
-    job.save()
+    JOBS.succeed(job.pk, **_outcome(job, result))
     cache_delete_quietly(progress_key(job.id))
-    logger.info("import %s applied: %s", job.id, job.counts)
+    logger.info("import %s applied: %s", job.id, result.counts())
 
 
 def imports_recover(*, now, pending_grace, running_limit) -> dict[str, int]:

@@ -11,7 +11,6 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
 from catalog.engine.compatibility import MatrixTooLarge, compute_matrix
 from catalog.matrix.models import MatrixSnapshot
@@ -88,12 +87,9 @@ def matrix_snapshot_compute(*, snapshot_id: int) -> MatrixSnapshot | None:
     pair is computed; more than MATRIX_MAX_PAIRS stored pairs stop the engine the same way."""
     if not JOBS.claim(snapshot_id, progress=0, max_attempts=MAX_ATTEMPTS):
         # A message delivered again and again (its worker killed each time) stops here.
-        MatrixSnapshot.objects.filter(
-            id=snapshot_id, status__in=[Status.PENDING, Status.RUNNING], attempts__gte=MAX_ATTEMPTS
-        ).update(
-            status=Status.FAILED,
-            error=f"stopped {MAX_ATTEMPTS} times without finishing",
-            finished_at=timezone.now(),
+        JOBS.give_up(
+            snapshot_id,
+            MAX_ATTEMPTS,
             catalog_revision=catalog_revision(),
             timings={"refused": REFUSED_STOPPED},
         )

@@ -26,6 +26,9 @@ Status = CapacityRun.Status
 STACKS = 5
 
 
+JOBS = JobRows(CapacityRun)
+
+
 # ---- requesting ---------------------------------------------------------------------------------
 
 
@@ -52,18 +55,13 @@ def capacity_request(*, evaluation: Evaluation, actor) -> CapacityRun:
             evaluation=evaluation, key=key, catalog_revision=revision, requested_by=actor
         )
     else:
-        CapacityRun.objects.filter(pk=run.pk).update(
-            status=Status.PENDING, progress=0, error="", attempts=0, requested_by=actor
-        )
+        JOBS.restart(run.pk, requested_by=actor)
         run.refresh_from_db()
     enqueue_on_commit(RUN_CAPACITY, run.pk)
     return run
 
 
 # ---- running ------------------------------------------------------------------------------------
-
-
-JOBS = JobRows(CapacityRun)
 
 
 def _set_progress(run_id: int, percent: int) -> None:
