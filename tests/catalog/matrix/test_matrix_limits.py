@@ -102,6 +102,22 @@ def test_the_matrix_page_says_why_it_was_refused_in_both_languages(
     assert "目录有 2 行；矩阵最多计算 1 行。" in chinese
 
 
+def test_the_refusal_writes_large_counts_with_thousands_separators(
+    settings, bob_client, no_publish
+):
+    settings.MATRIX_MAX_ROWS = 1
+    _two_rows()
+    snapshot = matrix_refresh_request()
+    matrix_snapshot_compute(snapshot_id=snapshot.id)
+    MatrixSnapshot.objects.filter(id=snapshot.id).update(
+        timings={"refused": "rows", "rows": 100000, "cap": 20000}
+    )
+
+    english = bob_client.get(reverse("matrix:page")).content.decode()
+
+    assert "The catalog has 100,000 rows; the matrix is computed up to 20,000." in english
+
+
 def test_too_many_stored_pairs_are_refused_with_the_pair_cap(settings, no_publish):
     settings.MATRIX_MAX_PAIRS = 0
     # two rows on one layer: a pair that is not independent, so it would be stored
