@@ -65,6 +65,35 @@ def test_the_page_says_in_both_languages_that_it_counts_and_how_to_draw_rows(
     assert "Too many rows" not in chinese
 
 
+@pytest.mark.parametrize(
+    ("query", "english_says", "chinese_says"),
+    [
+        (
+            "?near=hami",
+            "its rows and every row one contract away, too many to draw",
+            "行数太多，无法逐行绘制：每个气泡统计一个层与资源单位中的行数。",
+        ),
+        (
+            "?layer=control_plane",
+            "too many rows to draw: each bubble counts those of one resource unit.",
+            "行数太多，无法逐行绘制：每个气泡统计一个资源单位中的行数。",
+        ),
+    ],
+)
+def test_a_focused_view_that_is_counted_does_not_say_row_by_row(
+    bob_client, builtin, settings, query, english_says, chinese_says
+):
+    settings.CATALOG_PAGE_MAX_ROWS = 3
+
+    english = bob_client.get(reverse("map:page") + query).content.decode()
+    bob_client.cookies["django_language"] = "zh-hans"
+    chinese = bob_client.get(reverse("map:page") + query).content.decode()
+
+    assert "Too many rows to draw one by one." in english
+    assert english_says in english and "row by row" not in english
+    assert chinese_says in chinese and "逐行显示" not in chinese
+
+
 def test_a_view_that_fits_is_drawn_row_by_row_and_says_it_is_a_part(bob_client, builtin, settings):
     settings.CATALOG_PAGE_MAX_ROWS = 20
     platform = set(
