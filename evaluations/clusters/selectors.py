@@ -17,7 +17,7 @@ from catalog.engine.cluster import (
     check_cluster,
     parse_snapshot,
 )
-from catalog.selectors import cluster_catalog
+from catalog.selectors import cluster_catalog, engine_rows
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.configgen.api_drift import api_version_drift, contract_spans
 from evaluations.configgen.config_drift import Drift, config_drift
@@ -166,7 +166,7 @@ def config_drift_of(
         return ConfigDrift(unavailable=error.reason)
     if detected is None:
         detected = cluster_check(snapshot, evaluation=evaluation).detected
-    rows, _signatures, _evidence = cluster_catalog()
+    rows = engine_rows()  # rows only: the signatures and evidence were for the check
     project_of = {row.id: row.project for row in rows}
     installed = {project_of.get(d.row, ""): d.version.lstrip("v") for d in detected if d.version}
     versions = api_version_drift(files, installed=installed, spans=contract_spans(rows))
