@@ -281,3 +281,18 @@ def test_every_project_that_preloads_hami_core_composes_with_it(user):
     assert "composes" in detail.holds
     assert "competes" not in detail.holds
     assert "capability:hami-core" in {link.interface for link in detail.links}
+
+
+def test_volcano_vgpu_and_gfd_are_not_two_writers_of_the_same_labels():
+    """Issue 43 asked for a double-writer conflict between the Volcano vGPU plugin and GFD: the
+    plugin carries a copy of GFD's labeller (pkg/lm/nvml.go). At v1.12.0 nothing imports it (no
+    `volcano.sh/k8s-device-plugin/pkg/lm` importer; cmd/vgpu imports config, info, plugin, rm,
+    util, watch) and the plugin patches node annotations (pkg/util/util.go:323,
+    PatchNodeAnnotations), not labels: re-checked 2026-12-07, recorded in
+    catalog/data/crossref/decisions.yaml. They do different jobs on the data plane."""
+    detail = pair_verdicts(
+        ROWS["volcano-vgpu-device-plugin/device-plugin"], ROWS["gpu-feature-discovery/labeller"]
+    )
+
+    assert detail.verdict == "complements"
+    assert "conflicts" not in detail.holds and not detail.links
