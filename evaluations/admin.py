@@ -11,7 +11,8 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 
 from evaluations.approvals.services import approvals_void_for_role
-from evaluations.models import AuditEntry, Evaluation, Invitation, Membership, Review, Team
+from evaluations.models import AuditEntry, Evaluation, Review
+from evaluations.teams.models import Invitation, Membership, Team
 
 
 class MembershipInline(admin.TabularInline):

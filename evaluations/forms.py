@@ -7,7 +7,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from evaluations.models import Team
+from evaluations.teams.models import Team
 
 
 class EvaluationCreateForm(forms.Form):

@@ -29,15 +29,8 @@ from catalog.selectors import (
     engine_rows,
     recommendable_rows,
 )
-from evaluations.models import (
-    ROLE_RANK,
-    AuditEntry,
-    Candidate,
-    Evaluation,
-    Membership,
-    Role,
-    Team,
-)
+from evaluations.models import AuditEntry, Candidate, Evaluation
+from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
 
 # ---------------------------------------------------------------------------------------------
 # Access

@@ -25,7 +25,7 @@ from evaluations.approvals.services import (
 from evaluations.decisions.drift import drift_view
 from evaluations.engine.recommend import POOL_LABELS
 from evaluations.forms import EvaluationCreateForm
-from evaluations.models import ROLE_RANK, Role, State, Step
+from evaluations.models import State, Step
 from evaluations.pages import (
     evaluation_for,
     maps_domain_errors,
@@ -56,6 +56,7 @@ from evaluations.steps.forms import (
 )
 from evaluations.steps.guidance import guidance
 from evaluations.steps.mix_forms import workload_mix_in_words
+from evaluations.teams.models import ROLE_RANK, Role
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview

@@ -15,8 +15,9 @@ from django.test import Client
 
 from ecomap.parsers import MAX_DEPTH, nested_deeper_than
 from evaluations import services
-from evaluations.models import Evaluation, Role, Step
+from evaluations.models import Evaluation, Step
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

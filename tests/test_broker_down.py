@@ -15,8 +15,8 @@ from catalog.imports.models import ImportJob
 from catalog.matrix.models import MatrixSnapshot
 from ecomap.celery import app
 from evaluations import services
-from evaluations.models import Role
 from evaluations.reports.models import Report
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
 

@@ -15,8 +15,9 @@ from ecomap.accounts.models import ExternalIdentity
 from ecomap.accounts.oidc import discovery_forget
 from evaluations.approvals.services import approval_policy_set
 from evaluations.errors import NotAllowed
-from evaluations.models import AuditEntry, Evaluation, Membership, Role, State
+from evaluations.models import AuditEntry, Evaluation, State
 from evaluations.review.services import evaluation_review
+from evaluations.teams.models import Membership, Role
 from evaluations.teams.services import (
     invitation_accept,
     invitation_create,

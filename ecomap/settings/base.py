@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "csp",
     "catalog",
     "evaluations",
+    "evaluations.teams",
 ]
 
 MIDDLEWARE = [

@@ -37,10 +37,11 @@ from evaluations.api.serializers import (
 from evaluations.decisions import adr
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import EvaluationError
-from evaluations.models import Evaluation, Membership, Step, Team
+from evaluations.models import Evaluation, Step
 from evaluations.review.diffs import selectors as diff_selectors
 from evaluations.review.services import evaluation_archive, evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Membership, Team
 
 ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="invalid input or a refused transition"),

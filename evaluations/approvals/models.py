@@ -13,7 +13,7 @@ class ApprovalPolicy(models.Model):
     without one needs a single approval (EcoMap's behaviour before policies)."""
 
     team = models.OneToOneField(
-        "evaluations.Team", on_delete=models.CASCADE, related_name="approval_policy"
+        "teams.Team", on_delete=models.CASCADE, related_name="approval_policy"
     )
     required_approvals = models.PositiveSmallIntegerField(
         _("approvals required"),

@@ -16,17 +16,7 @@ from django.utils.translation import gettext_noop
 from evaluations.approvals.models import ApprovalPolicy, ApprovalRule, ReviewRequest
 from evaluations.approvals.policy import Approval, PolicyStatus, Rule, policy_status
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import (
-    ROLE_RANK,
-    Evaluation,
-    Event,
-    Membership,
-    Review,
-    Role,
-    State,
-    Team,
-    Verdict,
-)
+from evaluations.models import Evaluation, Event, Review, State, Verdict
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.editing import audit_write, role_require
 from evaluations.selectors import (
@@ -34,6 +24,7 @@ from evaluations.selectors import (
     review_requests_this_round,
     review_round_started,
 )
+from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
 
 logger = logging.getLogger(__name__)
 

@@ -20,9 +20,9 @@ from evaluations.approvals.services import (
     review_request_create,
 )
 from evaluations.errors import EvaluationError
-from evaluations.models import Membership, Role
 from evaluations.pages import evaluation_for, maps_domain_errors
 from evaluations.selectors import role_allows
+from evaluations.teams.models import Membership, Role
 from evaluations.teams.selectors import team_get_for_user
 
 

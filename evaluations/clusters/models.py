@@ -17,7 +17,7 @@ class ClusterSnapshot(models.Model):
     """One uploaded snapshot of a cluster, as uploaded, with the check computed at upload."""
 
     team = models.ForeignKey(
-        "evaluations.Team",
+        "teams.Team",
         on_delete=models.CASCADE,
         related_name="cluster_snapshots",
         verbose_name=_("team"),

@@ -23,7 +23,8 @@ from evaluations.configgen.api_drift import api_version_drift, contract_spans
 from evaluations.configgen.config_drift import Drift, config_drift
 from evaluations.configgen.selectors import ConfigUnavailable, evaluation_config
 from evaluations.errors import InvalidInput
-from evaluations.models import Evaluation, Membership, Team
+from evaluations.models import Evaluation
+from evaluations.teams.models import Membership, Team
 
 # What a list shows of a snapshot; the document itself (up to 20 MB) stays in the database.
 LIST_DEFERRED = ("document",)

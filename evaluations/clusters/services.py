@@ -17,7 +17,7 @@ from ecomap.parsers import MAX_INT_DIGITS
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.clusters.selectors import cluster_check
 from evaluations.errors import NotAllowed
-from evaluations.models import Evaluation, Role, State, Team
+from evaluations.models import Evaluation, State
 from evaluations.review.editing import (
     audit_write,
     edit_begin,
@@ -27,6 +27,7 @@ from evaluations.review.editing import (
 )
 from evaluations.review.revisions import revision_record
 from evaluations.selectors import role_allows
+from evaluations.teams.models import Role, Team
 
 EMPTY_BODY = "the body is empty: send an ecomap.cluster/v1 JSON document"
 TOO_MANY_DIGITS = f"a number has more than {MAX_INT_DIGITS} digits"

@@ -22,7 +22,7 @@ from evaluations.clusters.presentation import (
     with_summary_counts,
 )
 from evaluations.errors import EvaluationError
-from evaluations.models import Role, State
+from evaluations.models import State
 from evaluations.pages import posted_revision
 from evaluations.selectors import (
     evaluation_get_for_user,
@@ -30,6 +30,7 @@ from evaluations.selectors import (
     teams_for_user,
     user_role_in,
 )
+from evaluations.teams.models import Role
 
 
 @login_required

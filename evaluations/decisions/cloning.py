@@ -12,10 +12,11 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from evaluations.models import Candidate, Evaluation, Role, Team, UnitChoice
+from evaluations.models import Candidate, Evaluation, UnitChoice
 from evaluations.review.editing import audit_write, role_require
 from evaluations.review.revisions import revision_record
 from evaluations.selectors import evaluation_editors
+from evaluations.teams.models import Role, Team
 
 TITLE_MAX = 200
 

@@ -13,7 +13,7 @@ from catalog.engine.stack import check_stack
 from catalog.models import PlacementRow
 from catalog.selectors import engine_rows
 from evaluations.errors import InvalidInput
-from evaluations.models import Decision, Evaluation, Role, State, Step
+from evaluations.models import Decision, Evaluation, State, Step
 from evaluations.review.editing import (
     edit_begin,
     edit_commit,
@@ -22,6 +22,7 @@ from evaluations.review.editing import (
     role_require,
 )
 from evaluations.selectors import placement_rows_by_ref
+from evaluations.teams.models import Role
 
 # A stack splits into a handful of node pools (METHOD shape C has two); bounds keep a decision's
 # JSON, its audit entry and its stack check small.

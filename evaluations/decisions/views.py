@@ -24,7 +24,6 @@ from evaluations.decisions.whatif import (
     whatif_in_words,
 )
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import Role
 from evaluations.pages import (
     evaluation_for,
     maps_domain_errors,
@@ -35,6 +34,7 @@ from evaluations.pages import (
 from evaluations.sharing.selectors import share_links_for
 from evaluations.simulations.selectors import capacity_of_rows, capacity_panel
 from evaluations.steps.guidance import guidance
+from evaluations.teams.models import Role
 
 
 @login_required

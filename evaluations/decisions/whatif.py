@@ -21,10 +21,11 @@ from catalog.selectors import engine_rows
 from evaluations.decisions.services import evaluation_decide
 from evaluations.engine.swaps import MigrationPath, MigrationStep, Swap, WhatIf, what_if
 from evaluations.errors import InvalidInput
-from evaluations.models import Decision, Evaluation, Role
+from evaluations.models import Decision, Evaluation
 from evaluations.review.editing import evaluation_lock, revision_check, role_require
 from evaluations.selectors import candidates_of, failure_modes_of
 from evaluations.steps.services import evaluation_candidate_add
+from evaluations.teams.models import Role
 
 
 @dataclass(frozen=True)

@@ -34,14 +34,13 @@ from evaluations.models import (
     Candidate,
     Decision,
     Evaluation,
-    Membership,
     Notification,
     Review,
-    Role,
     State,
     UnitChoice,
 )
 from evaluations.selectors import EDIT_ACTIONS
+from evaluations.teams.models import Membership, Role
 
 # Lists on the home page: a glance, with "see all" links to the full lists.
 HOME_LIST = 8

@@ -16,15 +16,14 @@ from evaluations.models import (
     Comment,
     Evaluation,
     Event,
-    Membership,
     Notification,
     Review,
-    Role,
     State,
     Step,
     WebhookDelivery,
 )
 from evaluations.selectors import evaluation_editors, reviewers_asked
+from evaluations.teams.models import Membership, Role
 
 
 def anchor_path(evaluation: Evaluation, anchor: str = "") -> str:

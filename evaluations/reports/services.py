@@ -15,9 +15,10 @@ from ecomap.dispatch import BUILD_REPORT, enqueue_on_commit, queue_check
 from ecomap.jobs import JobRows, jobs_resend
 from evaluations import selectors
 from evaluations.errors import NotAllowed
-from evaluations.models import Evaluation, Role
+from evaluations.models import Evaluation
 from evaluations.reports.content import render_report, report_context
 from evaluations.reports.models import Report
+from evaluations.teams.models import Role
 
 logger = logging.getLogger(__name__)
 Status = Report.Status

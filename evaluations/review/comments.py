@@ -25,11 +25,11 @@ from evaluations.models import (
     CommentOverride,
     Evaluation,
     Event,
-    Role,
     State,
     Step,
 )
 from evaluations.notifications.services import anchor_path, evaluation_announce
+from evaluations.teams.models import Role
 
 MAX_BODY = 10000
 

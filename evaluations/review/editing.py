@@ -8,10 +8,11 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from evaluations.errors import EditConflict, InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import AuditEntry, Evaluation, Membership, Role, State, Step, Team
+from evaluations.models import AuditEntry, Evaluation, State, Step
 from evaluations.review.revisions import revision_record
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import role_allows
+from evaluations.teams.models import Membership, Role, Team
 
 
 def role_require(*, evaluation: Evaluation | None, team: Team, actor, role: str) -> str:

@@ -15,8 +15,6 @@ from evaluations.models import (
     Evaluation,
     EvaluationRevision,
     Event,
-    Membership,
-    Role,
     State,
     Step,
     Verdict,
@@ -27,6 +25,7 @@ from evaluations.review.editing import audit_write, evaluation_lock, role_requir
 from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import evaluation_editors
+from evaluations.teams.models import Membership, Role
 
 
 def submission_missing(evaluation: Evaluation) -> list[str]:

@@ -11,9 +11,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from evaluations.errors import InvalidInput
-from evaluations.models import Evaluation, Role
+from evaluations.models import Evaluation
 from evaluations.review.editing import audit_write, role_require
 from evaluations.sharing.models import ShareAccess, ShareLink
+from evaluations.teams.models import Role
 
 # The choices the form offers; longer links are refused: an outsider's access should lapse.
 SHARE_DAYS = (1, 7, 30, 90)

@@ -19,7 +19,6 @@ from ecomap.lockout import client_address
 from ecomap.outage import rate_limit_wait
 from evaluations import selectors
 from evaluations.decisions import adr
-from evaluations.models import Role
 from evaluations.pages import evaluation_for, maps_domain_errors
 from evaluations.reports.models import Report
 from evaluations.sharing.models import ShareAccess, ShareLink
@@ -32,6 +31,7 @@ from evaluations.sharing.services import (
     share_link_create,
     share_link_revoke,
 )
+from evaluations.teams.models import Role
 
 
 class ShareLinkForm(forms.Form):

@@ -15,9 +15,10 @@ from ecomap.jobs import JobRows, jobs_resend
 from evaluations import selectors
 from evaluations.capacity.outcome import capacity_outcome
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import Evaluation, Role
+from evaluations.models import Evaluation
 from evaluations.simulations.models import CapacityRun
 from evaluations.simulations.selectors import capacity_input, text_to_data
+from evaluations.teams.models import Role
 
 logger = logging.getLogger(__name__)
 Status = CapacityRun.Status

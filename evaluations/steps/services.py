@@ -11,7 +11,7 @@ from django.utils.translation import gettext as _
 from catalog.engine.profile import PROFILE_FIELDS, Profile, profile_valid_fields
 from catalog.models import EnforcementPoint, ResourceUnit
 from evaluations.errors import InvalidInput
-from evaluations.models import PLACEMENT_STEPS, Candidate, Evaluation, Role, State, Step, UnitChoice
+from evaluations.models import PLACEMENT_STEPS, Candidate, Evaluation, State, Step, UnitChoice
 from evaluations.review.editing import (
     edit_begin,
     edit_commit,
@@ -20,6 +20,7 @@ from evaluations.review.editing import (
     role_require,
 )
 from evaluations.selectors import candidates_as_data, candidates_of, placement_rows_by_ref
+from evaluations.teams.models import Role
 
 # What step 1 needs answered before it counts as done; the cluster facts (GPU model and memory,
 # node and tenant counts, time windows) sharpen the recommendations but are optional.

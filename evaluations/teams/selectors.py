@@ -11,7 +11,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ecomap.accounts.models import key_hash
-from evaluations.models import Invitation, Membership, Team
+from evaluations.teams.models import Invitation, Membership, Team
 
 
 def team_get_for_user(*, user, slug: str) -> Team:

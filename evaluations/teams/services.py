@@ -34,10 +34,10 @@ from django.utils.translation import gettext as _
 from ecomap.accounts.models import key_hash
 from evaluations.approvals.services import approvals_void_for_role
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import Invitation, Membership, Role, Team
 from evaluations.notifications.formats import FORMATS
 from evaluations.notifications.webhooks import internal_address
 from evaluations.review.editing import role_require
+from evaluations.teams.models import Invitation, Membership, Role, Team
 from evaluations.teams.selectors import invitation_for_account, invitation_problem
 
 logger = logging.getLogger(__name__)

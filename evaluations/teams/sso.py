@@ -18,7 +18,7 @@ from evaluations.approvals.services import (
     approvals_void_for_member,
     approvals_void_for_role,
 )
-from evaluations.models import ROLE_RANK, Membership, Role, Team
+from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
 
 logger = logging.getLogger(__name__)
 

@@ -21,7 +21,6 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import Invitation, Role, Team
 from evaluations.pages import save_or_form_error
 from evaluations.selectors import role_allows
 from evaluations.teams import selectors, services
@@ -32,6 +31,7 @@ from evaluations.teams.forms import (
     TeamCreateForm,
     WebhookForm,
 )
+from evaluations.teams.models import Invitation, Role, Team
 
 # A new invitation's link waits in the (server-side) session for the one page view that shows it.
 NEW_INVITATION_SESSION_KEY = "teams:new-invitation"

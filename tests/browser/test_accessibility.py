@@ -21,8 +21,9 @@ from django.urls import URLPattern, URLResolver, get_resolver, resolve
 
 from catalog.imports.services import import_submit
 from evaluations.clusters.services import cluster_snapshot_upload
-from evaluations.models import Evaluation, Role, Team
+from evaluations.models import Evaluation
 from evaluations.sharing.services import share_link_create
+from evaluations.teams.models import Role, Team
 
 pytestmark = [
     pytest.mark.browser,

@@ -9,8 +9,9 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from evaluations import services
-from evaluations.models import Evaluation, Role
+from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.evaluations.simulations.test_capacity_pages import BOARD_PROFILE
 

@@ -11,9 +11,10 @@ from django.core.management import call_command
 from django.test import Client
 from playwright.sync_api import expect
 
-from evaluations.models import Evaluation, Role, State
+from evaluations.models import Evaluation, State
 from evaluations.services import evaluation_create
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.browser.conftest import SCREENS
 from tests.factories import make_user

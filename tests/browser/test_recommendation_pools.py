@@ -12,7 +12,8 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from evaluations import services
-from evaluations.models import Evaluation, Role
+from evaluations.models import Evaluation
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 
 pytestmark = [

@@ -15,8 +15,9 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from evaluations.decisions.services import evaluation_decide
-from evaluations.models import Comment, Evaluation, Membership, Notification, Role, State
+from evaluations.models import Comment, Evaluation, Notification, State
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Membership, Role
 from evaluations.teams.services import membership_set, team_create
 from tests.evaluations.factories import small_catalog
 from tests.factories import make_user

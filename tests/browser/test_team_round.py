@@ -15,9 +15,10 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from evaluations.approvals.services import approval_policy_set
-from evaluations.models import CommentOverride, Evaluation, Notification, Role, State
+from evaluations.models import CommentOverride, Evaluation, Notification, State
 from evaluations.services import evaluation_create
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.browser.test_team_review_flow import fill_remaining_steps, open_as, watch
 from tests.evaluations.factories import MIXED_PROFILE, small_catalog

@@ -11,8 +11,8 @@ from django.core import mail
 from django.test import Client
 from playwright.sync_api import expect
 
-from evaluations.models import Membership, Role
 from evaluations.teams import services
+from evaluations.teams.models import Membership, Role
 from tests.factories import make_user
 
 # serialized_rollback: a transactional test flushes the tables afterwards, which would take the

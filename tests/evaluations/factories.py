@@ -10,9 +10,10 @@ from typing import Any
 
 from evaluations import services
 from evaluations.decisions.services import evaluation_decide
-from evaluations.models import Evaluation, Role, Team
+from evaluations.models import Evaluation
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role, Team
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, make_user, placement, project
 

@@ -544,7 +544,7 @@ def test_the_admin_shows_evaluations_read_only_with_their_audit(client, cast):
     assert detail.status_code == 200
     assert "submitted" in detail.content.decode()
     assert (
-        client.get(reverse("admin:evaluations_team_change", args=[cast.team.pk])).status_code == 200
+        client.get(reverse("admin:teams_team_change", args=[cast.team.pk])).status_code == 200
     )
 
 

@@ -11,9 +11,10 @@ from django.db import transaction
 from evaluations import services
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import EvaluationError
-from evaluations.models import Evaluation, Role, Step, Team
+from evaluations.models import Evaluation, Step
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role, Team
 from evaluations.teams.services import membership_set, team_create
 
 TEAM_SLUG = "platform-team"

@@ -36,8 +36,8 @@ import pytest
 from django.core.management import call_command
 
 from ecomap.tokens import token_create_for
-from evaluations.models import Role
 from evaluations.services import evaluation_create
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 from tests.production_server import ProductionServer

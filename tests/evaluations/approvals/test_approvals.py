@@ -12,9 +12,10 @@ from rest_framework.test import APIClient
 
 from evaluations.approvals.services import RuleInput, approval_policy_set, review_request_create
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import AuditEntry, Evaluation, Notification, Role, State
+from evaluations.models import AuditEntry, Evaluation, Notification, State
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import make_cast, small_catalog, submitted
 from tests.factories import make_user

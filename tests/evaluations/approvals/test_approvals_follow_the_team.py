@@ -13,8 +13,9 @@ from rest_framework.test import APIClient
 
 from evaluations.approvals.services import approval_policy_set
 from evaluations.errors import InvalidInput
-from evaluations.models import AuditEntry, Evaluation, Membership, Review, Role, State
+from evaluations.models import AuditEntry, Evaluation, Review, State
 from evaluations.review.services import evaluation_review
+from evaluations.teams.models import Membership, Role
 from evaluations.teams.services import member_remove, member_role_change, membership_set
 from evaluations.teams.sso import teams_sync
 from tests.evaluations.factories import make_cast, small_catalog, submitted
@@ -156,7 +157,7 @@ def test_a_site_admin_removing_the_member_in_the_admin_voids_the_approval(cast):
         if membership.user_id == cast.carol.pk:
             form[f"memberships-{index}-DELETE"] = "on"
 
-    response = client.post(reverse("admin:evaluations_team_change", args=[cast.team.pk]), form)
+    response = client.post(reverse("admin:teams_team_change", args=[cast.team.pk]), form)
 
     assert response.status_code == 302, response.content.decode()[:2000]
     assert not Membership.objects.filter(team=cast.team, user=cast.carol).exists()

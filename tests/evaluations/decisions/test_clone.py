@@ -10,11 +10,12 @@ from evaluations.decisions.cloning import evaluation_clone
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import NotAllowed
 from evaluations.inbox.selectors import waiting_for_review
-from evaluations.models import AuditEntry, Comment, Evaluation, Role, State, Step
+from evaluations.models import AuditEntry, Comment, Evaluation, State, Step
 from evaluations.notifications.services import recipients_for
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.selectors import evaluation_editors
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import (
     MIXED_PROFILE,

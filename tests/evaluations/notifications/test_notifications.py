@@ -18,12 +18,13 @@ from django.utils import timezone
 
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import InvalidInput
-from evaluations.models import Notification, Role, WebhookDelivery
+from evaluations.models import Notification, WebhookDelivery
 from evaluations.notifications.mail import notification_email_send
 from evaluations.notifications.webhooks import MAX_ATTEMPTS, webhook_deliver
 from evaluations.recovery import jobs_recover
 from evaluations.review import comments
 from evaluations.review.services import evaluation_review, evaluation_submit
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_webhook_set
 from tests.evaluations.factories import (
     fill_steps,

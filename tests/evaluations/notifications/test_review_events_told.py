@@ -13,9 +13,10 @@ from evaluations.approvals.services import (
     review_request_create,
     review_requests_for,
 )
-from evaluations.models import Evaluation, Notification, Role, WebhookDelivery
+from evaluations.models import Evaluation, Notification, WebhookDelivery
 from evaluations.review import comments
 from evaluations.review.services import evaluation_review, evaluation_submit
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import make_cast, small_catalog, submitted
 from tests.factories import make_user

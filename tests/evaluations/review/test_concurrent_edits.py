@@ -10,8 +10,9 @@ from django.db import connection
 
 from evaluations import services
 from evaluations.errors import EditConflict
-from evaluations.models import AuditEntry, Evaluation, Role
+from evaluations.models import AuditEntry, Evaluation
 from evaluations.steps.services import evaluation_step_save
+from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 

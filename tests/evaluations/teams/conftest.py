@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from evaluations.models import Role, Team
 from evaluations.teams import services
+from evaluations.teams.models import Role, Team
 from tests.factories import make_user
 
 

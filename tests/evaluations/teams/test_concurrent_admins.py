@@ -8,8 +8,8 @@ import pytest
 from django.db import connection
 
 from evaluations.errors import EvaluationError
-from evaluations.models import Membership, Role
 from evaluations.teams import services
+from evaluations.teams.models import Membership, Role
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

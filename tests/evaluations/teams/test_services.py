@@ -12,8 +12,8 @@ from django.core import mail
 from django.utils import timezone
 
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import Invitation, Membership, Role
 from evaluations.teams import services
+from evaluations.teams.models import Invitation, Membership, Role
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ import pytest
 from django.urls import reverse
 
 from evaluations.errors import InvalidInput
-from evaluations.models import Membership, Role, Team
 from evaluations.teams import services
+from evaluations.teams.models import Membership, Role, Team
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

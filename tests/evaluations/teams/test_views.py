@@ -12,8 +12,8 @@ from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
 
-from evaluations.models import Invitation, Membership, Role
 from evaluations.teams import services
+from evaluations.teams.models import Invitation, Membership, Role
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
@@ -425,8 +425,8 @@ def test_the_admin_lists_invitations_without_their_key_hash(client, cast, invita
     client.force_login(root)
     stored = Invitation.objects.get(pk=invitation.invitation.pk)
 
-    listing = client.get(reverse("admin:evaluations_invitation_changelist"))
-    change = client.get(reverse("admin:evaluations_invitation_change", args=[stored.pk]))
+    listing = client.get(reverse("admin:teams_invitation_changelist"))
+    change = client.get(reverse("admin:teams_invitation_change", args=[stored.pk]))
 
     assert "erin@example.org" in listing.content.decode()
     assert change.status_code == 200
