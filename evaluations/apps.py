@@ -1,4 +1,5 @@
-"""The evaluations app: teams, evaluations and their four steps, decisions, reviews, audit log."""
+"""The evaluations app: evaluations and their four steps, decisions, reviews, audit log (teams,
+notifications and the inbox are apps of their own inside it: issue 44)."""
 
 from django.apps import AppConfig
 from django.utils.translation import gettext_lazy as _
@@ -20,16 +21,6 @@ class EvaluationsConfig(AppConfig):
 
         # The catalog never imports evaluations: it announces its writes, and drift listens.
         catalog_rows_changed.connect(on_catalog_rows_changed, dispatch_uid="evaluations-drift")
-
-        from django.db.models.signals import post_delete, post_save
-
-        from evaluations.inbox.selectors import forget_unread_of
-        from evaluations.models import Notification
-
-        # The services forget the cached unread counts they change (bulk writes send no
-        # signals); a notification saved or deleted one by one (the admin, a cascade) too.
-        post_save.connect(forget_unread_of, sender=Notification, dispatch_uid="inbox-unread")
-        post_delete.connect(forget_unread_of, sender=Notification, dispatch_uid="inbox-unread")
 
         from ecomap.accounts.signals import sso_signed_in
         from evaluations.teams.sso import on_sso_signed_in

@@ -17,7 +17,7 @@ from django.core.management import call_command
 
 from catalog.matrix.models import MatrixSnapshot
 from catalog.selectors import catalog_revision
-from evaluations.models import Notification
+from evaluations.notifications.models import Notification
 from evaluations.reports.models import Report
 from evaluations.reports.services import report_request
 from evaluations.simulations.models import CapacityRun

@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "catalog",
     "evaluations",
     "evaluations.teams",
+    "evaluations.notifications",
+    "evaluations.inbox",
 ]
 
 MIDDLEWARE = [

@@ -16,7 +16,8 @@ from django.utils.translation import gettext_noop
 from evaluations.approvals.models import ApprovalPolicy, ApprovalRule, ReviewRequest
 from evaluations.approvals.policy import Approval, PolicyStatus, Rule, policy_status
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import Evaluation, Event, Review, State, Verdict
+from evaluations.models import Evaluation, Review, State, Verdict
+from evaluations.notifications.models import Event
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.editing import audit_write, role_require
 from evaluations.selectors import (

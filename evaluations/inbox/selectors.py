@@ -34,11 +34,11 @@ from evaluations.models import (
     Candidate,
     Decision,
     Evaluation,
-    Notification,
     Review,
     State,
     UnitChoice,
 )
+from evaluations.notifications.models import Notification
 from evaluations.selectors import EDIT_ACTIONS
 from evaluations.teams.models import Membership, Role
 

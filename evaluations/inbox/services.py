@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.utils import timezone
 
 from evaluations.inbox.selectors import unread_count_forget
-from evaluations.models import Notification
+from evaluations.notifications.models import Notification
 
 
 def notification_open(*, user, pk: int) -> Notification | None:

@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from evaluations.inbox import selectors, services
-from evaluations.models import Event
+from evaluations.notifications.models import Event
 
 NOTIFICATIONS_PER_PAGE = 30
 

@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 
 from ecomap.dispatch import DELIVER_WEBHOOK, enqueue_on_commit
 from evaluations.errors import InvalidInput
-from evaluations.models import Event, WebhookDelivery
+from evaluations.notifications.models import Event, WebhookDelivery
 from evaluations.notifications.services import event_sentence
 from evaluations.review.editing import role_require
 from evaluations.teams.models import Role, Team

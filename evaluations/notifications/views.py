@@ -11,8 +11,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from evaluations.errors import EvaluationError
-from evaluations.models import WebhookDelivery
 from evaluations.notifications.log import webhook_log, webhook_resend, webhook_test_send
+from evaluations.notifications.models import WebhookDelivery
 from evaluations.notifications.webhooks import MAX_ATTEMPTS
 from evaluations.selectors import role_allows
 from evaluations.teams.models import Role

@@ -20,8 +20,8 @@ from django.utils import timezone
 
 from ecomap.dispatch import DELIVER_WEBHOOK
 from ecomap.jobs import jobs_resend
-from evaluations.models import WebhookDelivery
 from evaluations.notifications.formats import webhook_body
+from evaluations.notifications.models import WebhookDelivery
 
 logger = logging.getLogger(__name__)
 

@@ -14,11 +14,11 @@ from evaluations.models import (
     Decision,
     Evaluation,
     EvaluationRevision,
-    Event,
     State,
     Step,
     Verdict,
 )
+from evaluations.notifications.models import Event
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.comments import open_comments_override, review_comments_add
 from evaluations.review.editing import audit_write, evaluation_lock, role_require

@@ -10,7 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from evaluations import services
-from evaluations.models import Event, Notification
+from evaluations.notifications.models import Event, Notification
 from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user

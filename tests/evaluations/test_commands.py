@@ -8,7 +8,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
-from evaluations.models import Evaluation, Notification
+from evaluations.models import Evaluation
+from evaluations.notifications.models import Notification
 from evaluations.teams.models import Membership, Role
 from tests.evaluations.factories import MIXED_PROFILE
 from tests.factories import make_user

@@ -543,9 +543,7 @@ def test_the_admin_shows_evaluations_read_only_with_their_audit(client, cast):
     assert listing.status_code == 200
     assert detail.status_code == 200
     assert "submitted" in detail.content.decode()
-    assert (
-        client.get(reverse("admin:teams_team_change", args=[cast.team.pk])).status_code == 200
-    )
+    assert client.get(reverse("admin:teams_team_change", args=[cast.team.pk])).status_code == 200
 
 
 def test_a_step_saved_over_a_newer_revision_keeps_the_input_and_says_who_saved(client, cast):

@@ -15,7 +15,8 @@ from django.utils import timezone
 from catalog.imports.services import import_submit
 from catalog.models import PlacementRow
 from evaluations.decisions.drift import catalog_drift_check
-from evaluations.models import AuditEntry, Evaluation, Notification, State, WebhookDelivery
+from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.recovery import jobs_recover
 from evaluations.review.services import evaluation_review, evaluation_submit
 from tests.evaluations.factories import approved as approved_evaluation

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from catalog.models import CatalogChange
 from evaluations import services
-from evaluations.models import Event, Notification
+from evaluations.notifications.models import Event, Notification
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog

@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import InvalidInput
-from evaluations.models import Notification, WebhookDelivery
 from evaluations.notifications.mail import notification_email_send
+from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.notifications.webhooks import MAX_ATTEMPTS, webhook_deliver
 from evaluations.recovery import jobs_recover
 from evaluations.review import comments

@@ -13,7 +13,8 @@ from evaluations.approvals.services import (
     review_request_create,
     review_requests_for,
 )
-from evaluations.models import Evaluation, Notification, WebhookDelivery
+from evaluations.models import Evaluation
+from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.review import comments
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.teams.models import Role

@@ -21,8 +21,8 @@ from django.test import override_settings
 from django.utils import timezone
 
 from evaluations.errors import InvalidInput
-from evaluations.models import WebhookDelivery
 from evaluations.notifications import webhooks
+from evaluations.notifications.models import WebhookDelivery
 from evaluations.notifications.webhooks import public_address, webhook_deliver
 from evaluations.teams.services import team_webhook_set
 from tests.evaluations.factories import make_cast, small_catalog, submitted

@@ -16,8 +16,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from evaluations.errors import NotAllowed
-from evaluations.models import WebhookDelivery
 from evaluations.notifications.log import webhook_resend, webhook_test_send
+from evaluations.notifications.models import WebhookDelivery
 from evaluations.notifications.webhooks import MAX_ATTEMPTS, webhook_deliver
 from evaluations.teams.services import team_webhook_set
 from tests.evaluations.factories import make_cast, small_catalog, submitted

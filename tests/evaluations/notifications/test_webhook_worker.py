@@ -11,7 +11,7 @@ import pytest
 import redis
 from django.utils import timezone
 
-from evaluations.models import WebhookDelivery
+from evaluations.notifications.models import WebhookDelivery
 from evaluations.recovery import jobs_recover
 from tests.evaluations.factories import make_cast, small_catalog, submitted
 from tests.evaluations.notifications.webhook_receiver import webhook_receiver

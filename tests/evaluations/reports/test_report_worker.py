@@ -8,7 +8,7 @@ import socket
 import pytest
 from django.utils import timezone
 
-from evaluations.models import Notification, WebhookDelivery
+from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.recovery import HEARTBEAT_SILENCE, jobs_recover
 from evaluations.reports import services as reports
 from evaluations.reports.models import Report

@@ -7,7 +7,7 @@ import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
-from evaluations.models import Notification, WebhookDelivery
+from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.recovery import HEARTBEAT_SILENCE, jobs_recover
 from evaluations.simulations.models import CapacityRun
 from evaluations.simulations.services import capacity_request
