@@ -311,9 +311,6 @@ class CommentOverride(models.Model):
         return f"{self.approver} overrode comment {self.comment_id}"
 
 
-from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot  # noqa: E402, F401
-
-
 class EvaluationRevision(models.Model):
     """What an evaluation said at one revision (profile, units, candidates, boundaries,
     decision, stack-check findings), written with every revision: diffs compare two of them.
@@ -347,12 +344,3 @@ class EvaluationRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.evaluation} @ {self.revision}"
-
-
-from evaluations.approvals.models import (  # noqa: E402, F401
-    ApprovalPolicy,
-    ApprovalRule,
-    ReviewRequest,
-)
-from evaluations.sharing.models import ShareAccess, ShareLink  # noqa: E402, F401
-from evaluations.simulations.models import CapacityRun  # noqa: E402, F401

@@ -53,6 +53,11 @@ INSTALLED_APPS = [
     "evaluations.teams",
     "evaluations.notifications",
     "evaluations.inbox",
+    "evaluations.approvals",
+    "evaluations.reports",
+    "evaluations.sharing",
+    "evaluations.simulations",
+    "evaluations.clusters",
 ]
 
 MIDDLEWARE = [

@@ -23,7 +23,7 @@ class ApprovalPolicy(models.Model):
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_approvalpolicy"  # the table it had in the evaluations app
         verbose_name = _("approval policy")
         verbose_name_plural = _("approval policies")
 
@@ -46,7 +46,7 @@ class ApprovalRule(models.Model):
     )
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_approvalrule"  # the table it had in the evaluations app
         ordering = ["policy", "id"]
         verbose_name = _("approval rule")
         verbose_name_plural = _("approval rules")
@@ -72,7 +72,7 @@ class ReviewRequest(models.Model):
     created_at = models.DateTimeField(_("requested"), auto_now_add=True)
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_reviewrequest"  # the table it had in the evaluations app
         ordering = ["-created_at", "-id"]
         verbose_name = _("review request")
         verbose_name_plural = _("review requests")

@@ -41,6 +41,7 @@ class ClusterSnapshot(models.Model):
     summary = models.JSONField(_("summary"), default=dict)
 
     class Meta:
+        db_table = "evaluations_clustersnapshot"  # the table it had in the evaluations app
         ordering = ["-collected_at", "-id"]
         verbose_name = _("cluster snapshot")
         verbose_name_plural = _("cluster snapshots")
@@ -80,6 +81,7 @@ class ClusterAttachment(models.Model):
     attached_at = models.DateTimeField(_("attached"), auto_now=True)
 
     class Meta:
+        db_table = "evaluations_clusterattachment"  # the table it had in the evaluations app
         verbose_name = _("attached cluster snapshot")
         verbose_name_plural = _("attached cluster snapshots")
 

@@ -49,7 +49,7 @@ class Report(JobModel):
     evaluation_updated_at = models.DateTimeField(_("evaluation as of"), null=True, blank=True)
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_report"  # the table it had in the evaluations app
         ordering = ["-created_at", "-id"]
         verbose_name = _("report")
         verbose_name_plural = _("reports")

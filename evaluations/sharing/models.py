@@ -29,7 +29,7 @@ class ShareLink(models.Model):
     )
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_sharelink"  # the table it had in the evaluations app
         ordering = ["-created_at", "-id"]
         verbose_name = _("share link")
         verbose_name_plural = _("share links")
@@ -61,7 +61,7 @@ class ShareAccess(models.Model):
     user_agent = models.CharField(_("browser"), max_length=200, blank=True)
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_shareaccess"  # the table it had in the evaluations app
         ordering = ["-at", "-id"]
         verbose_name = _("share link access")
         verbose_name_plural = _("share link accesses")

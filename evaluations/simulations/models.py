@@ -44,7 +44,7 @@ class CapacityRun(JobModel):
     seconds = models.FloatField(_("seconds"), null=True, blank=True)
 
     class Meta:
-        app_label = "evaluations"
+        db_table = "evaluations_capacityrun"  # the table it had in the evaluations app
         ordering = ["-created_at", "-id"]
         verbose_name = _("capacity simulation")
         verbose_name_plural = _("capacity simulations")
