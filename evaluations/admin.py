@@ -11,7 +11,9 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 
 from evaluations.approvals.services import approvals_void_for_role
-from evaluations.models import AuditEntry, Evaluation, Review
+from evaluations.audit.models import AuditEntry
+from evaluations.models import Evaluation
+from evaluations.review.models import Review
 from evaluations.teams.models import Invitation, Membership, Team
 
 

@@ -29,7 +29,8 @@ from catalog.selectors import (
     engine_rows,
     recommendable_rows,
 )
-from evaluations.models import AuditEntry, Candidate, Evaluation
+from evaluations.audit.models import AuditEntry
+from evaluations.models import Candidate, Evaluation
 from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
 
 # ---------------------------------------------------------------------------------------------

@@ -14,8 +14,9 @@ from django.test import Client
 from ecomap.accounts.models import ExternalIdentity
 from ecomap.accounts.oidc import discovery_forget
 from evaluations.approvals.services import approval_policy_set
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import NotAllowed
-from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.review.services import evaluation_review
 from evaluations.teams.models import Membership, Role
 from evaluations.teams.services import (

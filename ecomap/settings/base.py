@@ -58,6 +58,9 @@ INSTALLED_APPS = [
     "evaluations.sharing",
     "evaluations.simulations",
     "evaluations.clusters",
+    "evaluations.decisions",
+    "evaluations.review",
+    "evaluations.audit",
 ]
 
 MIDDLEWARE = [
@@ -303,7 +306,7 @@ SPECTACULAR_SETTINGS = {
     # The five verdicts appear in several fields; one schema component names them.
     "ENUM_NAME_OVERRIDES": {
         "VerdictEnum": "catalog.engine.oracle.VERDICTS",
-        "ReviewVerdictEnum": "evaluations.models.Verdict",
+        "ReviewVerdictEnum": "evaluations.review.models.Verdict",
         "LowMediumHighEnum": "catalog.engine.profile.JITTER_TOLERANCES",
         "IsolationLevelEnum": "catalog.engine.rows.ISOLATION_LEVELS",
         "TenantSharingEnum": "catalog.engine.fit.TENANT_SHARING",

@@ -39,18 +39,10 @@ from catalog.engine.profile import (
 from catalog.engine.versions import SLUG, VERSION_TEXT
 from catalog.engine.workload_mix import MIX_MAX_ENTRIES
 from evaluations.api.mix_serializers import MixEntrySerializer, MixField
-from evaluations.models import (
-    PLACEMENT_STEPS,
-    AuditEntry,
-    Candidate,
-    Comment,
-    Decision,
-    Evaluation,
-    Review,
-    Step,
-    UnitChoice,
-    Verdict,
-)
+from evaluations.audit.models import AuditEntry
+from evaluations.decisions.models import Decision
+from evaluations.models import PLACEMENT_STEPS, Candidate, Evaluation, Step, UnitChoice
+from evaluations.review.models import Comment, Review, Verdict
 
 
 def row_ref() -> serializers.RegexField:

@@ -16,10 +16,11 @@ from django.utils.translation import gettext_noop
 from evaluations.approvals.models import ApprovalPolicy, ApprovalRule, ReviewRequest
 from evaluations.approvals.policy import Approval, PolicyStatus, Rule, policy_status
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import Evaluation, Review, State, Verdict
+from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Event
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.editing import audit_write, role_require
+from evaluations.review.models import Review, Verdict
 from evaluations.selectors import (
     evaluation_editors,
     review_requests_this_round,

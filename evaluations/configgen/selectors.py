@@ -18,8 +18,9 @@ from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile, RowFacts
 from evaluations.configgen.schemas import check_files
+from evaluations.decisions.models import Decision
 from evaluations.errors import EvaluationError
-from evaluations.models import Decision, Evaluation
+from evaluations.models import Evaluation
 
 CONFIG_CACHE_SECONDS = 24 * 3600
 

@@ -18,7 +18,8 @@ from django.utils.translation import gettext as _
 from catalog.engine.text import render
 from catalog.evidence import evidence_label
 from evaluations import selectors
-from evaluations.models import Evaluation, Verdict
+from evaluations.models import Evaluation
+from evaluations.review.models import Verdict
 from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
 from evaluations.steps.forms import (
     ISOLATION_CHOICES,

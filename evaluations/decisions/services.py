@@ -12,8 +12,9 @@ from catalog.engine.fit import TENANT_SHARING
 from catalog.engine.stack import check_stack
 from catalog.models import PlacementRow
 from catalog.selectors import engine_rows
+from evaluations.decisions.models import Decision
 from evaluations.errors import InvalidInput
-from evaluations.models import Decision, Evaluation, State, Step
+from evaluations.models import Evaluation, State, Step
 from evaluations.review.editing import (
     edit_begin,
     edit_commit,

@@ -18,10 +18,11 @@ from catalog.engine.rows import Row
 from catalog.migration_paths import migration_paths
 from catalog.models import Layer, PlacementRow
 from catalog.selectors import engine_rows
+from evaluations.decisions.models import Decision
 from evaluations.decisions.services import evaluation_decide
 from evaluations.engine.swaps import MigrationPath, MigrationStep, Swap, WhatIf, what_if
 from evaluations.errors import InvalidInput
-from evaluations.models import Decision, Evaluation
+from evaluations.models import Evaluation
 from evaluations.review.editing import evaluation_lock, revision_check, role_require
 from evaluations.selectors import candidates_of, failure_modes_of
 from evaluations.steps.services import evaluation_candidate_add

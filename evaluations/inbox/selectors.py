@@ -29,16 +29,11 @@ from catalog.engine.query_words import SearchTerms, excerpt, highlight
 from catalog.models import CatalogChange, ChangeAction, PlacementRow
 from catalog.search.selectors import ProjectHit, RowHit, catalog_search, full_text, text_query
 from ecomap.outage import cache_add_quietly, cache_delete_quietly, cache_get_or
-from evaluations.models import (
-    AuditEntry,
-    Candidate,
-    Decision,
-    Evaluation,
-    Review,
-    State,
-    UnitChoice,
-)
+from evaluations.audit.models import AuditEntry
+from evaluations.decisions.models import Decision
+from evaluations.models import Candidate, Evaluation, State, UnitChoice
 from evaluations.notifications.models import Notification
+from evaluations.review.models import Review
 from evaluations.selectors import EDIT_ACTIONS
 from evaluations.teams.models import Membership, Role
 

@@ -11,8 +11,9 @@ from django.utils.translation import gettext as _
 
 from ecomap.dispatch import DELIVER_WEBHOOK, SEND_NOTIFICATION_EMAIL, enqueue_on_commit
 from evaluations.inbox.selectors import unread_count_forget
-from evaluations.models import PLACEMENT_STEPS, Comment, Evaluation, Review, State, Step
+from evaluations.models import PLACEMENT_STEPS, Evaluation, State, Step
 from evaluations.notifications.models import Event, Notification, WebhookDelivery
+from evaluations.review.models import Comment, Review
 from evaluations.selectors import evaluation_editors, reviewers_asked
 from evaluations.teams.models import Membership, Role
 

@@ -27,7 +27,7 @@ from catalog.selectors import catalog_revision, engine_rows
 from ecomap.gcpause import gc_paused
 from evaluations import selectors
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
-from evaluations.models import Evaluation, Step, Verdict
+from evaluations.models import Evaluation, Step
 from evaluations.reports.changes import changes_since_approval
 from evaluations.reports.curves_picture import capacity_chapter
 from evaluations.reports.deployed import deployed_state
@@ -35,6 +35,7 @@ from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
+from evaluations.review.models import Verdict
 from evaluations.steps.fleet_words import (
     FLEET_LABELS,
     fleet_in_words,

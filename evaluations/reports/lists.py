@@ -9,7 +9,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from evaluations.audit_labels import audit_action_label
+from evaluations.audit.labels import audit_action_label
 from evaluations.models import State, Step
 
 # A bullet or a number the author typed before an item: "- ", "* ", "• ", "1. ", "2) ", "☐ ".

@@ -7,8 +7,9 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import EditConflict, InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import AuditEntry, Evaluation, State, Step
+from evaluations.models import Evaluation, State, Step
 from evaluations.review.revisions import revision_record
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import role_allows

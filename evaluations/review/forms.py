@@ -7,7 +7,8 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from evaluations.models import Step, Verdict
+from evaluations.models import Step
+from evaluations.review.models import Verdict
 
 
 class ReviewForm(forms.Form):

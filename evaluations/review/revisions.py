@@ -14,7 +14,9 @@ from django.utils import timezone
 from catalog.engine.profile import PROFILE_FIELDS
 from catalog.engine.text import Text
 from catalog.models import PlacementRow
-from evaluations.models import Decision, Evaluation, EvaluationRevision
+from evaluations.decisions.models import Decision
+from evaluations.models import Evaluation
+from evaluations.review.models import EvaluationRevision
 from evaluations.selectors import decision_report
 
 # Bumped when the content's shape changes, so a diff can tell two shapes apart.

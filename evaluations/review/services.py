@@ -8,20 +8,14 @@ from django.utils.translation import gettext as _
 
 from evaluations.approvals.services import approval_status
 from evaluations.decisions.drift import decision_pin
+from evaluations.decisions.models import Decision
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import (
-    PLACEMENT_STEPS,
-    Decision,
-    Evaluation,
-    EvaluationRevision,
-    State,
-    Step,
-    Verdict,
-)
+from evaluations.models import PLACEMENT_STEPS, Evaluation, State, Step
 from evaluations.notifications.models import Event
 from evaluations.notifications.services import evaluation_announce
 from evaluations.review.comments import open_comments_override, review_comments_add
 from evaluations.review.editing import audit_write, evaluation_lock, role_require
+from evaluations.review.models import EvaluationRevision, Verdict
 from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import evaluation_editors

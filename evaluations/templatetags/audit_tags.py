@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import template
 
-from evaluations.audit_labels import audit_action_label, audit_field_label
+from evaluations.audit.labels import audit_action_label, audit_field_label
 from evaluations.models import State, Step
 
 register = template.Library()

@@ -15,8 +15,9 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from evaluations.decisions.services import evaluation_decide
-from evaluations.models import Comment, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Notification
+from evaluations.review.models import Comment
 from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.models import Membership, Role
 from evaluations.teams.services import membership_set, team_create

@@ -15,8 +15,9 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from evaluations.approvals.services import approval_policy_set
-from evaluations.models import CommentOverride, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Notification
+from evaluations.review.models import CommentOverride
 from evaluations.services import evaluation_create
 from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.models import Role

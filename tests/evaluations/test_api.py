@@ -7,7 +7,8 @@ from django.urls import include, path
 from rest_framework.test import APIClient
 
 from ecomap.urls import urlpatterns as site_urlpatterns
-from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.audit.models import AuditEntry
+from evaluations.models import Evaluation, State
 from tests.evaluations.factories import (
     MIXED_PROFILE,
     fill_steps,

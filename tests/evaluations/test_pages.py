@@ -9,9 +9,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from evaluations import selectors
+from evaluations.audit.models import AuditEntry
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.review.services import evaluation_review
 from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import (

@@ -9,8 +9,10 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from evaluations.models import AuditEntry, Evaluation, EvaluationRevision, Verdict
+from evaluations.audit.models import AuditEntry
+from evaluations.models import Evaluation
 from evaluations.review.diffs.engine import ContentDiff, Touch, content_diff
+from evaluations.review.models import EvaluationRevision, Verdict
 from evaluations.review.revisions import revision_get
 
 

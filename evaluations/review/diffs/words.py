@@ -12,7 +12,7 @@ from django.utils.translation import gettext_lazy
 
 from catalog.models import EnforcementPoint, ResourceUnit
 from catalog.templatetags.labels import say_html
-from evaluations.audit_labels import audit_action_label, audit_field_label
+from evaluations.audit.labels import audit_action_label, audit_field_label
 from evaluations.models import Step
 from evaluations.reports.lists import text_items
 from evaluations.review.diffs.engine import Change, ContentDiff, Touch, word_diff

@@ -11,8 +11,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from evaluations.approvals.services import RuleInput, approval_policy_set, review_request_create
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import InvalidInput, NotAllowed
-from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Notification
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save

@@ -12,8 +12,10 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from evaluations.approvals.services import approval_policy_set
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import InvalidInput
-from evaluations.models import AuditEntry, Evaluation, Review, State
+from evaluations.models import Evaluation, State
+from evaluations.review.models import Review
 from evaluations.review.services import evaluation_review
 from evaluations.teams.models import Membership, Role
 from evaluations.teams.services import member_remove, member_role_change, membership_set

@@ -8,11 +8,12 @@ import pytest
 from django.test import Client
 from django.utils import translation
 
-from evaluations.audit_labels import audit_action_label
+from evaluations.audit.labels import audit_action_label
+from evaluations.audit.models import AuditEntry
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.clusters.services import cluster_snapshot_attach, cluster_snapshot_upload
 from evaluations.errors import EditConflict, InvalidTransition
-from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.review.diffs.selectors import last_approved_revision
 from evaluations.review.services import evaluation_review, evaluation_submit
 from tests.evaluations.cluster_factories import body, sign_small_catalog, snapshot

@@ -16,8 +16,9 @@ from catalog.engine.cluster import parse_snapshot
 from evaluations.clusters.selectors import cluster_check
 from evaluations.clusters.services import cluster_snapshot_upload
 from evaluations.configgen.selectors import evaluation_config
+from evaluations.decisions.models import Decision
 from evaluations.management.commands.seed_demo_team import INFERENCE
-from evaluations.models import Decision, Evaluation
+from evaluations.models import Evaluation
 from evaluations.teams.models import Team
 from tests.catalog.engine.cluster.test_mig_disabled_detection import (
     mig_disabled_nodes,

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from evaluations.configgen.archive import config_archive
 from evaluations.configgen.model import GeneratedFile
-from evaluations.models import Decision
+from evaluations.decisions.models import Decision
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,8 @@ import yaml
 
 from evaluations.configgen import selectors
 from evaluations.configgen.selectors import ConfigUnavailable, evaluation_config
-from evaluations.models import Decision, Evaluation
+from evaluations.decisions.models import Decision
+from evaluations.models import Evaluation
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,9 @@ from django.core.management import CommandError, call_command
 
 from evaluations.configgen.schemas import check_files
 from evaluations.configgen.selectors import evaluation_config
+from evaluations.decisions.models import Decision
 from evaluations.management.commands.seed_demo_team import INFERENCE
-from evaluations.models import Decision, Evaluation
+from evaluations.models import Evaluation
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

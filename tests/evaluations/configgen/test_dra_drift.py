@@ -29,8 +29,9 @@ from evaluations.configgen.config_drift import config_drift
 from evaluations.configgen.generate import generate
 from evaluations.configgen.selectors import evaluation_config
 from evaluations.decisions.drift import rows_as_stored
+from evaluations.decisions.models import Decision
 from evaluations.management.commands.seed_demo_team import INFERENCE
-from evaluations.models import Decision, Evaluation
+from evaluations.models import Evaluation
 from evaluations.teams.models import Team
 from tests.evaluations.cluster_factories import body, snapshot_as_generated
 from tests.evaluations.configgen.catalog_rows import bundle_row

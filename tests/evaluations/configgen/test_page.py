@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.utils.html import escape
 
 from evaluations.configgen.selectors import evaluation_config
-from evaluations.models import Decision
+from evaluations.decisions.models import Decision
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

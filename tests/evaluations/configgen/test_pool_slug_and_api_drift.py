@@ -14,7 +14,7 @@ from evaluations.clusters.selectors import config_drift_of
 from evaluations.configgen.api_drift import api_version_drift, contract_spans
 from evaluations.configgen.model import Document, GeneratedFile
 from evaluations.configgen.selectors import decision_facts, evaluation_config
-from evaluations.models import Decision
+from evaluations.decisions.models import Decision
 
 POOL_LABEL = "ecomap.io/pool"
 V1BETA2 = "crd:kueue.x-k8s.io/v1beta2/ClusterQueue"

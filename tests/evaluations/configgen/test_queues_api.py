@@ -8,8 +8,9 @@ import yaml
 from django.core.management import call_command
 
 from evaluations.decisions.drift import rows_as_stored
+from evaluations.decisions.models import Decision
 from evaluations.management.commands.seed_demo_team import INFERENCE
-from evaluations.models import Decision, Evaluation
+from evaluations.models import Evaluation
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

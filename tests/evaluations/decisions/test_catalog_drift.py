@@ -14,8 +14,9 @@ from django.utils import timezone
 
 from catalog.imports.services import import_submit
 from catalog.models import PlacementRow
+from evaluations.audit.models import AuditEntry
 from evaluations.decisions.drift import catalog_drift_check
-from evaluations.models import AuditEntry, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.recovery import jobs_recover
 from evaluations.review.services import evaluation_review, evaluation_submit
@@ -316,7 +317,7 @@ def test_a_reviewer_reviewing_again_sees_what_changed(
 
 
 def test_the_command_pins_decisions_approved_before_pinning_existed(approved):
-    from evaluations.models import Decision
+    from evaluations.decisions.models import Decision
 
     Decision.objects.filter(pk=approved.decision.pk).update(approved_at=None, approved_rows={})
     apply(bundle(hami(provides=["signal:hami/vgpu_memory_used"])))
@@ -354,7 +355,7 @@ def test_a_drift_check_lost_with_the_broker_is_sent_again_by_the_sweep(
 def test_a_pin_older_than_a_field_rows_gained_is_not_a_change(approved):
     """Rows gained `config` (their Helm chart) after decisions were pinned: a pin without the
     field compares as it did, with no change and no re-review."""
-    from evaluations.models import Decision
+    from evaluations.decisions.models import Decision
 
     decision = Decision.objects.get(evaluation=approved)
     old = {

@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from evaluations.audit.models import AuditEntry
 from evaluations.decisions.cloning import evaluation_clone
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import NotAllowed
 from evaluations.inbox.selectors import waiting_for_review
-from evaluations.models import AuditEntry, Comment, Evaluation, State, Step
+from evaluations.models import Evaluation, State, Step
 from evaluations.notifications.services import recipients_for
+from evaluations.review.models import Comment
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.selectors import evaluation_editors
 from evaluations.steps.services import evaluation_step_save

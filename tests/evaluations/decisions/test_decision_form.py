@@ -9,7 +9,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from evaluations.models import Decision, Evaluation
+from evaluations.decisions.models import Decision
+from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import make_cast, make_evaluation
 

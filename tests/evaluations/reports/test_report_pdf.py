@@ -13,7 +13,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from catalog.models import PlacementRow
-from evaluations.audit_labels import audit_action_label
+from evaluations.audit.labels import audit_action_label
 from evaluations.decisions.services import evaluation_decide
 from evaluations.models import Evaluation, Step
 from evaluations.reports.content import TEMPLATE, render_report, report_context

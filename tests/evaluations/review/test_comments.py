@@ -9,8 +9,8 @@ from django.urls import reverse
 
 from evaluations import services
 from evaluations.errors import InvalidInput
-from evaluations.models import Comment
 from evaluations.review import comments
+from evaluations.review.models import Comment
 from evaluations.review.services import evaluation_archive, evaluation_review
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import make_cast, make_evaluation, small_catalog, submitted

@@ -9,8 +9,9 @@ import pytest
 from django.db import connection
 
 from evaluations import services
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import EditConflict
-from evaluations.models import AuditEntry, Evaluation
+from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.models import Role
 from evaluations.teams.services import membership_set, team_create

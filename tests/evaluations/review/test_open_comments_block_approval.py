@@ -7,9 +7,11 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import InvalidInput
-from evaluations.models import AuditEntry, CommentOverride, Evaluation, State
+from evaluations.models import Evaluation, State
 from evaluations.review import comments
+from evaluations.review.models import CommentOverride
 from evaluations.review.services import evaluation_review
 from tests.evaluations.factories import make_cast, small_catalog, submitted
 

@@ -10,8 +10,9 @@ import pytest
 from django.db.models import F
 from django.urls import reverse
 
-from evaluations.models import Evaluation, EvaluationRevision
+from evaluations.models import Evaluation
 from evaluations.review.diffs.selectors import default_pair
+from evaluations.review.models import EvaluationRevision
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import (

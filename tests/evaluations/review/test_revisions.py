@@ -6,7 +6,8 @@ import pytest
 
 from evaluations.decisions.cloning import evaluation_clone
 from evaluations.decisions.services import evaluation_decide
-from evaluations.models import Evaluation, EvaluationRevision
+from evaluations.models import Evaluation
+from evaluations.review.models import EvaluationRevision
 from evaluations.review.revisions import revision_get, revision_record, revisions_of
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
 

@@ -7,7 +7,8 @@ import pytest
 from evaluations import services
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import EditConflict, InvalidInput, InvalidTransition, NotAllowed
-from evaluations.models import Evaluation, Review, State
+from evaluations.models import Evaluation, State
+from evaluations.review.models import Review
 from evaluations.review.services import evaluation_archive, evaluation_review, evaluation_submit
 from evaluations.steps.services import (
     evaluation_candidate_add,

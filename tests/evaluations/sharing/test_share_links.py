@@ -13,8 +13,8 @@ from django.urls import URLPattern, URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 from django.utils import timezone
 
+from evaluations.audit.models import AuditEntry
 from evaluations.errors import NotAllowed
-from evaluations.models import AuditEntry
 from evaluations.reports.models import Report
 from evaluations.sharing.models import ShareAccess, ShareLink
 from evaluations.sharing.services import share_link_create, share_link_revoke

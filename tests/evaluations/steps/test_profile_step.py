@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from evaluations.models import AuditEntry, Evaluation
+from evaluations.audit.models import AuditEntry
+from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import make_cast, make_evaluation
 

@@ -1,4 +1,4 @@
-"""evaluations.audit_labels: every action the services write reads as words, in both languages."""
+"""evaluations.audit.labels: every action the services write reads as words, in both languages."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from pathlib import Path
 
 from django.utils import translation
 
-from evaluations.audit_labels import AUDIT_ACTIONS, audit_action_label, audit_field_label
+from evaluations.audit.labels import AUDIT_ACTIONS, audit_action_label, audit_field_label
 
-EVALUATIONS = Path(__file__).resolve().parents[2] / "evaluations"
+EVALUATIONS = Path(__file__).resolve().parents[3] / "evaluations"
 
 
 def _actions_written() -> set[str]:
