@@ -168,3 +168,48 @@ def test_no_two_modules_of_an_app_share_a_name_that_is_not_a_rooms_standard_part
             stem: names for stem, names in seen.items() if len(names) > 1 and stem not in standard
         }
         assert doubled == {}, f"{app}: the same module name in several rooms: {doubled}"
+
+
+# Issue 44: the evaluations rooms with tables are apps; another room reads or writes them through
+# the room's selectors and services, never its models. The modules that still import another
+# room's models are listed here, and only those: a new one fails the test, and a module put right
+# must leave the list (so it only shrinks).
+ROOM_APPS = ("teams", "notifications", "review", "decisions", "audit", "approvals", "reports")
+ROOM_APPS += ("sharing", "simulations", "clusters")
+MODELS_IMPORTED_ACROSS_ROOMS_STILL = {
+    "audit": {"admin", "api.serializers", "inbox.selectors", "review.diffs.selectors"}
+    | {"review.editing", "selectors"},
+    "decisions": {"api.serializers", "configgen.selectors", "inbox.selectors", "review.revisions"}
+    | {"review.services"},
+    "notifications": {"approvals.services", "decisions.drift", "inbox.apps", "inbox.selectors"}
+    | {"inbox.services", "inbox.views", "review.comments", "review.services"},
+    "reports": {"sharing.views"},
+    "review": {"admin", "api.serializers", "approvals.services", "decisions.adr", "inbox.selectors"}
+    | {"notifications.services", "reports.content"},
+    "teams": {"admin", "api.views", "approvals.api", "approvals.forms", "approvals.services"}
+    | {"approvals.views", "clusters.selectors", "clusters.services", "clusters.views"}
+    | {"decisions.cloning", "decisions.services", "decisions.views", "decisions.whatif", "forms"}
+    | {"inbox.selectors", "management.commands.seed_demo_team", "notifications.log"}
+    | {"notifications.services", "notifications.views", "pages", "reports.services"}
+    | {"review.comments", "review.editing", "review.services", "selectors", "services"}
+    | {"sharing.services", "sharing.views", "simulations.services", "steps.services", "views"},
+}
+
+
+def _room_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if parts[0] == "evaluations" and len(parts) > 1 else ""
+
+
+def test_a_rooms_models_are_imported_only_by_the_room_and_the_listed_modules():
+    found: dict[str, set[str]] = {}
+    for module, imported in GRAPH.items():
+        for room in ROOM_APPS:
+            if f"evaluations.{room}.models" in imported and _room_of(module) != room:
+                found.setdefault(room, set()).add(module.removeprefix("evaluations."))
+    new = {room: modules - MODELS_IMPORTED_ACROSS_ROOMS_STILL.get(room, set())
+           for room, modules in found.items()}  # fmt: skip
+    put_right = {room: modules - found.get(room, set())
+                 for room, modules in MODELS_IMPORTED_ACROSS_ROOMS_STILL.items()}  # fmt: skip
+    assert {room: sorted(m) for room, m in new.items() if m} == {}, "use the room's selectors"
+    assert {room: sorted(m) for room, m in put_right.items() if m} == {}, "shrink the list"
