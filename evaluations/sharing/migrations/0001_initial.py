@@ -5,17 +5,9 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from ecomap.app_moves import content_types_moved
+
 MOVED = ("sharelink", "shareaccess")
-
-
-def content_types_to(app_label: str, other: str):
-    def move(apps, schema_editor):
-        ContentType = apps.get_model("contenttypes", "ContentType")
-        for model in MOVED:
-            if not ContentType.objects.filter(app_label=app_label, model=model).exists():
-                ContentType.objects.filter(app_label=other, model=model).update(app_label=app_label)
-
-    return move
 
 
 class Migration(migrations.Migration):
@@ -78,7 +70,5 @@ class Migration(migrations.Migration):
             ],
             database_operations=[],
         ),
-        migrations.RunPython(
-            content_types_to("sharing", "evaluations"), content_types_to("evaluations", "sharing")
-        ),
+        content_types_moved(MOVED, source="evaluations", target="sharing"),
     ]
