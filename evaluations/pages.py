@@ -16,7 +16,7 @@ from evaluations.errors import EditConflict, EvaluationError, InvalidInput
 from evaluations.models import State, Step
 from evaluations.review.comments import comments_panel
 from evaluations.review.editing import revision_problem
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 STEP_NUMBERS = {1: Step.PROFILE, 2: Step.UNITS, 3: Step.CANDIDATES, 4: Step.BOUNDARIES}
 STEP_INDEX = {step: number for number, step in STEP_NUMBERS.items()}

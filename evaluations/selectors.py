@@ -29,9 +29,10 @@ from catalog.selectors import (
     engine_rows,
     recommendable_rows,
 )
-from evaluations.audit.models import AuditEntry
+from evaluations.audit.selectors import review_round_started
 from evaluations.models import Candidate, Evaluation
-from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
+from evaluations.teams.choices import ROLE_RANK, Role
+from evaluations.teams.models import Membership, Team
 
 # ---------------------------------------------------------------------------------------------
 # Access
@@ -437,33 +438,8 @@ def failure_modes_of(refs: Iterable[str]) -> list[str]:
     return [f"{row.ref}: {mode}" for row in rows for mode in row.failure_modes]
 
 
-def audit_for(evaluation: Evaluation, *, limit: int = 100) -> QuerySet[AuditEntry]:
-    return evaluation.audit.select_related("actor")[:limit]
-
-
 def reviews_for(evaluation: Evaluation) -> QuerySet:
     return evaluation.reviews.select_related("reviewer")
-
-
-# Audit actions that change what a review looks at.
-EDIT_ACTIONS = ("created", "step_saved", "decided")
-
-
-def evaluation_editors(evaluation: Evaluation, *, inherited: bool = True) -> set[int]:
-    """Everyone who wrote any part of the evaluation: its creator and each editor of a step or the
-    decision, and for a clone everyone who had written its source when it was copied (issue 28).
-    None of them may approve it (review independence). `inherited=False` leaves the source's
-    authors out: who changed this evaluation itself (whom its verdicts are told to)."""
-    editors = set(
-        AuditEntry.objects.filter(evaluation=evaluation, action__in=EDIT_ACTIONS)
-        .exclude(actor=None)
-        .values_list("actor_id", flat=True)
-    )
-    if evaluation.created_by_id:
-        editors.add(evaluation.created_by_id)
-    if inherited:
-        editors |= set(evaluation.source_authors.values_list("pk", flat=True))
-    return editors
 
 
 def candidates_as_data(candidates: list[Candidate]) -> list[dict[str, Any]]:
@@ -477,17 +453,6 @@ def candidates_as_data(candidates: list[Candidate]) -> list[dict[str, Any]]:
         }
         for candidate in candidates
     ]
-
-
-def review_round_started(evaluation: Evaluation):
-    """When the evaluation was last submitted (None before): a review round's approvals and
-    review requests count from then on."""
-    return (
-        AuditEntry.objects.filter(evaluation=evaluation, action="submitted")
-        .order_by("-id")
-        .values_list("created_at", flat=True)
-        .first()
-    )
 
 
 def review_requests_this_round(evaluation: Evaluation) -> QuerySet:

@@ -12,12 +12,14 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from evaluations.audit.services import audit_write
 from evaluations.errors import InvalidInput
 from evaluations.models import Evaluation, State, Step
-from evaluations.review.editing import audit_write, edit_begin, role_require
+from evaluations.review.editing import edit_begin, role_require
 from evaluations.review.revisions import revision_record
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 
 
 def evaluation_check_editable(*, evaluation: Evaluation, actor) -> None:

@@ -22,6 +22,7 @@ from evaluations.approvals.services import (
     review_requests_for,
     status_in_words,
 )
+from evaluations.audit.selectors import audit_for, evaluation_editors
 from evaluations.decisions.drift import drift_view
 from evaluations.engine.recommend import POOL_LABELS
 from evaluations.forms import EvaluationCreateForm
@@ -56,7 +57,7 @@ from evaluations.steps.forms import (
 )
 from evaluations.steps.guidance import guidance
 from evaluations.steps.mix_forms import workload_mix_in_words
-from evaluations.teams.models import ROLE_RANK, Role
+from evaluations.teams.choices import ROLE_RANK, Role
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview
@@ -100,7 +101,7 @@ def evaluation_create_view(request):
 def evaluation_detail_view(request, pk: int):
     evaluation = evaluation_for(request, pk)
     role = selectors.user_role_in(evaluation, request.user)
-    is_author = request.user.pk in selectors.evaluation_editors(evaluation)
+    is_author = request.user.pk in evaluation_editors(evaluation)
     can_review = (
         selectors.role_allows(role, Role.REVIEWER)
         and not is_author
@@ -137,7 +138,7 @@ def evaluation_detail_view(request, pk: int):
             since_approval=since_approval(evaluation) if can_review else None,
             reviews=selectors.reviews_for(evaluation),
             clone_teams=selectors.teams_for_user(user=request.user, min_role=Role.EDITOR),
-            audit=selectors.audit_for(evaluation),
+            audit=audit_for(evaluation),
             candidates=candidates,
             decision_rows=selectors.decision_rows(evaluation),
             candidates_focus=map_focus_query(rows=[c.row.ref for c in candidates]),

@@ -17,7 +17,7 @@ from ecomap.parsers import MAX_DEPTH, nested_deeper_than
 from evaluations import services
 from evaluations.models import Evaluation, Step
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]

@@ -16,7 +16,7 @@ from catalog.matrix.models import MatrixSnapshot
 from ecomap.celery import app
 from evaluations import services
 from evaluations.reports.models import Report
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, placement, project, synthetic_bundle
 

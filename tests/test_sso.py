@@ -18,7 +18,8 @@ from evaluations.audit.models import AuditEntry
 from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation, State
 from evaluations.review.services import evaluation_review
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from evaluations.teams.services import (
     invitation_accept,
     invitation_create,

@@ -39,10 +39,12 @@ from catalog.engine.profile import (
 from catalog.engine.versions import SLUG, VERSION_TEXT
 from catalog.engine.workload_mix import MIX_MAX_ENTRIES
 from evaluations.api.mix_serializers import MixEntrySerializer, MixField
-from evaluations.audit.models import AuditEntry
-from evaluations.decisions.models import Decision
+from evaluations.audit.serializers import AuditEntrySerializer
+from evaluations.decisions.selectors import decision_of
+from evaluations.decisions.serializers import DecisionSerializer
 from evaluations.models import PLACEMENT_STEPS, Candidate, Evaluation, Step, UnitChoice
-from evaluations.review.models import Comment, Review, Verdict
+from evaluations.review.choices import Verdict
+from evaluations.review.serializers import CommentSerializer, ReviewSerializer
 
 
 def row_ref() -> serializers.RegexField:
@@ -86,76 +88,6 @@ class CandidateSerializer(serializers.ModelSerializer):
 
     def get_promise_edited(self, candidate: Candidate) -> bool:
         return bool(candidate.promise or candidate.non_promise)
-
-
-class DecisionSerializer(serializers.ModelSerializer):
-    decided_by = serializers.CharField(source="decided_by.get_username", default=None)
-    rows = serializers.ListField(child=serializers.CharField())
-    pools = serializers.DictField(child=serializers.ListField(child=serializers.CharField()))
-    pool_tenant_sharing = serializers.DictField(child=serializers.CharField())
-    pool_node_groups = serializers.DictField(child=serializers.CharField())
-
-    class Meta:
-        model = Decision
-        fields = [
-            "rows",
-            "pools",
-            "pool_tenant_sharing",
-            "pool_node_groups",
-            "rationale",
-            "risks",
-            "acceptance_checks",
-            "decided_by",
-            "decided_at",
-        ]
-
-
-class ReviewSerializer(serializers.ModelSerializer):
-    reviewer = serializers.CharField(source="reviewer.get_username", default=None)
-    step_comments = serializers.DictField(child=serializers.CharField())
-
-    class Meta:
-        model = Review
-        fields = [
-            "reviewer", "verdict", "comment", "step_comments", "revision", "created_at",
-            "voided_at", "void_reason",
-        ]  # fmt: skip
-
-
-class CommentSerializer(serializers.ModelSerializer):
-    author = serializers.CharField(source="author.get_username", default=None)
-    resolved_by = serializers.CharField(source="resolved_by.get_username", default=None)
-
-    class Meta:
-        model = Comment
-        fields = [
-            "id",
-            "anchor",
-            "body",
-            "author",
-            "revision",
-            "created_at",
-            "resolved_at",
-            "resolved_by",
-        ]
-
-
-class AuditEntrySerializer(serializers.ModelSerializer):
-    actor = serializers.CharField(source="actor.get_username", default=None)
-    changes = serializers.JSONField()
-
-    class Meta:
-        model = AuditEntry
-        fields = [
-            "created_at",
-            "actor",
-            "action",
-            "step",
-            "changes",
-            "state_from",
-            "state_to",
-            "revision",
-        ]
 
 
 class StepsDoneSerializer(serializers.Serializer):
@@ -251,7 +183,7 @@ class EvaluationSerializer(EvaluationSummarySerializer):
 
     @extend_schema_field(DecisionSerializer(allow_null=True))
     def get_decision(self, evaluation: Evaluation) -> dict[str, Any] | None:
-        decision = Decision.objects.filter(evaluation=evaluation).first()
+        decision = decision_of(evaluation)
         return DecisionSerializer(decision).data if decision else None
 
     @extend_schema_field(CommentSerializer(many=True))

@@ -22,7 +22,7 @@ from evaluations.approvals.services import (
     status_in_words,
 )
 from evaluations.errors import EvaluationError
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.selectors import team_get_for_user
 
 ERRORS = {

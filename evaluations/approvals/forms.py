@@ -6,7 +6,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from evaluations.approvals.services import MAX_RULES, RuleInput
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 
 class ApprovalPolicyForm(forms.Form):

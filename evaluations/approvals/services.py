@@ -15,18 +15,18 @@ from django.utils.translation import gettext_noop
 
 from evaluations.approvals.models import ApprovalPolicy, ApprovalRule, ReviewRequest
 from evaluations.approvals.policy import Approval, PolicyStatus, Rule, policy_status
+from evaluations.audit.selectors import evaluation_editors, review_round_started
+from evaluations.audit.services import audit_write
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import Evaluation, State
-from evaluations.notifications.models import Event
+from evaluations.notifications.choices import Event
 from evaluations.notifications.services import evaluation_announce
-from evaluations.review.editing import audit_write, role_require
-from evaluations.review.models import Review, Verdict
-from evaluations.selectors import (
-    evaluation_editors,
-    review_requests_this_round,
-    review_round_started,
-)
-from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
+from evaluations.review.choices import Verdict
+from evaluations.review.editing import role_require
+from evaluations.review.models import Review
+from evaluations.selectors import review_requests_this_round
+from evaluations.teams.choices import ROLE_RANK, Role
+from evaluations.teams.models import Membership, Team
 
 logger = logging.getLogger(__name__)
 

@@ -22,7 +22,8 @@ from evaluations.approvals.services import (
 from evaluations.errors import EvaluationError
 from evaluations.pages import evaluation_for, maps_domain_errors
 from evaluations.selectors import role_allows
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from evaluations.teams.selectors import team_get_for_user
 
 

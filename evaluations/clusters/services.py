@@ -14,12 +14,12 @@ from django.utils.translation import gettext as _
 
 from catalog.engine.cluster import SnapshotError, load_snapshot
 from ecomap.parsers import MAX_INT_DIGITS
+from evaluations.audit.services import audit_write
 from evaluations.clusters.models import ClusterAttachment, ClusterSnapshot
 from evaluations.clusters.selectors import cluster_check
 from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation, State
 from evaluations.review.editing import (
-    audit_write,
     edit_begin,
     evaluation_lock,
     revision_check,
@@ -27,7 +27,8 @@ from evaluations.review.editing import (
 )
 from evaluations.review.revisions import revision_record
 from evaluations.selectors import role_allows
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 
 EMPTY_BODY = "the body is empty: send an ecomap.cluster/v1 JSON document"
 TOO_MANY_DIGITS = f"a number has more than {MAX_INT_DIGITS} digits"

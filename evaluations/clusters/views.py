@@ -30,7 +30,7 @@ from evaluations.selectors import (
     teams_for_user,
     user_role_in,
 )
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 
 @login_required

@@ -18,7 +18,7 @@ from evaluations.configgen.archive import config_archive
 from evaluations.configgen.generate import generate
 from evaluations.configgen.model import Chart, DecisionFacts, GeneratedFile, RowFacts
 from evaluations.configgen.schemas import check_files
-from evaluations.decisions.models import Decision
+from evaluations.decisions.selectors import decision_of
 from evaluations.errors import EvaluationError
 from evaluations.models import Evaluation
 
@@ -78,7 +78,7 @@ def decision_facts(evaluation: Evaluation) -> DecisionFacts:
     the catalog before that), its pools, and step 1. ConfigUnavailable without a decision."""
     from evaluations.decisions.drift import rows_as_stored
 
-    decision = Decision.objects.filter(evaluation=evaluation).first()
+    decision = decision_of(evaluation)
     if decision is None or not decision.rows:
         raise ConfigUnavailable(_("The evaluation has no decision yet: decide a stack first."))
     pinned = decision.approved_rows or {}
@@ -237,7 +237,7 @@ def evaluation_config_archive(evaluation: Evaluation) -> bytes:
     """`evaluation_config` as a .tar.gz (archive.py), dated at the decision's approval, else its
     last update: the same decision always gives the same bytes. ConfigUnavailable as there."""
     files = evaluation_config(evaluation)
-    decision = Decision.objects.get(evaluation=evaluation)  # evaluation_config found it
+    decision = decision_of(evaluation)  # evaluation_config found it
     dated = decision.approved_at or decision.decided_at
     return config_archive(files, top=config_archive_name(evaluation), mtime=int(dated.timestamp()))
 

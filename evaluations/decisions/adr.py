@@ -18,8 +18,9 @@ from django.utils.translation import gettext as _
 from catalog.engine.text import render
 from catalog.evidence import evidence_label
 from evaluations import selectors
+from evaluations.audit.selectors import EDIT_ACTIONS
 from evaluations.models import Evaluation
-from evaluations.review.models import Verdict
+from evaluations.review.choices import Verdict
 from evaluations.steps.fleet_words import FLEET_LABELS, fleet_in_words
 from evaluations.steps.forms import (
     ISOLATION_CHOICES,
@@ -162,7 +163,7 @@ def _people(evaluation: Evaluation) -> tuple[list[str], list[dict[str, Any]]]:
     """Who wrote the evaluation (creator first, then each editor in order) and who reviewed it."""
     deciders = [evaluation.created_by.get_username()] if evaluation.created_by else []
     entries = (
-        evaluation.audit.filter(action__in=selectors.EDIT_ACTIONS)
+        evaluation.audit.filter(action__in=EDIT_ACTIONS)
         .exclude(actor=None)
         .select_related("actor")
         .order_by("id")

@@ -12,11 +12,13 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from evaluations.audit.selectors import evaluation_editors
+from evaluations.audit.services import audit_write
 from evaluations.models import Candidate, Evaluation, UnitChoice
-from evaluations.review.editing import audit_write, role_require
+from evaluations.review.editing import role_require
 from evaluations.review.revisions import revision_record
-from evaluations.selectors import evaluation_editors
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 
 TITLE_MAX = 200
 

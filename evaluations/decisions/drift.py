@@ -24,11 +24,12 @@ from catalog.engine.stack import StackReport
 from catalog.models import CatalogChange
 from catalog.selectors import catalog_revision, stored_projects
 from ecomap.dispatch import CHECK_CATALOG_DRIFT, enqueue_on_commit
+from evaluations.audit.services import audit_write
 from evaluations.decisions.models import Decision
 from evaluations.models import Evaluation, State
-from evaluations.notifications.models import Event
+from evaluations.notifications.choices import Event
 from evaluations.notifications.services import evaluation_announce
-from evaluations.review.editing import audit_write, evaluation_lock
+from evaluations.review.editing import evaluation_lock
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import decision_report
 

@@ -23,7 +23,7 @@ from evaluations.review.editing import (
     role_require,
 )
 from evaluations.selectors import placement_rows_by_ref
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 # A stack splits into a handful of node pools (METHOD shape C has two); bounds keep a decision's
 # JSON, its audit entry and its stack check small.

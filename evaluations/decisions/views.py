@@ -34,7 +34,7 @@ from evaluations.pages import (
 from evaluations.sharing.selectors import share_links_for
 from evaluations.simulations.selectors import capacity_of_rows, capacity_panel
 from evaluations.steps.guidance import guidance
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 
 @login_required

@@ -26,7 +26,7 @@ from evaluations.models import Evaluation
 from evaluations.review.editing import evaluation_lock, revision_check, role_require
 from evaluations.selectors import candidates_of, failure_modes_of
 from evaluations.steps.services import evaluation_candidate_add
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ def inbox(request) -> dict[str, object]:
         return {}
 
     def count() -> int:
-        from evaluations.inbox.selectors import unread_count
+        from evaluations.notifications.selectors import unread_count
 
         return unread_count(user=user)
 

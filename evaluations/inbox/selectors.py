@@ -3,13 +3,11 @@ fixed number of queries whatever the number of evaluations, notifications or cat
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.postgres.search import SearchRank, SearchVector
 from django.core.exceptions import FieldDoesNotExist
-from django.db import transaction
 from django.db.models import (
     Aggregate,
     Exists,
@@ -28,14 +26,15 @@ from django.utils.safestring import SafeString, mark_safe
 from catalog.engine.query_words import SearchTerms, excerpt, highlight
 from catalog.models import CatalogChange, ChangeAction, PlacementRow
 from catalog.search.selectors import ProjectHit, RowHit, catalog_search, full_text, text_query
-from ecomap.outage import cache_add_quietly, cache_delete_quietly, cache_get_or
-from evaluations.audit.models import AuditEntry
-from evaluations.decisions.models import Decision
+from evaluations.audit.selectors import edits_by
+from evaluations.decisions.selectors import decisions_of_teams
 from evaluations.models import Candidate, Evaluation, State, UnitChoice
-from evaluations.notifications.models import Notification
 from evaluations.review.models import Review
-from evaluations.selectors import EDIT_ACTIONS
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
+
+if TYPE_CHECKING:
+    from evaluations.decisions.models import Decision
 
 # Lists on the home page: a glance, with "see all" links to the full lists.
 HOME_LIST = 8
@@ -69,9 +68,7 @@ def in_a_team(*, user) -> bool:
 def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
     """Evaluations of the user's teams in draft or changes requested that they created or edited,
     most recently changed first."""
-    edited = AuditEntry.objects.filter(
-        evaluation=OuterRef("pk"), actor=user, action__in=EDIT_ACTIONS
-    )
+    edited = edits_by(actor=user, evaluation=OuterRef("pk"))
     return list(
         Evaluation.objects.filter(
             team__in=_my_teams(user),
@@ -135,7 +132,7 @@ def catalog_changes_for_user(*, user, limit: int = HOME_LIST) -> list[WatchedCha
     more only when a batch of the slugs × keys superset holds too few);
     a row's creation counts only when it came after the decision."""
     decisions = (
-        Decision.objects.filter(evaluation__team__in=_my_teams(user))
+        decisions_of_teams(_my_teams(user))
         .exclude(evaluation__state=State.ARCHIVED)
         .select_related("evaluation")
         .only("rows", "decided_at", "evaluation", "evaluation__title")
@@ -199,43 +196,6 @@ def _field_labels(changes: dict[str, Any]) -> list[str]:
         except FieldDoesNotExist:
             labels.append(name.replace("_", " "))
     return labels
-
-
-# The nav's Inbox badge is on every page: the count is cached per person, and every write that
-# changes it (a new notification, one or all marked read) forgets it (unread_count_forget).
-UNREAD_SECONDS = 60
-
-
-def _unread_key(user_id: int) -> str:
-    return f"inbox:unread:v1:{user_id}"
-
-
-def unread_count(*, user) -> int:
-    key = _unread_key(user.pk)
-    count = cache_get_or(key)
-    if count is None:
-        count = Notification.objects.filter(recipient=user, read_at__isnull=True).count()
-        cache_add_quietly(key, count, UNREAD_SECONDS)
-    return count
-
-
-def unread_count_forget(user_ids: Iterable[int]) -> None:
-    """Now, for the rest of the writer's transaction, and after commit, for readers that raced."""
-    keys = [_unread_key(user_id) for user_id in user_ids]
-    if keys:
-        cache_delete_quietly(*keys)
-        transaction.on_commit(lambda: cache_delete_quietly(*keys))
-
-
-def forget_unread_of(sender, instance: Notification, **kwargs: Any) -> None:
-    unread_count_forget([instance.recipient_id])
-
-
-def notifications_for_user(*, user) -> QuerySet[Notification]:
-    """The user's inbox, newest first, with what each line shows."""
-    return Notification.objects.filter(recipient=user).select_related(
-        "evaluation", "evaluation__team", "actor"
-    )
 
 
 @dataclass
@@ -357,7 +317,7 @@ def _decisions_matching(*, user, terms: SearchTerms, limit: int) -> list[Decisio
     """Decisions of the user's teams whose rationale, risks, acceptance checks, stack or
     evaluation title match."""
     decisions = (
-        Decision.objects.filter(evaluation__team__in=_my_teams(user))
+        decisions_of_teams(_my_teams(user))
         .annotate(
             search_text=Concat(
                 "rationale",

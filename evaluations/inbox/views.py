@@ -1,5 +1,5 @@
-"""Home, inbox and search pages: read through the inbox selectors, mark read through its
-services."""
+"""Home, inbox and search pages: read through the inbox selectors; notifications are listed and
+marked read through the notifications room's selectors and services."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from evaluations.inbox import selectors, services
-from evaluations.notifications.models import Event
+from evaluations.inbox import selectors
+from evaluations.notifications import selectors as notifications
+from evaluations.notifications import services as notify
+from evaluations.notifications.choices import Event
 
 NOTIFICATIONS_PER_PAGE = 30
 
@@ -39,7 +41,7 @@ def home_view(request):
 @login_required
 def inbox_view(request):
     paginator = Paginator(
-        selectors.notifications_for_user(user=request.user), NOTIFICATIONS_PER_PAGE
+        notifications.notifications_for_user(user=request.user), NOTIFICATIONS_PER_PAGE
     )
     page = paginator.get_page(request.GET.get("page"))
     return render(
@@ -56,7 +58,7 @@ def inbox_view(request):
 @login_required
 def notification_open_view(request, pk: int):
     """Mark the notification read and go to what it is about."""
-    notification = services.notification_open(user=request.user, pk=pk)
+    notification = notify.notification_open(user=request.user, pk=pk)
     if notification is None:
         raise Http404("No such notification")
     url = reverse("evaluations:detail", args=[notification.evaluation_id])
@@ -68,7 +70,7 @@ def notification_open_view(request, pk: int):
 @login_required
 @require_POST
 def mark_all_read_view(request):
-    count = services.notifications_mark_all_read(user=request.user)
+    count = notify.notifications_mark_all_read(user=request.user)
     if count:
         messages.success(request, _("All notifications marked read."))
     return redirect("inbox:index")

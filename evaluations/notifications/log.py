@@ -10,10 +10,12 @@ from django.utils.translation import gettext as _
 
 from ecomap.dispatch import DELIVER_WEBHOOK, enqueue_on_commit
 from evaluations.errors import InvalidInput
-from evaluations.notifications.models import Event, WebhookDelivery
+from evaluations.notifications.choices import Event
+from evaluations.notifications.models import WebhookDelivery
 from evaluations.notifications.services import event_sentence
 from evaluations.review.editing import role_require
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 
 LOG_LENGTH = 100
 

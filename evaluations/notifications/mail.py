@@ -12,7 +12,8 @@ from django.utils.translation import gettext as _
 
 from ecomap.dispatch import SEND_NOTIFICATION_EMAIL, enqueue_on_commit
 from evaluations.models import Step
-from evaluations.notifications.models import Event, Notification
+from evaluations.notifications.choices import Event
+from evaluations.notifications.models import Notification
 from evaluations.notifications.services import evaluation_url, event_sentence
 
 logger = logging.getLogger(__name__)

@@ -6,16 +6,19 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from ecomap.dispatch import DELIVER_WEBHOOK, SEND_NOTIFICATION_EMAIL, enqueue_on_commit
-from evaluations.inbox.selectors import unread_count_forget
+from evaluations.audit.selectors import evaluation_editors
 from evaluations.models import PLACEMENT_STEPS, Evaluation, State, Step
-from evaluations.notifications.models import Event, Notification, WebhookDelivery
+from evaluations.notifications.choices import Event
+from evaluations.notifications.models import Notification, WebhookDelivery
+from evaluations.notifications.selectors import unread_count_forget
 from evaluations.review.models import Comment, Review
-from evaluations.selectors import evaluation_editors, reviewers_asked
-from evaluations.teams.models import Membership, Role
+from evaluations.selectors import reviewers_asked
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 
 
 def anchor_path(evaluation: Evaluation, anchor: str = "") -> str:
@@ -227,3 +230,24 @@ def evaluation_announce(
         )
         enqueue_on_commit(DELIVER_WEBHOOK, delivery.pk)
     return notifications
+
+
+def notification_open(*, user, pk: int) -> Notification | None:
+    """The user's notification, marked read if it was not; None when it is not theirs."""
+    notification = (
+        Notification.objects.filter(pk=pk, recipient=user).select_related("evaluation").first()
+    )
+    if notification is not None and notification.read_at is None:
+        notification.read_at = timezone.now()
+        notification.save(update_fields=["read_at"])
+        unread_count_forget([user.pk])
+    return notification
+
+
+def notifications_mark_all_read(*, user) -> int:
+    """Mark every unread notification of the user read; returns how many were unread."""
+    marked = Notification.objects.filter(recipient=user, read_at__isnull=True).update(
+        read_at=timezone.now()
+    )
+    unread_count_forget([user.pk])
+    return marked

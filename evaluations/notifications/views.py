@@ -15,7 +15,7 @@ from evaluations.notifications.log import webhook_log, webhook_resend, webhook_t
 from evaluations.notifications.models import WebhookDelivery
 from evaluations.notifications.webhooks import MAX_ATTEMPTS
 from evaluations.selectors import role_allows
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.selectors import team_get_for_user
 
 

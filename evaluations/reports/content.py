@@ -26,6 +26,7 @@ from catalog.models import EnforcementPoint, Function, Layer, PlacementRow
 from catalog.selectors import catalog_revision, engine_rows
 from ecomap.gcpause import gc_paused
 from evaluations import selectors
+from evaluations.audit.selectors import audit_for
 from evaluations.engine.misjudge import DIFFERENT_JOBS, NO_COMMON_UNIT
 from evaluations.models import Evaluation, Step
 from evaluations.reports.changes import changes_since_approval
@@ -35,7 +36,7 @@ from evaluations.reports.lists import audit_runs, text_items
 from evaluations.reports.map_picture import SIZE as MAP_PRINT_SIZE
 from evaluations.reports.map_picture import map_print_image
 from evaluations.reports.matrix_picture import matrix_picture
-from evaluations.review.models import Verdict
+from evaluations.review.choices import Verdict
 from evaluations.steps.fleet_words import (
     FLEET_LABELS,
     fleet_in_words,
@@ -470,7 +471,7 @@ def report_context(
     except ValueError as exc:
         recommendations, recommendation_error = [], str(exc)
     reviews = list(selectors.reviews_for(evaluation))
-    audit = list(selectors.audit_for(evaluation, limit=200))
+    audit = list(audit_for(evaluation, limit=200))
     layer_names = {layer.key: layer.name for layer in Layer.objects.all()}
     point_names = {point.key: point.name for point in EnforcementPoint.objects.all()}
     broken_conflicts, conflict_groups = _conflict_groups(comparison.facts.conflicts, numbers)

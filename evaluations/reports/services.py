@@ -18,7 +18,7 @@ from evaluations.errors import NotAllowed
 from evaluations.models import Evaluation
 from evaluations.reports.content import render_report, report_context
 from evaluations.reports.models import Report
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 logger = logging.getLogger(__name__)
 Status = Report.Status

@@ -20,10 +20,10 @@ from django.utils.translation import gettext as _
 from evaluations import selectors
 from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import PLACEMENT_STEPS, Evaluation, State, Step
-from evaluations.notifications.models import Event
+from evaluations.notifications.choices import Event
 from evaluations.notifications.services import anchor_path, evaluation_announce
 from evaluations.review.models import Comment, CommentOverride
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 MAX_BODY = 10000
 

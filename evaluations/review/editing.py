@@ -7,13 +7,15 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from evaluations.audit.models import AuditEntry
+from evaluations.audit.selectors import entries_after
+from evaluations.audit.services import audit_write
 from evaluations.errors import EditConflict, InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import Evaluation, State, Step
 from evaluations.review.revisions import revision_record
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import role_allows
-from evaluations.teams.models import Membership, Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership, Team
 
 
 def role_require(*, evaluation: Evaluation | None, team: Team, actor, role: str) -> str:
@@ -38,28 +40,6 @@ def evaluation_lock(evaluation: Evaluation) -> Evaluation:
         if hasattr(evaluation, name):
             setattr(fresh, name, getattr(evaluation, name))
     return fresh
-
-
-def audit_write(
-    evaluation: Evaluation,
-    actor,
-    action: str,
-    *,
-    step: str = "",
-    changes: dict[str, Any] | None = None,
-    transition: tuple[str, str] | None = None,
-) -> AuditEntry:
-    state_from, state_to = transition or ("", "")
-    return AuditEntry.objects.create(
-        evaluation=evaluation,
-        actor=actor,
-        action=action,
-        step=step,
-        changes=changes or {},
-        state_from=state_from,
-        state_to=state_to,
-        revision=evaluation.revision,
-    )
 
 
 def edit_begin(evaluation: Evaluation) -> tuple[str, str] | None:
@@ -125,7 +105,7 @@ def revision_check(evaluation: Evaluation, revision: int | None, actor) -> None:
             ).format(current=evaluation.revision, yours=revision),
             current_revision=evaluation.revision,
         )
-    since = AuditEntry.objects.filter(evaluation=evaluation, revision__gt=revision)
+    since = entries_after(evaluation, revision)
     if not since.exclude(actor=actor).exists():
         return
     last = since.exclude(actor=actor).select_related("actor").order_by("-id").first()

@@ -8,7 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from evaluations.models import Step
-from evaluations.review.models import Verdict
+from evaluations.review.choices import Verdict
 
 
 class ReviewForm(forms.Form):

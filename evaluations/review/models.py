@@ -12,11 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from evaluations.models import Step
-
-
-class Verdict(models.TextChoices):
-    APPROVE = "approve", _("approve")
-    REQUEST_CHANGES = "request_changes", _("request changes")
+from evaluations.review.choices import Verdict
 
 
 class Review(models.Model):

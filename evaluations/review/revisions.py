@@ -14,7 +14,7 @@ from django.utils import timezone
 from catalog.engine.profile import PROFILE_FIELDS
 from catalog.engine.text import Text
 from catalog.models import PlacementRow
-from evaluations.decisions.models import Decision
+from evaluations.decisions.selectors import decision_of
 from evaluations.models import Evaluation
 from evaluations.review.models import EvaluationRevision
 from evaluations.selectors import decision_report
@@ -109,7 +109,7 @@ def revision_content(evaluation: Evaluation) -> dict[str, Any]:
         "enforcement_points",
         Prefetch("row", queryset=PlacementRow.objects.select_related("project")),
     )
-    decision = Decision.objects.filter(evaluation=evaluation).first()
+    decision = decision_of(evaluation)
     labels: dict[str, str] = {}
     candidate_items = []
     for candidate in candidates:

@@ -7,19 +7,22 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from evaluations.approvals.services import approval_status
+from evaluations.audit.selectors import evaluation_editors
+from evaluations.audit.services import audit_write
 from evaluations.decisions.drift import decision_pin
-from evaluations.decisions.models import Decision
+from evaluations.decisions.selectors import decision_names_rows
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import PLACEMENT_STEPS, Evaluation, State, Step
-from evaluations.notifications.models import Event
+from evaluations.notifications.choices import Event
 from evaluations.notifications.services import evaluation_announce
+from evaluations.review.choices import Verdict
 from evaluations.review.comments import open_comments_override, review_comments_add
-from evaluations.review.editing import audit_write, evaluation_lock, role_require
-from evaluations.review.models import EvaluationRevision, Verdict
+from evaluations.review.editing import evaluation_lock, role_require
+from evaluations.review.models import EvaluationRevision
 from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
-from evaluations.selectors import evaluation_editors
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 
 
 def submission_missing(evaluation: Evaluation) -> list[str]:
@@ -29,7 +32,7 @@ def submission_missing(evaluation: Evaluation) -> list[str]:
         decision = getattr(evaluation, "decision", None)
         decided = bool(decision is not None and decision.rows)
     else:
-        decided = Decision.objects.filter(evaluation=evaluation).exclude(rows=[]).exists()
+        decided = decision_names_rows(evaluation)
     if not decided:
         missing.append(str(Step.DECISION.label))
     return missing

@@ -10,11 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from evaluations.audit.services import audit_write
 from evaluations.errors import InvalidInput
 from evaluations.models import Evaluation
-from evaluations.review.editing import audit_write, role_require
+from evaluations.review.editing import role_require
 from evaluations.sharing.models import ShareAccess, ShareLink
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 # The choices the form offers; longer links are refused: an outsider's access should lapse.
 SHARE_DAYS = (1, 7, 30, 90)

@@ -31,7 +31,7 @@ from evaluations.sharing.services import (
     share_link_create,
     share_link_revoke,
 )
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 
 class ShareLinkForm(forms.Form):

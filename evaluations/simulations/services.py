@@ -18,7 +18,7 @@ from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.models import Evaluation
 from evaluations.simulations.models import CapacityRun
 from evaluations.simulations.selectors import capacity_input, text_to_data
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 logger = logging.getLogger(__name__)
 Status = CapacityRun.Status

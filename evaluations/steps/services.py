@@ -20,7 +20,7 @@ from evaluations.review.editing import (
     role_require,
 )
 from evaluations.selectors import candidates_as_data, candidates_of, placement_rows_by_ref
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 # What step 1 needs answered before it counts as done; the cluster facts (GPU model and memory,
 # node and tenant counts, time windows) sharpen the recommendations but are optional.

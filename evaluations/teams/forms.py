@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 
 
 class TeamCreateForm(forms.Form):

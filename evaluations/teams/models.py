@@ -9,17 +9,7 @@ from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
-
-class Role(models.TextChoices):
-    """Team roles, weakest first: each role can do everything the ones before it can."""
-
-    VIEWER = "viewer", _("viewer")
-    EDITOR = "editor", _("editor")
-    REVIEWER = "reviewer", _("reviewer")
-    ADMIN = "admin", _("admin")
-
-
-ROLE_RANK = {role: rank for rank, role in enumerate(Role.values)}
+from evaluations.teams.choices import ROLE_RANK, Role
 
 
 class Team(models.Model):

@@ -37,7 +37,8 @@ from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.notifications.formats import FORMATS
 from evaluations.notifications.webhooks import internal_address
 from evaluations.review.editing import role_require
-from evaluations.teams.models import Invitation, Membership, Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Invitation, Membership, Team
 from evaluations.teams.selectors import invitation_for_account, invitation_problem
 
 logger = logging.getLogger(__name__)

@@ -18,7 +18,8 @@ from evaluations.approvals.services import (
     approvals_void_for_member,
     approvals_void_for_role,
 )
-from evaluations.teams.models import ROLE_RANK, Membership, Role, Team
+from evaluations.teams.choices import ROLE_RANK, Role
+from evaluations.teams.models import Membership, Team
 
 logger = logging.getLogger(__name__)
 

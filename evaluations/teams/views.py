@@ -24,6 +24,7 @@ from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.pages import save_or_form_error
 from evaluations.selectors import role_allows
 from evaluations.teams import selectors, services
+from evaluations.teams.choices import Role
 from evaluations.teams.forms import (
     InvitationForm,
     InvitationSignupForm,
@@ -31,7 +32,7 @@ from evaluations.teams.forms import (
     TeamCreateForm,
     WebhookForm,
 )
-from evaluations.teams.models import Invitation, Role, Team
+from evaluations.teams.models import Invitation, Team
 
 # A new invitation's link waits in the (server-side) session for the one page view that shows it.
 NEW_INVITATION_SESSION_KEY = "teams:new-invitation"

@@ -23,7 +23,8 @@ from catalog.imports.services import import_submit
 from evaluations.clusters.services import cluster_snapshot_upload
 from evaluations.models import Evaluation
 from evaluations.sharing.services import share_link_create
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 
 pytestmark = [
     pytest.mark.browser,

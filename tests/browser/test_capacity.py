@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from evaluations import services
 from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.evaluations.simulations.test_capacity_pages import BOARD_PROFILE
 

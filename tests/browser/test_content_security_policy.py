@@ -9,7 +9,7 @@ from django.core.management import call_command
 from evaluations import services
 from evaluations.models import Step
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, placement, project
 

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from evaluations.models import Evaluation, State
 from evaluations.services import evaluation_create
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.browser.conftest import SCREENS
 from tests.factories import make_user

@@ -10,7 +10,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from evaluations.models import Evaluation, State
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 

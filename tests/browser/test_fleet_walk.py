@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from evaluations.configgen.selectors import evaluation_config
 from evaluations.models import Evaluation, State
 from evaluations.services import evaluation_create
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.browser.conftest import SCREENS
 from tests.browser.test_profile_fleet_step import add_row, fill_hospital_tenants, type_into

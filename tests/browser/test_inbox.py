@@ -10,8 +10,9 @@ import pytest
 from playwright.sync_api import expect
 
 from evaluations import services
-from evaluations.notifications.models import Event, Notification
-from evaluations.teams.models import Role
+from evaluations.notifications.choices import Event
+from evaluations.notifications.models import Notification
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from catalog.models import Project
 from evaluations import services
 from evaluations.models import Evaluation
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 
 pytestmark = [

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from ecomap.accounts.oidc import discovery_forget
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from evaluations.teams.services import team_create
 from tests.factories import make_user
 from tests.oidc_issuer import CLIENT_ID, CLIENT_SECRET, oidc_issuer

@@ -19,7 +19,8 @@ from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Notification
 from evaluations.review.models import Comment
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from evaluations.teams.services import membership_set, team_create
 from tests.evaluations.factories import small_catalog
 from tests.factories import make_user

@@ -20,7 +20,7 @@ from evaluations.notifications.models import Notification
 from evaluations.review.models import CommentOverride
 from evaluations.services import evaluation_create
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.browser.test_team_review_flow import fill_remaining_steps, open_as, watch
 from tests.evaluations.factories import MIXED_PROFILE, small_catalog

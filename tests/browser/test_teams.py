@@ -12,7 +12,8 @@ from django.test import Client
 from playwright.sync_api import expect
 
 from evaluations.teams import services
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from tests.factories import make_user
 
 # serialized_rollback: a transactional test flushes the tables afterwards, which would take the

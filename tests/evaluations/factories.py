@@ -13,7 +13,8 @@ from evaluations.decisions.services import evaluation_decide
 from evaluations.models import Evaluation
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import apply, bundle, make_user, placement, project
 

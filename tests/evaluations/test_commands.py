@@ -10,7 +10,8 @@ from django.core.management import CommandError, call_command
 
 from evaluations.models import Evaluation
 from evaluations.notifications.models import Notification
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from tests.evaluations.factories import MIXED_PROFILE
 from tests.factories import make_user
 

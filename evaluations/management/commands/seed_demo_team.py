@@ -14,7 +14,8 @@ from evaluations.errors import EvaluationError
 from evaluations.models import Evaluation, Step
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 from evaluations.teams.services import membership_set, team_create
 
 TEAM_SLUG = "platform-team"

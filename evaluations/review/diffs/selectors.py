@@ -9,10 +9,11 @@ from typing import Any
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from evaluations.audit.models import AuditEntry
+from evaluations.audit.selectors import entries_between
 from evaluations.models import Evaluation
+from evaluations.review.choices import Verdict
 from evaluations.review.diffs.engine import ContentDiff, Touch, content_diff
-from evaluations.review.models import EvaluationRevision, Verdict
+from evaluations.review.models import EvaluationRevision
 from evaluations.review.revisions import revision_get
 
 
@@ -112,11 +113,7 @@ def evaluation_diff(*, evaluation: Evaluation, old: int, new: int) -> Evaluation
                 ).format(number=number, date=_recorded_since(first))
             )
         records[number] = record
-    entries = (
-        AuditEntry.objects.filter(evaluation=evaluation, revision__gt=old, revision__lte=new)
-        .select_related("actor")
-        .order_by("id")
-    )
+    entries = entries_between(evaluation, old, new)
     touches = [
         Touch(
             actor=entry.actor.get_username() if entry.actor else "",

@@ -37,7 +37,7 @@ from django.core.management import call_command
 
 from ecomap.tokens import token_create_for
 from evaluations.services import evaluation_create
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 from tests.production_server import ProductionServer

@@ -17,7 +17,7 @@ from evaluations.models import Evaluation, State
 from evaluations.notifications.models import Notification
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import make_cast, small_catalog, submitted
 from tests.factories import make_user

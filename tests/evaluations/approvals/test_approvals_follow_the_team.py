@@ -17,7 +17,8 @@ from evaluations.errors import InvalidInput
 from evaluations.models import Evaluation, State
 from evaluations.review.models import Review
 from evaluations.review.services import evaluation_review
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from evaluations.teams.services import member_remove, member_role_change, membership_set
 from evaluations.teams.sso import teams_sync
 from tests.evaluations.factories import make_cast, small_catalog, submitted

@@ -7,6 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from evaluations.audit.models import AuditEntry
+from evaluations.audit.selectors import evaluation_editors
 from evaluations.decisions.cloning import evaluation_clone
 from evaluations.decisions.services import evaluation_decide
 from evaluations.errors import NotAllowed
@@ -15,9 +16,8 @@ from evaluations.models import Evaluation, State, Step
 from evaluations.notifications.services import recipients_for
 from evaluations.review.models import Comment
 from evaluations.review.services import evaluation_review, evaluation_submit
-from evaluations.selectors import evaluation_editors
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set
 from tests.evaluations.factories import (
     MIXED_PROFILE,

@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from catalog.models import CatalogChange
 from evaluations import services
-from evaluations.notifications.models import Event, Notification
+from evaluations.notifications.choices import Event
+from evaluations.notifications.models import Notification
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
 from tests.evaluations.factories import fill_steps, make_cast, make_evaluation, small_catalog
@@ -293,8 +294,11 @@ def test_the_home_page_reads_no_stored_documents_it_does_not_show(client, cast):
 def test_the_inbox_badge_follows_new_and_read_notifications_with_its_count_cached(client, cast):
     """The nav's unread count is cached per person (issue 28, throughput): a new notification,
     opening one and marking all read each show at once, whichever path wrote them."""
-    from evaluations.inbox.services import notification_open, notifications_mark_all_read
-    from evaluations.notifications.services import evaluation_announce
+    from evaluations.notifications.services import (
+        evaluation_announce,
+        notification_open,
+        notifications_mark_all_read,
+    )
 
     evaluation = make_evaluation(cast)
     client.force_login(cast.carol)

@@ -24,7 +24,7 @@ from evaluations.notifications.webhooks import MAX_ATTEMPTS, webhook_deliver
 from evaluations.recovery import jobs_recover
 from evaluations.review import comments
 from evaluations.review.services import evaluation_review, evaluation_submit
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_webhook_set
 from tests.evaluations.factories import (
     fill_steps,

@@ -13,7 +13,7 @@ from evaluations.audit.models import AuditEntry
 from evaluations.errors import EditConflict
 from evaluations.models import Evaluation
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Role
+from evaluations.teams.choices import Role
 from evaluations.teams.services import membership_set, team_create
 from tests.factories import make_user
 

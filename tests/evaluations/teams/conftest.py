@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from evaluations.teams import services
-from evaluations.teams.models import Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Team
 from tests.factories import make_user
 
 

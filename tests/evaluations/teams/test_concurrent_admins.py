@@ -9,7 +9,8 @@ from django.db import connection
 
 from evaluations.errors import EvaluationError
 from evaluations.teams import services
-from evaluations.teams.models import Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,7 +13,8 @@ from django.utils import timezone
 
 from evaluations.errors import InvalidInput, NotAllowed
 from evaluations.teams import services
-from evaluations.teams.models import Invitation, Membership, Role
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Invitation, Membership
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db

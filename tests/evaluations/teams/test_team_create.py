@@ -8,7 +8,8 @@ from django.urls import reverse
 
 from evaluations.errors import InvalidInput
 from evaluations.teams import services
-from evaluations.teams.models import Membership, Role, Team
+from evaluations.teams.choices import Role
+from evaluations.teams.models import Membership, Team
 from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
