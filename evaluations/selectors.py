@@ -31,8 +31,8 @@ from catalog.selectors import (
 )
 from evaluations.audit.selectors import review_round_started
 from evaluations.models import Candidate, Evaluation
-from evaluations.teams.choices import ROLE_RANK, Role
-from evaluations.teams.models import Membership, Team
+from evaluations.teams.choices import ROLE_RANK
+from evaluations.teams.selectors import role_of
 
 # ---------------------------------------------------------------------------------------------
 # Access
@@ -67,11 +67,7 @@ def user_role_in(evaluation: Evaluation, user) -> str | None:
     role = getattr(evaluation, "user_role", None)
     if role is not None:
         return role
-    return (
-        Membership.objects.filter(team_id=evaluation.team_id, user=user)
-        .values_list("role", flat=True)
-        .first()
-    )
+    return role_of(team_id=evaluation.team_id, user=user)
 
 
 def role_allows(role: str | None, needed: str) -> bool:
@@ -92,11 +88,6 @@ def evaluations_for_user(*, user, state: str = "") -> QuerySet[Evaluation]:
     if state:
         evaluations = evaluations.filter(state=state)
     return evaluations
-
-
-def teams_for_user(*, user, min_role: str = Role.VIEWER) -> list[Team]:
-    roles = [role for role in Role.values if ROLE_RANK[role] >= ROLE_RANK[min_role]]
-    return list(Team.objects.filter(memberships__user=user, memberships__role__in=roles))
 
 
 # ---------------------------------------------------------------------------------------------

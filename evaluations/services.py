@@ -7,7 +7,7 @@ entry saying who changed what.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
@@ -19,7 +19,9 @@ from evaluations.review.editing import edit_begin, role_require
 from evaluations.review.revisions import revision_record
 from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Team
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 
 def evaluation_check_editable(*, evaluation: Evaluation, actor) -> None:

@@ -58,6 +58,7 @@ from evaluations.steps.forms import (
 from evaluations.steps.guidance import guidance
 from evaluations.steps.mix_forms import workload_mix_in_words
 from evaluations.teams.choices import ROLE_RANK, Role
+from evaluations.teams.selectors import teams_for_user
 
 # ---------------------------------------------------------------------------------------------
 # List, create, overview
@@ -69,7 +70,7 @@ def evaluation_list_view(request):
     if state not in State.values:
         state = ""
     evaluations = list(selectors.evaluations_for_user(user=request.user, state=state)[:200])
-    teams = selectors.teams_for_user(user=request.user, min_role=Role.EDITOR)
+    teams = teams_for_user(user=request.user, min_role=Role.EDITOR)
     return render(
         request,
         "evaluations/list.html",
@@ -86,7 +87,7 @@ def evaluation_list_view(request):
 @login_required
 @maps_domain_errors
 def evaluation_create_view(request):
-    teams = selectors.teams_for_user(user=request.user, min_role=Role.EDITOR)
+    teams = teams_for_user(user=request.user, min_role=Role.EDITOR)
     form = EvaluationCreateForm(request.POST or None, teams=teams)
     if request.method == "POST" and form.is_valid():
         evaluation = services.evaluation_create(
@@ -137,7 +138,7 @@ def evaluation_detail_view(request, pk: int):
             review_form=ReviewForm() if can_review else None,
             since_approval=since_approval(evaluation) if can_review else None,
             reviews=selectors.reviews_for(evaluation),
-            clone_teams=selectors.teams_for_user(user=request.user, min_role=Role.EDITOR),
+            clone_teams=teams_for_user(user=request.user, min_role=Role.EDITOR),
             audit=audit_for(evaluation),
             candidates=candidates,
             decision_rows=selectors.decision_rows(evaluation),

@@ -6,8 +6,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from django.http import HttpResponse
-from django.shortcuts import get_object_or_404
+from django.http import Http404, HttpResponse
 from django.utils import translation
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -41,7 +40,7 @@ from evaluations.models import Evaluation, Step
 from evaluations.review.diffs import selectors as diff_selectors
 from evaluations.review.services import evaluation_archive, evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
-from evaluations.teams.models import Membership, Team
+from evaluations.teams.selectors import team_of_user
 
 ERRORS = {
     400: OpenApiResponse(ErrorSerializer, description="invalid input or a refused transition"),
@@ -185,11 +184,9 @@ class EvaluationViewSet(
         serializer = EvaluationCreateSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         # A team you are not in is as unknown as a team that does not exist.
-        team = get_object_or_404(
-            Team,
-            slug=serializer.validated_data["team"],
-            pk__in=Membership.objects.filter(user=request.user).values("team"),
-        )
+        team = team_of_user(user=request.user, slug=serializer.validated_data["team"])
+        if team is None:
+            raise Http404("No Team matches the given query.")
         evaluation = services.evaluation_create(
             actor=request.user, team=team, title=serializer.validated_data["title"]
         )

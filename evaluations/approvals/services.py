@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 
@@ -21,12 +20,15 @@ from evaluations.errors import InvalidInput, InvalidTransition, NotAllowed
 from evaluations.models import Evaluation, State
 from evaluations.notifications.choices import Event
 from evaluations.notifications.services import evaluation_announce
-from evaluations.review.choices import Verdict
 from evaluations.review.editing import role_require
-from evaluations.review.models import Review
+from evaluations.review.selectors import approvals_of
+from evaluations.review.voiding import approval_void
 from evaluations.selectors import review_requests_this_round
 from evaluations.teams.choices import ROLE_RANK, Role
-from evaluations.teams.models import Membership, Team
+from evaluations.teams.selectors import role_of, roles_in, usernames_with_role
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 logger = logging.getLogger(__name__)
 
@@ -73,11 +75,7 @@ def approval_policy_set(
         errors["required_approvals"] = [_("Between 1 and 10 approvals.")]
     if len(rules) > MAX_RULES:
         errors["rules"] = [_("At most %(count)d rules.") % {"count": MAX_RULES}]
-    approvers = dict(
-        Membership.objects.filter(team=team, role__in=APPROVING_ROLES).values_list(
-            "user__username", "user_id"
-        )
-    )
+    approvers = usernames_with_role(team_id=team.pk, roles=APPROVING_ROLES)
     cleaned: list[tuple[RuleInput, list[int]]] = []
     for index, rule in enumerate(rules):
         key = f"rules[{index}]"
@@ -127,9 +125,7 @@ def approval_status(evaluation: Evaluation) -> PolicyStatus:
     """The approvals of the current revision in the current review round, measured against the
     team's policy."""
     required, rules, _rows = policy_rules(evaluation.team)
-    roles = dict(
-        Membership.objects.filter(team_id=evaluation.team_id).values_list("user_id", "role")
-    )
+    roles = roles_in(team_id=evaluation.team_id)
     # Only approvals of people who can approve now: a reviewer removed or demoted since counts
     # no more (their approval is voided too, so it does not come back when they do).
     approvals = [
@@ -143,16 +139,7 @@ def approval_status(evaluation: Evaluation) -> PolicyStatus:
 
 def _counting_approvals(evaluation: Evaluation):
     """The approvals of the current revision in the current review round, not voided."""
-    reviews = Review.objects.filter(
-        evaluation=evaluation,
-        verdict=Verdict.APPROVE,
-        revision=evaluation.revision,
-        voided_at__isnull=True,
-    ).exclude(reviewer=None)
-    started = review_round_started(evaluation)
-    if started is not None:
-        reviews = reviews.filter(created_at__gte=started)
-    return reviews.order_by("created_at", "id")
+    return approvals_of(evaluation, since=review_round_started(evaluation))
 
 
 # Why an approval was voided, in words stored on the review and in the audit entry (translated
@@ -177,10 +164,7 @@ def approvals_void_for_member(*, team: Team, user, actor, reason: str) -> int:
     ).distinct()
     for evaluation in evaluations:
         for review in _counting_approvals(evaluation).filter(reviewer=user):
-            updated = Review.objects.filter(pk=review.pk, voided_at__isnull=True).update(
-                voided_at=timezone.now(), void_reason=reason
-            )
-            if not updated:
+            if not approval_void(review.pk, reason=reason):
                 continue
             voided += 1
             status = approval_status(evaluation)
@@ -236,11 +220,7 @@ def review_request_create(*, evaluation: Evaluation, actor, reviewer) -> ReviewR
         raise InvalidTransition(
             _("A review can be requested only while the evaluation is in review.")
         )
-    role = (
-        Membership.objects.filter(team_id=evaluation.team_id, user=reviewer)
-        .values_list("role", flat=True)
-        .first()
-    )
+    role = role_of(team_id=evaluation.team_id, user=reviewer)
     if role not in APPROVING_ROLES:
         raise InvalidInput(
             _("%(name)s is not a reviewer or admin of the team.")

@@ -23,16 +23,11 @@ from evaluations.errors import EvaluationError
 from evaluations.pages import evaluation_for, maps_domain_errors
 from evaluations.selectors import role_allows
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Membership
-from evaluations.teams.selectors import team_get_for_user
+from evaluations.teams.selectors import team_get_for_user, usernames_with_role
 
 
 def _reviewer_names(team) -> list[str]:
-    return list(
-        Membership.objects.filter(team=team, role__in=APPROVING_ROLES)
-        .order_by("user__username")
-        .values_list("user__username", flat=True)
-    )
+    return list(usernames_with_role(team_id=team.pk, roles=APPROVING_ROLES))
 
 
 @login_required

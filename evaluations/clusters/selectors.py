@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, F, OuterRef, QuerySet, Subquery
 from django.http import Http404
@@ -24,7 +24,10 @@ from evaluations.configgen.config_drift import Drift, config_drift
 from evaluations.configgen.selectors import ConfigUnavailable, evaluation_config
 from evaluations.errors import InvalidInput
 from evaluations.models import Evaluation
-from evaluations.teams.models import Membership, Team
+from evaluations.teams.selectors import teams_and_roles
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 # What a list shows of a snapshot; the document itself (up to 20 MB) stays in the database.
 LIST_DEFERRED = ("document",)
@@ -177,20 +180,15 @@ def config_drift_of(
 def upload_team_for_user(*, user, slug: str) -> tuple[Team, str]:
     """The team an upload goes to and the user's role in it; a team the user is not in is as
     unknown as a missing one (Http404). Without a slug, the user's only team."""
-    memberships = Membership.objects.filter(user=user).select_related("team")
-    if slug:
-        membership = memberships.filter(team__slug=slug).first()
-    else:
-        found = list(memberships[:2])
-        if len(found) != 1:
-            raise InvalidInput(
-                "Name the team: ?team=<short name>.",
-                errors={"team": ["required when you are in more than one team (or none)"]},
-            )
-        membership = found[0]
-    if membership is None:
+    found = teams_and_roles(user=user, slug=slug, limit=None if slug else 2)
+    if not slug and len(found) != 1:
+        raise InvalidInput(
+            "Name the team: ?team=<short name>.",
+            errors={"team": ["required when you are in more than one team (or none)"]},
+        )
+    if not found:
         raise Http404("No such team")
-    return membership.team, membership.role
+    return found[0]
 
 
 def team_evaluations_decided(team_id: int) -> QuerySet[Evaluation]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -28,7 +28,9 @@ from evaluations.review.editing import (
 from evaluations.review.revisions import revision_record
 from evaluations.selectors import role_allows
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Team
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 EMPTY_BODY = "the body is empty: send an ecomap.cluster/v1 JSON document"
 TOO_MANY_DIGITS = f"a number has more than {MAX_INT_DIGITS} digits"

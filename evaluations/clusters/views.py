@@ -27,10 +27,10 @@ from evaluations.pages import posted_revision
 from evaluations.selectors import (
     evaluation_get_for_user,
     role_allows,
-    teams_for_user,
     user_role_in,
 )
 from evaluations.teams.choices import Role
+from evaluations.teams.selectors import teams_for_user
 
 
 @login_required

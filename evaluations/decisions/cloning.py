@@ -9,6 +9,8 @@ remembered on the copy as one of its authors: they may not approve it (review in
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.db import transaction
 from django.utils.translation import gettext as _
 
@@ -18,7 +20,9 @@ from evaluations.models import Candidate, Evaluation, UnitChoice
 from evaluations.review.editing import role_require
 from evaluations.review.revisions import revision_record
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Team
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 TITLE_MAX = 200
 

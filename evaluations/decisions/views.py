@@ -35,6 +35,7 @@ from evaluations.sharing.selectors import share_links_for
 from evaluations.simulations.selectors import capacity_of_rows, capacity_panel
 from evaluations.steps.guidance import guidance
 from evaluations.teams.choices import Role
+from evaluations.teams.selectors import teams_for_user
 
 
 @login_required
@@ -221,7 +222,7 @@ def evaluation_clone_view(request, pk: int):
     """A new draft from this evaluation's placement work, in this team or another where the user
     is an editor."""
     evaluation = evaluation_for(request, pk)
-    teams = selectors.teams_for_user(user=request.user, min_role=Role.EDITOR)
+    teams = teams_for_user(user=request.user, min_role=Role.EDITOR)
     wanted = request.POST.get("team") or str(evaluation.team_id)
     team = next((team for team in teams if str(team.pk) == wanted), None)
     if team is None:

@@ -29,9 +29,9 @@ from catalog.search.selectors import ProjectHit, RowHit, catalog_search, full_te
 from evaluations.audit.selectors import edits_by
 from evaluations.decisions.selectors import decisions_of_teams
 from evaluations.models import Candidate, Evaluation, State, UnitChoice
-from evaluations.review.models import Review
+from evaluations.review.selectors import reviews_by
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Membership
+from evaluations.teams.selectors import team_ids_of
 
 if TYPE_CHECKING:
     from evaluations.decisions.models import Decision
@@ -58,11 +58,7 @@ UNSHOWN_DECISION_FIELDS = (
 
 
 def _my_teams(user) -> QuerySet:
-    return Membership.objects.filter(user=user).values("team_id")
-
-
-def in_a_team(*, user) -> bool:
-    return Membership.objects.filter(user=user).exists()
+    return team_ids_of(user=user)
 
 
 def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
@@ -84,12 +80,10 @@ def drafts_for_user(*, user, limit: int = HOME_LIST) -> list[Evaluation]:
 def waiting_for_review(*, user, limit: int | None = HOME_LIST) -> list[Evaluation]:
     """In-review evaluations of the teams where the user reviews (reviewer or admin), that they
     did not write and have not reviewed at their current revision, oldest submission first."""
-    reviewed = Review.objects.filter(
-        evaluation=OuterRef("pk"), reviewer=user, revision=OuterRef("revision")
-    )
-    teams = Membership.objects.filter(user=user, role__in=(Role.REVIEWER, Role.ADMIN))
+    reviewed = reviews_by(reviewer=user, evaluation=OuterRef("pk"), revision=OuterRef("revision"))
+    teams = team_ids_of(user=user, roles=(Role.REVIEWER, Role.ADMIN))
     evaluations = (
-        Evaluation.objects.filter(team__in=teams.values("team_id"), state=State.IN_REVIEW)
+        Evaluation.objects.filter(team__in=teams, state=State.IN_REVIEW)
         .exclude(created_by=user)
         .exclude(source_authors=user)
         .exclude(Exists(reviewed))

@@ -16,6 +16,7 @@ from evaluations.inbox import selectors
 from evaluations.notifications import selectors as notifications
 from evaluations.notifications import services as notify
 from evaluations.notifications.choices import Event
+from evaluations.teams import selectors as teams
 
 NOTIFICATIONS_PER_PAGE = 30
 
@@ -34,7 +35,7 @@ def home_view(request):
     # Each of the first three lists shows only the work of the user's teams: any item in them
     # already says the user is in a team, without asking the database again.
     in_a_team = any(lists[name] for name in ("drafts", "to_review", "decisions"))
-    lists["in_a_team"] = in_a_team or selectors.in_a_team(user=user)
+    lists["in_a_team"] = in_a_team or teams.in_a_team(user=user)
     return render(request, "home.html", lists)
 
 

@@ -3,6 +3,8 @@ sending a delivery again. Team admins only (the log shows the webhook's address)
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.db import transaction
 from django.utils import translation
@@ -15,7 +17,9 @@ from evaluations.notifications.models import WebhookDelivery
 from evaluations.notifications.services import event_sentence
 from evaluations.review.editing import role_require
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Team
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 LOG_LENGTH = 100
 

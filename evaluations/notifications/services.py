@@ -3,6 +3,8 @@ one WebhookDelivery, written in the caller's transaction and sent by jobs once i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
@@ -15,10 +17,13 @@ from evaluations.models import PLACEMENT_STEPS, Evaluation, State, Step
 from evaluations.notifications.choices import Event
 from evaluations.notifications.models import Notification, WebhookDelivery
 from evaluations.notifications.selectors import unread_count_forget
-from evaluations.review.models import Comment, Review
+from evaluations.review.selectors import participant_ids
 from evaluations.selectors import reviewers_asked
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Membership
+from evaluations.teams.selectors import member_ids
+
+if TYPE_CHECKING:
+    from evaluations.review.models import Comment
 
 
 def anchor_path(evaluation: Evaluation, anchor: str = "") -> str:
@@ -89,12 +94,7 @@ def _members(
     evaluation: Evaluation, user_ids: set[int] | None, *, roles: tuple[str, ...] = ()
 ) -> set[int]:
     """Those of `user_ids` still in the evaluation's team (with one of `roles`, if given)."""
-    members = Membership.objects.filter(team_id=evaluation.team_id, user__is_active=True)
-    if roles:
-        members = members.filter(role__in=roles)
-    if user_ids is not None:
-        members = members.filter(user_id__in=user_ids)
-    return set(members.values_list("user_id", flat=True))
+    return member_ids(team_id=evaluation.team_id, roles=roles, among=user_ids)
 
 
 def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
@@ -122,9 +122,7 @@ def recipients_for(*, evaluation: Evaluation, actor, event: str) -> set[int]:
     elif event == Event.CATALOG_DRIFT:
         wanted = _members(evaluation, None, roles=(Role.EDITOR, *reviewers))
     elif actor.pk in editors:
-        taking_part = set(
-            Review.objects.filter(evaluation=evaluation).values_list("reviewer_id", flat=True)
-        ) | set(Comment.objects.filter(evaluation=evaluation).values_list("author_id", flat=True))
+        taking_part = participant_ids(evaluation)
         wanted = _members(evaluation, (taking_part | asked) - editors)
         if not wanted - {actor.pk} and evaluation.state == State.IN_REVIEW:
             wanted = _members(evaluation, None, roles=reviewers) - editors

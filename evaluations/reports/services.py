@@ -141,6 +141,11 @@ def reports_of(evaluation: Evaluation) -> list[Report]:
     return list(evaluation.reports.select_related("requested_by")[:50])
 
 
+def report_built(evaluation: Evaluation) -> Report | None:
+    """The evaluation's newest report that was built (what a share link's PDF serves)."""
+    return evaluation.reports.filter(status=Report.Status.SUCCEEDED).first()
+
+
 def report_panel(*, evaluation: Evaluation, user) -> dict[str, Any]:
     """What the evaluation page's report panel shows: the latest build, the latest good one."""
     latest = evaluation.reports.first()

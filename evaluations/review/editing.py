@@ -3,7 +3,7 @@ state change an edit causes (an edit after approval or a change request reopens 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.translation import gettext as _
 
@@ -15,14 +15,15 @@ from evaluations.review.revisions import revision_record
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.selectors import role_allows
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Membership, Team
+from evaluations.teams.selectors import role_of
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 
 def role_require(*, evaluation: Evaluation | None, team: Team, actor, role: str) -> str:
     """The actor's role in the team; NotAllowed when weaker than `role`."""
-    current = (
-        Membership.objects.filter(team=team, user=actor).values_list("role", flat=True).first()
-    )
+    current = role_of(team_id=team.pk, user=actor)
     if not role_allows(current, role):
         messages = {
             Role.EDITOR: _("Changing an evaluation needs the editor role in its team."),

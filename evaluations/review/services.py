@@ -22,7 +22,7 @@ from evaluations.review.models import EvaluationRevision
 from evaluations.review.revisions import revision_name
 from evaluations.review.workflow import EvaluationWorkflow
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Membership
+from evaluations.teams.selectors import membership_lock
 
 
 def submission_missing(evaluation: Evaluation) -> list[str]:
@@ -74,7 +74,7 @@ def evaluation_review(
     # The reviewer's membership row first, then the evaluation's (the order a removal takes
     # them in): a removal or demotion made meanwhile waits for this approval and then voids it,
     # or is seen here and the approval is refused.
-    Membership.objects.select_for_update().filter(team_id=evaluation.team_id, user=actor).first()
+    membership_lock(team_id=evaluation.team_id, user=actor)
     role_require(evaluation=evaluation, team=evaluation.team, actor=actor, role=Role.REVIEWER)
     evaluation = evaluation_lock(evaluation)
     if evaluation.created_by_id == actor.pk:

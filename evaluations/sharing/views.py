@@ -20,7 +20,7 @@ from ecomap.outage import rate_limit_wait
 from evaluations import selectors
 from evaluations.decisions import adr
 from evaluations.pages import evaluation_for, maps_domain_errors
-from evaluations.reports.models import Report
+from evaluations.reports.services import report_built
 from evaluations.sharing.models import ShareAccess, ShareLink
 from evaluations.sharing.selectors import share_accesses_for, share_link_of, share_links_for
 from evaluations.sharing.services import (
@@ -158,7 +158,7 @@ def shared_decision_view(request, key: str):
         return link
     evaluation = link.evaluation
     record = adr.adr_data(evaluation, base_url=request.build_absolute_uri("/"))
-    report = evaluation.reports.filter(status=Report.Status.SUCCEEDED).first()
+    report = report_built(evaluation)
     return _private(
         render(
             request,
@@ -191,7 +191,7 @@ def shared_pdf_view(request, key: str):
     link = _open(request, key, ShareAccess.Kind.PDF)
     if isinstance(link, HttpResponse):
         return link
-    report = link.evaluation.reports.filter(status=Report.Status.SUCCEEDED).first()
+    report = report_built(link.evaluation)
     if report is None or not report.file:
         raise Http404("No report has been built")
     response = FileResponse(

@@ -1,7 +1,9 @@
-"""Team reads: the access helper, a user's teams, a team's members and open invitations."""
+"""Team reads: the access helper, a user's teams, a team's members and open invitations, and the
+roles and members other rooms ask about."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
@@ -11,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ecomap.accounts.models import key_hash
+from evaluations.teams.choices import ROLE_RANK, Role
 from evaluations.teams.models import Invitation, Membership, Team
 
 
@@ -91,3 +94,89 @@ def invitation_problem(invitation: Invitation | None) -> InvitationProblem | Non
     if invitation.expires_at <= timezone.now():
         return InvitationProblem("expired", _("This invitation has expired."))
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Roles and members, for the other rooms (they ask here rather than read the memberships)
+
+
+def role_of(*, team_id: int, user) -> str | None:
+    """The user's role in the team, None when not a member."""
+    return (
+        Membership.objects.filter(team_id=team_id, user=user).values_list("role", flat=True).first()
+    )
+
+
+def membership_lock(*, team_id: int, user) -> None:
+    """Lock the user's membership row (SELECT … FOR UPDATE) for the rest of the transaction."""
+    Membership.objects.select_for_update().filter(team_id=team_id, user=user).first()
+
+
+def roles_in(*, team_id: int) -> dict[int, str]:
+    """Every member's role in the team, by user id."""
+    return dict(Membership.objects.filter(team_id=team_id).values_list("user_id", "role"))
+
+
+def member_ids(
+    *, team_id: int, roles: Iterable[str] = (), among: Iterable[int] | None = None
+) -> set[int]:
+    """The team's active members (with one of `roles`, if given; of `among`, if given)."""
+    members = Membership.objects.filter(team_id=team_id, user__is_active=True)
+    if roles:
+        members = members.filter(role__in=roles)
+    if among is not None:
+        members = members.filter(user_id__in=among)
+    return set(members.values_list("user_id", flat=True))
+
+
+def usernames_with_role(*, team_id: int, roles: Iterable[str]) -> dict[str, int]:
+    """The members with one of `roles`, user ids by username, in username order."""
+    return dict(
+        Membership.objects.filter(team_id=team_id, role__in=roles)
+        .order_by("user__username")
+        .values_list("user__username", "user_id")
+    )
+
+
+def team_ids_of(*, user, roles: Iterable[str] = ()) -> QuerySet:
+    """The ids of the user's teams (where they have one of `roles`, if given), as a subquery."""
+    memberships = Membership.objects.filter(user=user)
+    if roles:
+        memberships = memberships.filter(role__in=roles)
+    return memberships.values("team_id")
+
+
+def in_a_team(*, user) -> bool:
+    return Membership.objects.filter(user=user).exists()
+
+
+def teams_for_user(*, user, min_role: str = Role.VIEWER) -> list[Team]:
+    roles = [role for role in Role.values if ROLE_RANK[role] >= ROLE_RANK[min_role]]
+    return list(Team.objects.filter(memberships__user=user, memberships__role__in=roles))
+
+
+def team_of_user(*, user, slug: str) -> Team | None:
+    """The team with this slug if the user is in it (no role annotation), else None."""
+    return Team.objects.filter(slug=slug, pk__in=team_ids_of(user=user)).first()
+
+
+def teams_by_pk(pks: Iterable[int]) -> QuerySet[Team]:
+    return Team.objects.filter(pk__in=list(pks))
+
+
+def no_teams() -> QuerySet[Team]:
+    return Team.objects.none()
+
+
+def team_by_slug(slug: str) -> Team | None:
+    return Team.objects.filter(slug=slug).first()
+
+
+def teams_and_roles(*, user, slug: str = "", limit: int | None = None) -> list[tuple[Team, str]]:
+    """The user's teams with their role in each (only the team `slug`, if given)."""
+    memberships = Membership.objects.filter(user=user).select_related("team")
+    if slug:
+        memberships = memberships.filter(team__slug=slug)
+    if limit is not None:
+        memberships = memberships[:limit]
+    return [(membership.team, membership.role) for membership in memberships]

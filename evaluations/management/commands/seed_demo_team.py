@@ -4,6 +4,8 @@ and one waiting for USERNAME's review."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
@@ -15,8 +17,11 @@ from evaluations.models import Evaluation, Step
 from evaluations.review.services import evaluation_review, evaluation_submit
 from evaluations.steps.services import evaluation_step_save
 from evaluations.teams.choices import Role
-from evaluations.teams.models import Team
+from evaluations.teams.selectors import team_by_slug
 from evaluations.teams.services import membership_set, team_create
+
+if TYPE_CHECKING:
+    from evaluations.teams.models import Team
 
 TEAM_SLUG = "platform-team"
 TITLE = "Shared GPU cluster for training and online inference"
@@ -138,7 +143,7 @@ class Command(BaseCommand):
         user = get_user_model().objects.filter(username=options["username"]).first()
         if user is None:
             raise CommandError(f"no user {options['username']!r}; create it first (setup_demo)")
-        team = Team.objects.filter(slug=TEAM_SLUG).first()
+        team = team_by_slug(TEAM_SLUG)
         if team is None:
             team = team_create(name="Platform team", slug=TEAM_SLUG, admin=user)
         else:
