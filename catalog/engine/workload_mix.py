@@ -76,8 +76,8 @@ class MixError(ValueError):
     """A mix that is not valid; the message starts with `workload_mix:` (the profile's field)."""
 
 
-def _fail(message: Text, **params: Any) -> MixError:
-    return MixError(_("workload_mix: %(problem)s", problem=_(message, **params)))
+def _fail(problem: Text) -> MixError:
+    return MixError(_("workload_mix: %(problem)s", problem=problem))
 
 
 def _whole(value: Any, name: str, low: int, high: int, where: Text | str) -> int:
@@ -86,10 +86,10 @@ def _whole(value: Any, name: str, low: int, high: int, where: Text | str) -> int
     if isinstance(value, str) and value.strip().lstrip("-").isdigit():
         value = int(value.strip())
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise _fail(
+        raise _fail(_(
             "%(where)s: %(name)s must be a whole number from %(low)s to %(high)s, not %(value)s",
             where=where, name=name, low=low, high=high, value=repr(value)[:40],
-        )  # fmt: skip
+        ))  # fmt: skip
     return value
 
 
@@ -98,18 +98,18 @@ def _gpu_types(value: Any, where: Text | str) -> tuple[str, ...]:
         return ()
     names = value.split("|") if isinstance(value, str) else value
     if not isinstance(names, list | tuple) or len(names) > GPU_TYPES_MAX:
-        raise _fail(
+        raise _fail(_(
             "%(where)s: gpu_types must be at most %(count)s GPU models", where=where,
             count=GPU_TYPES_MAX,
-        )  # fmt: skip
+        ))  # fmt: skip
     keys = []
     for name in names:
         model = gpu_model_find(name) if isinstance(name, str) and len(name) <= 80 else None
         if model is None:
-            raise _fail(
+            raise _fail(_(
                 "%(where)s: unknown GPU type %(name)s (not in EcoMap's GPU facts)",
                 where=where, name=repr(name)[:60],
-            )  # fmt: skip
+            ))  # fmt: skip
         if model.key not in keys:
             keys.append(model.key)
     return tuple(keys)
@@ -118,17 +118,17 @@ def _gpu_types(value: Any, where: Text | str) -> tuple[str, ...]:
 def mix_entry(data: Any, where: Text | str, *, tenant_count: int | None = None) -> MixEntry:
     """One entry from its dict; `where` names it in the error ("line 3", "entry 2")."""
     if not isinstance(data, Mapping):
-        raise _fail("%(where)s: expected an object", where=where)
+        raise _fail(_("%(where)s: expected an object", where=where))
     unknown = sorted(set(data) - {"tenant", "workload", "tasks", "gpus", "gpu_milli",
                                   "memory_gb", "gpu_types"})  # fmt: skip
     if unknown:
-        raise _fail("%(where)s: unknown key %(keys)s", where=where, keys=", ".join(unknown)[:80])
+        raise _fail(_("%(where)s: unknown key %(keys)s", where=where, keys=", ".join(unknown)[:80]))
     workload = data.get("workload")
     if workload not in WORKLOADS:
-        raise _fail(
+        raise _fail(_(
             "%(where)s: workload %(value)s is not one of %(allowed)s",
             where=where, value=repr(workload)[:40], allowed=", ".join(WORKLOADS),
-        )  # fmt: skip
+        ))  # fmt: skip
     tenant = data.get("tenant")
     if tenant not in (None, ""):
         tenant = _whole(tenant, "tenant", 1, tenant_count or TENANT_MAX, where)
@@ -138,7 +138,7 @@ def mix_entry(data: Any, where: Text | str, *, tenant_count: int | None = None) 
     milli = _whole(data.get("gpu_milli", 1000), "gpu_milli", 1, 1000, where)
     if gpus > 1 and milli != 1000:
         raise _fail(
-            "%(where)s: a task of several GPUs takes them whole (gpu_milli 1000)", where=where
+            _("%(where)s: a task of several GPUs takes them whole (gpu_milli 1000)", where=where)
         )
     memory = data.get("memory_gb")
     if memory in (None, ""):
@@ -149,10 +149,10 @@ def mix_entry(data: Any, where: Text | str, *, tenant_count: int | None = None) 
         except (TypeError, ValueError):
             memory = -1.0
         if not 0 < memory <= MEMORY_MAX_GB:
-            raise _fail(
+            raise _fail(_(
                 "%(where)s: memory_gb must be a number above 0 and at most %(high)s",
                 where=where, high=MEMORY_MAX_GB,
-            )  # fmt: skip
+            ))  # fmt: skip
     return MixEntry(
         workload=workload,
         tasks=_whole(data.get("tasks"), "tasks", 1, TASKS_MAX, where),
@@ -169,9 +169,9 @@ def workload_mix_from_data(value: Any, *, tenant_count: int | None = None) -> tu
     if value in (None, [], ()):
         return ()
     if isinstance(value, str | bytes) or not isinstance(value, Sequence):
-        raise _fail("expected a list of entries")
+        raise _fail(_("expected a list of entries"))
     if len(value) > MIX_MAX_ENTRIES:
-        raise _fail("at most %(count)s entries", count=MIX_MAX_ENTRIES)
+        raise _fail(_("at most %(count)s entries", count=MIX_MAX_ENTRIES))
     return tuple(
         mix_entry(item, _("entry %(number)s", number=number), tenant_count=tenant_count)
         for number, item in enumerate(value, start=1)
@@ -189,15 +189,17 @@ def mix_from_text(text: str, *, tenant_count: int | None = None) -> tuple[MixEnt
     lines = [line.split("#", 1)[0].strip() for line in str(text).splitlines()]
     numbered = [(number, line) for number, line in enumerate(lines, start=1) if line]
     if len(numbered) > MIX_MAX_ENTRIES:
-        raise _fail("at most %(count)s lines", count=MIX_MAX_ENTRIES)
+        raise _fail(_("at most %(count)s lines", count=MIX_MAX_ENTRIES))
     entries = []
     for number, line in numbered:
         cells = [cell.strip() for cell in line.split(",")]
         if not 5 <= len(cells) <= len(TEXT_COLUMNS):
             raise _fail(
-                "line %(number)s: write tenant, workload, tasks, GPUs per task, milli-GPU "
-                "(and optionally GPU memory in GB and GPU types), separated by commas",
-                number=number,
+                _(
+                    "line %(number)s: write tenant, workload, tasks, GPUs per task, milli-GPU "
+                    "(and optionally GPU memory in GB and GPU types), separated by commas",
+                    number=number,
+                )
             )
         data = dict(zip(TEXT_COLUMNS, cells, strict=False))
         if data["tenant"] == "*":
@@ -254,25 +256,27 @@ def _lines_bounded(chunks: Iterable[bytes | str]) -> Iterator[str]:
     for chunk in chunks:
         size += len(chunk)
         if size > TRACE_MAX_BYTES:
-            raise _fail(
+            raise _fail(_(
                 "the trace is larger than %(limit)s MB; upload at most %(lines)s tasks",
                 limit=TRACE_MAX_BYTES // (1024 * 1024), lines=f"{TRACE_MAX_LINES:,}",
-            )  # fmt: skip
+            ))  # fmt: skip
         if isinstance(chunk, bytes):
             try:
                 chunk = chunk.decode("utf-8")
             except UnicodeDecodeError:
-                raise _fail("the trace is not UTF-8 text (a CSV file is expected)") from None
+                raise _fail(_("the trace is not UTF-8 text (a CSV file is expected)")) from None
         if "\x00" in chunk:
-            raise _fail("the trace is not text (it holds NUL bytes)")
+            raise _fail(_("the trace is not text (it holds NUL bytes)"))
         pending += chunk
         *lines, pending = pending.split("\n")
         for line in lines:
             count += 1
             if count > TRACE_MAX_LINES + 1:  # the header line is not a task
-                raise _fail("the trace has more than %(lines)s tasks", lines=f"{TRACE_MAX_LINES:,}")
+                raise _fail(
+                    _("the trace has more than %(lines)s tasks", lines=f"{TRACE_MAX_LINES:,}")
+                )
             if len(line) > TRACE_MAX_LINE_CHARS:
-                raise _fail("line %(number)s is longer than any trace line", number=count)
+                raise _fail(_("line %(number)s is longer than any trace line", number=count))
             yield line.rstrip("\r")
     if pending.strip():
         yield pending.rstrip("\r")
@@ -292,9 +296,11 @@ def mix_from_trace(
     missing = [name for name in TRACE_REQUIRED if name not in columns]
     if missing:
         raise _fail(
-            "the trace has no %(columns)s column (the openb pod list's header is name, "
-            "cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos, …)",
-            columns=", ".join(missing),
+            _(
+                "the trace has no %(columns)s column (the openb pod list's header is name, "
+                "cpu_milli, memory_mib, num_gpu, gpu_milli, gpu_spec, qos, …)",
+                columns=", ".join(missing),
+            )
         )
     shapes: Counter[tuple[Any, ...]] = Counter()
     counts = {"tasks": 0, "gpu_tasks": 0, "cpu_only": 0}
@@ -322,14 +328,16 @@ def mix_from_trace(
             shapes[(entry.tenant or 0, entry.workload, gpus, milli, entry.gpu_types)] += 1
             if len(shapes) > MIX_MAX_ENTRIES:
                 raise _fail(
-                    "the trace has more than %(count)s different task sizes; group similar "
-                    "tasks before uploading it",
-                    count=MIX_MAX_ENTRIES,
+                    _(
+                        "the trace has more than %(count)s different task sizes; group similar "
+                        "tasks before uploading it",
+                        count=MIX_MAX_ENTRIES,
+                    )
                 )
     except csv.Error as exc:
-        raise _fail("the trace is not valid CSV (%(reason)s)", reason=str(exc)[:120]) from None
+        raise _fail(_("the trace is not valid CSV (%(reason)s)", reason=str(exc)[:120])) from None
     if not counts["gpu_tasks"]:
-        raise _fail("the trace has no task that asks for a GPU")
+        raise _fail(_("the trace has no task that asks for a GPU"))
     mix = tuple(
         MixEntry(
             tenant=tenant or None,

@@ -45,6 +45,7 @@ def capacity_figure(stacks: Sequence[dict[str, Any]]) -> dict[str, Any]:
         layout[f"xaxis{suffix}"] = {
             "domain": [start, start + width],
             "range": [0, 130],
+            # xgettext:no-python-format
             "title": {"text": escape(_("work arrived, % of GPUs")), "font": {"size": 11}},
             "tickvals": [0, 50, 100, 130],
             "zeroline": False,
@@ -57,6 +58,7 @@ def capacity_figure(stacks: Sequence[dict[str, Any]]) -> dict[str, Any]:
             "zeroline": False,
         }
         if index == 0:
+            # xgettext:no-python-format
             layout["yaxis"]["title"] = {"text": escape(_("% of GPUs")), "font": {"size": 11}}
         layout["annotations"].append(
             {

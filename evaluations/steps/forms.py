@@ -215,6 +215,7 @@ class ProfileForm(forms.Form):
             }
         ),
         help_text=_(
+            # xgettext:no-python-format
             "Optional, one line per kind of task: the tenant's number (* for every tenant), the "
             "workload type, how many tasks, GPUs per task and, for a fraction of one GPU, "
             "thousandths of it. The counts are proportions: capacity sizing replays the mix "
