@@ -8,7 +8,7 @@ from fnmatch import fnmatchcase
 from functools import lru_cache
 
 from catalog.engine.baseline import KUBERNETES_BASELINE, binds
-from catalog.engine.oracle import links_between
+from catalog.engine.oracle import SCHEDULING_POINT, links_between
 from catalog.engine.rows import Row
 from catalog.engine.stack import governed
 from catalog.engine.units import (
@@ -70,9 +70,12 @@ class _Index:
         ]
         self._providers: dict[str, tuple[Row, ...]] = {}
         self._provider_ids: dict[str, frozenset[str]] = {}
-        self._feeds: dict[tuple[str, str], tuple[str, ...]] = {}
+        self._feeds: dict[tuple[int, int], tuple[str, ...]] = {}
+        self._offers: dict[str, int] = {}  # row id -> its offer signature's number
+        self._wants: dict[str, int] = {}  # row id -> its want signature's number
+        self._signatures: dict[tuple[bool, tuple[object, ...]], int] = {}
         self._bundles: dict[str, tuple[Row, ...]] = {}
-        self._sources: dict[str, tuple[tuple[int, Row], ...]] = {}
+        self._sources: dict[tuple[frozenset[str], frozenset[str]], tuple[tuple[int, Row], ...]] = {}
         self._watched: dict[str, dict[str, int]] = {}
         self._watcher_by_id = {w.id: w for w in self._watchers}
         # Pool facts per (plan, rows), for the one profile a ranking is made for (see
@@ -113,12 +116,24 @@ class _Index:
         return _baseline_offers(pattern) or not self._provider_ids[pattern].isdisjoint(ids)
 
     def feeds(self, provider: Row, consumer: Row) -> tuple[str, ...]:
-        """Interfaces `provider` offers that `consumer` requires or accepts."""
-        key = (provider.id, consumer.id)
-        if key not in self._feeds:
+        """Interfaces `provider` offers that `consumer` requires or accepts: asked once per pair
+        of signatures (`_offer_signature`, `_want_signature`), which is all `links_between`
+        reads, so rows alike in their contracts share the answer."""
+        key = (self._signature(provider, offer=True), self._signature(consumer, offer=False))
+        found = self._feeds.get(key)
+        if found is None:
             links = links_between(provider, consumer)
-            self._feeds[key] = tuple(sorted({link.interface for link in links}))
-        return self._feeds[key]
+            found = self._feeds[key] = tuple(sorted({link.interface for link in links}))
+        return found
+
+    def _signature(self, row: Row, *, offer: bool) -> int:
+        """A small number standing for the row's offer (or want) signature."""
+        numbers = self._offers if offer else self._wants
+        number = numbers.get(row.id)
+        if number is None:
+            signature = (offer, _offer_signature(row) if offer else _want_signature(row))
+            number = numbers[row.id] = self._signatures.setdefault(signature, len(self._signatures))
+        return number
 
     def links(self, a: Row, b: Row) -> list[str]:
         return sorted(set(self.feeds(a, b)) | set(self.feeds(b, a)))
@@ -172,18 +187,25 @@ class _Index:
         return self._bundles[presenter.id]
 
     def signal_sources(self, presenter: Row) -> tuple[tuple[int, Row], ...]:
-        """Exporters `presenter` feeds, best wired first: (interfaces fed, row)."""
-        if presenter.id not in self._sources:
+        """Exporters `presenter` feeds, best wired first: (interfaces fed, row).
+
+        The answer depends only on what the presenter can offer: the provides that bind from its
+        project (what `fed_by` and `links_between` read) and the assigners it requires (which
+        decide whether a wildcard accepts binds them). Rows alike in those (forks, editions, a
+        vendor's variants) share one answer: with many, asking each anew was most of a ranking's
+        time (45 s of 70 s at 93,000 rows)."""
+        key = _offer_signature(presenter)
+        if key not in self._sources:
             fed = self.fed_by(presenter, "data_plane")
             options = [
                 (len(self.feeds(presenter, row)), row)
                 for row in self._exporters
                 if row.id in fed and self.feeds(presenter, row)
             ]
-            self._sources[presenter.id] = tuple(
+            self._sources[key] = tuple(
                 sorted(options, key=lambda option: (-option[0], option[1].id))
             )
-        return self._sources[presenter.id]
+        return self._sources[key]
 
     def watched(self, member: Row) -> dict[str, int]:
         """Watcher id -> interfaces `member` feeds it, for the watchers it feeds at all."""
@@ -195,6 +217,20 @@ class _Index:
 
     def watcher(self, watcher_id: str) -> Row:
         return self._watcher_by_id[watcher_id]
+
+
+def _offer_signature(row: Row) -> tuple[frozenset[str], frozenset[str]]:
+    """What decides which rows `row` feeds and through which interfaces (see signal_sources)."""
+    bound = frozenset(ident for ident in row.provides if binds(ident, row.project))
+    return bound, frozenset(ident for ident in row.requires if ident.startswith("assigner:"))
+
+
+def _want_signature(row: Row) -> tuple[object, ...]:
+    """What decides which interfaces `row` takes from a provider (see links_between): its
+    requires and accepts, whether it schedules (a wildcard accepts of a scheduler does not bind
+    what only another scheduler assigns) and the assigners it provides."""
+    assigners = frozenset(ident for ident in row.provides if ident.startswith("assigner:"))
+    return row.requires, row.accepts, SCHEDULING_POINT in row.enforcement_points, assigners
 
 
 def _known_units(row: Row) -> list[str]:
@@ -213,13 +249,14 @@ def _data_plane(presenter: Row, index: _Index) -> list[Row]:
     units = set(_known_units(presenter))
     covered: set[str] = set()
     for row in index.linked(presenter, "data_plane"):
-        contracts = set(index.links(presenter, row))
         if (
-            row.id != presenter.id
-            and units & row.resource_units
-            and not any(row.exclusive & member.exclusive for member in bundle)
-            and contracts - covered
+            row.id == presenter.id
+            or not units & row.resource_units
+            or any(row.exclusive & member.exclusive for member in bundle)
         ):
+            continue  # asked first: the contracts are the costly part
+        contracts = set(index.links(presenter, row))
+        if contracts - covered:
             bundle.append(row)
             covered |= contracts
     return bundle

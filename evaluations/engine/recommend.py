@@ -96,7 +96,7 @@ class Budget:
 DEFAULT_BUDGET = Budget()
 # Part of the key rankings are cached under: bump it with any change to drafting, scoring or
 # the budget that can change a ranking, so no cache serves a ranking this code would not make.
-RANKING_VERSION = 6
+RANKING_VERSION = 7
 UNBOUNDED = Budget(per_slot=None, drafts=None, seconds=None)
 # How many more drafts the ranking checks, once its list is full, to find the best stack of a
 # shape not shown yet.

@@ -448,9 +448,11 @@ def _score_draft(index: _Index, draft: _Draft, needs: _Needs, profile: Profile) 
                         pool=pool,
                         resources=joined(", ", resources),
                         reads=", ".join(
-                            a.removeprefix("resource:")
-                            for a in draft.watcher.accepts
-                            if a.startswith("resource:")
+                            sorted(
+                                a.removeprefix("resource:")
+                                for a in draft.watcher.accepts
+                                if a.startswith("resource:")
+                            )
                         ),
                     )
                     for pool, resources in blind
